@@ -1,0 +1,116 @@
+# analyze: one non-recursive Makefile. Objects go under build/, dependencies via -MMD.
+# Targets: all run test asan refcheck fuzz bench install clean deps format.
+
+PKGS     := libelf libdw libzstd libxxhash capstone
+DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
+            libcapstone-dev libcriterion-dev linux-perf
+CC       ?= cc
+O        ?= build
+PREFIX   ?= /usr/local
+
+WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+CFLAGS   ?= -O2 -g
+CFLAGS   += $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -MMD -MP
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LDLIBS   += $(PKG_LIBS) -lpthread
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRC  := $(sort $(wildcard lib/*.c readers/*.c machine/*.c symtab/*.c) \
+              $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)))
+MAIN_SRC := analyzer/main.c
+LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
+MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(O)/tests/unit-tests
+TOOLS_SRC := $(sort $(wildcard tools/*.c))
+TOOLS_BIN := $(TOOLS_SRC:%.c=$(O)/%)
+
+.PHONY: all run test asan refcheck fuzz bench install clean deps format unit golden check-bad tools
+all: analyze tools
+
+analyze: $(MAIN_OBJ) $(O)/libanalyze.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/libanalyze.a: $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+tools: $(TOOLS_BIN)
+$(O)/tools/%: tools/%.c $(O)/libanalyze.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(O)/libanalyze.a $(LDLIBS)
+
+$(UNIT_BIN): $(UNIT_SRC) $(O)/libanalyze.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(UNIT_SRC) $(O)/libanalyze.a $(LDLIBS) -lcriterion
+
+# Installs the Debian packages the build and the tests need (as root), or says how.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing$$missing"; \
+	    (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) >/dev/null || \
+	      { echo "deps: apt-get install failed:$$missing" >&2; exit 1; }; \
+	  else \
+	    echo "deps: missing packages; run: sudo apt-get install -y$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	./analyze --buildid-dir tests/fixtures/buildid-cache report -i tests/fixtures/burn/perf.data \
+	  --kallsyms tests/fixtures/burn/kallsyms
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BIN)
+	$(Q)$(MAKE) --no-print-directory unit golden check-bad
+
+unit: $(UNIT_BIN)
+	$(UNIT_BIN) --jobs 2
+
+golden: analyze
+	tests/golden.sh
+
+check-bad: analyze tools
+	tests/bad-input.sh
+
+asan:
+	$(MAKE) O=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" test-asan
+test-asan: all $(UNIT_BIN)
+	$(MAKE) --no-print-directory unit golden check-bad
+
+refcheck:
+	$(MAKE) O=build/refcheck CFLAGS="-O1 -g -DREFCHECK" test-refcheck
+test-refcheck: all $(UNIT_BIN)
+	$(MAKE) --no-print-directory unit golden check-bad
+
+bench: deps all
+	bench/run.sh
+
+install: analyze
+	install -D -m 755 analyze $(DESTDIR)$(PREFIX)/bin/analyze
+
+format:
+	clang-format -i $(wildcard */*.c */*.h)
+
+clean:
+	rm -rf build analyze
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,564 @@
+/*
+ * Histogram entries, their ordering and stdio printing, after perf 6.1's hist.c, sort.c and
+ * ui/stdio/hist.c (facts: comparator directions, column widths, padding, truncation).
+ */
+#include "analyzer/hist.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "lib/xxhash_inline.h"
+
+#include "lib/xalloc.h"
+
+struct key_info {
+	const char *name;
+	const char *header;
+};
+
+/* perf's common sort dimensions, in perf's lookup order (a key matches by prefix). */
+static const struct {
+	const char *name;
+	int key;	/* enum sort_key, or -1 for dimensions we do not support */
+} dimensions[] = {
+	{ "pid", SORT_PID },	{ "comm", SORT_COMM },	   { "dso", SORT_DSO },
+	{ "symbol", SORT_SYM }, { "parent", SORT_PARENT }, { "cpu", SORT_CPU },
+	{ "socket", SORT_SOCKET }, { "srcline", -1 },	   { "srcfile", -1 },
+	{ "local_weight", -1 }, { "weight", -1 },	   { "transaction", -1 },
+	{ "trace", -1 },	{ "symbol_size", SORT_SYM_SIZE }, { "dso_size", SORT_DSO_SIZE },
+	{ "cgroup", -1 },	{ "cgroup_id", -1 },	   { "ipc_null", SORT_IPC_NULL },
+};
+
+static const char *const headers[SORT_NR_KEYS] = {
+	[SORT_PID] = "    Pid:Command",
+	[SORT_COMM] = "Command",
+	[SORT_DSO] = "Shared Object",
+	[SORT_SYM] = "Symbol",
+	[SORT_PARENT] = "Parent symbol",
+	[SORT_CPU] = "CPU",
+	[SORT_SOCKET] = "Socket",
+	[SORT_SYM_SIZE] = "Symbol size",
+	[SORT_DSO_SIZE] = "DSO size",
+	[SORT_IPC_NULL] = "IPC   [IPC Coverage]",
+};
+
+bool sort_list__has(const struct sort_list *list, enum sort_key key)
+{
+	for (int i = 0; i < list->nr; i++)
+		if (list->keys[i] == key)
+			return true;
+	return false;
+}
+
+int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t bad_size)
+{
+	char *copy = xstrdup(str), *save = NULL;
+	int ret = 0;
+
+	list->nr = 0;
+	for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		int key = -2;
+
+		/* overhead-like hpp dimensions are always shown; accept them */
+		if (strncasecmp(tok, "overhead", strlen(tok)) == 0)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(dimensions); i++) {
+			if (strncasecmp(tok, dimensions[i].name, strlen(tok)) == 0) {
+				key = dimensions[i].key;
+				break;
+			}
+		}
+		if (key < 0) {
+			snprintf(bad, bad_size, "%s", tok);
+			ret = -1;
+			break;
+		}
+		if (sort_list__has(list, key) || list->nr == MAX_SORT_KEYS)
+			continue;
+		list->keys[list->nr++] = key;
+	}
+	free(copy);
+	return ret;
+}
+
+void hists__init(struct hists *hists, const struct sort_list *sort)
+{
+	memset(hists, 0, sizeof(*hists));
+	hists->sort = sort;
+	hashmap_init(&hists->index);
+}
+
+void hists__exit(struct hists *hists)
+{
+	for (size_t i = 0; i < hists->nr; i++) {
+		thread__put(hists->entries[i].thread);
+		map__put(hists->entries[i].map);
+	}
+	free(hists->entries);
+	free(hists->chain);
+	hashmap_exit(&hists->index);
+}
+
+static const char *dso_name(const struct hist_entry *he)
+{
+	return he->map ? he->map->dso->short_name : NULL;
+}
+
+static s64 cmp_null(const void *l, const void *r)
+{
+	if (!l && !r)
+		return 0;
+	return !l ? -1 : 1;
+}
+
+static u64 sym_end(const struct symbol *s)
+{
+	return s->start + s->size;
+}
+
+static s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right)
+{
+	const char *l = dso_name(right), *r = dso_name(left);	/* perf passes (right, left) */
+
+	if (!l || !r)
+		return cmp_null(r, l);
+	return strcmp(l, r);
+}
+
+static s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right)
+{
+	const struct symbol *l = left->sym, *r = right->sym;
+	s64 ret;
+
+	if (!l && !r)
+		return (s64)(right->ip - left->ip);
+	ret = dso_cmp(left, right);
+	if (ret)
+		return ret;
+	if (!l || !r)
+		return cmp_null(l, r);
+	if (l == r)
+		return 0;
+	if (l->start != r->start)
+		return (s64)(r->start - l->start);
+	return (s64)(sym_end(r) - sym_end(l));
+}
+
+static s64 size_cmp(s64 size_l, s64 size_r)
+{
+	return size_l < size_r ? -1 : size_l == size_r ? 0 : 1;
+}
+
+static s64 sym_size(const struct hist_entry *he)
+{
+	return he->sym ? he->sym->size : 0;
+}
+
+static s64 map_size(const struct hist_entry *he)
+{
+	return he->map ? (s64)(he->map->end - he->map->start) : 0;
+}
+
+/* perf's se_cmp (also its se_collapse for these keys). */
+static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struct hist_entry *right)
+{
+	switch (key) {
+	case SORT_PID:
+		return (s64)right->thread->tid - left->thread->tid;
+	case SORT_COMM:
+		return strcmp(right->comm, left->comm);
+	case SORT_DSO:
+		return dso_cmp(left, right);
+	case SORT_SYM:
+	case SORT_IPC_NULL:
+		return sym_cmp(left, right);
+	case SORT_PARENT:
+		if (!left->parent || !right->parent)
+			return cmp_null(left->parent, right->parent);
+		return strcmp(right->parent, left->parent);
+	case SORT_CPU:
+		return (s64)right->cpu - left->cpu;
+	case SORT_SOCKET:
+		return (s64)right->socket - left->socket;
+	case SORT_SYM_SIZE:
+		return size_cmp(sym_size(right), sym_size(left));
+	case SORT_DSO_SIZE:
+		return size_cmp(map_size(right), map_size(left));
+	default:
+		return 0;
+	}
+}
+
+/* perf's se_sort ?: se_cmp, used for the output order. */
+static s64 key_sort(enum sort_key key, const struct hist_entry *a, const struct hist_entry *b)
+{
+	if (key == SORT_SYM) {
+		if (!a->sym || !b->sym)
+			return cmp_null(a->sym, b->sym);
+		return strcmp(symbol__name(b->symtab, b->sym), symbol__name(a->symtab, a->sym));
+	}
+	return key_cmp(key, a, b);
+}
+
+static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
+{
+	u64 v[4 * MAX_SORT_KEYS];
+	size_t n = 0;
+
+	for (int i = 0; i < sort->nr; i++) {
+		switch (sort->keys[i]) {
+		case SORT_PID:
+			v[n++] = (u64)he->thread->tid;
+			break;
+		case SORT_COMM:
+			v[n++] = (u64)(uintptr_t)he->comm;
+			break;
+		case SORT_DSO:
+			v[n++] = (u64)(uintptr_t)dso_name(he);
+			break;
+		case SORT_SYM:
+		case SORT_IPC_NULL:
+			if (he->sym) {
+				v[n++] = (u64)(uintptr_t)dso_name(he);
+				v[n++] = he->sym->start;
+				v[n++] = sym_end(he->sym);
+			} else {
+				v[n++] = he->ip;
+			}
+			break;
+		case SORT_PARENT:
+			v[n++] = (u64)(uintptr_t)he->parent;
+			break;
+		case SORT_CPU:
+			v[n++] = (u64)he->cpu;
+			break;
+		case SORT_SOCKET:
+			v[n++] = (u64)he->socket;
+			break;
+		case SORT_SYM_SIZE:
+			v[n++] = (u64)sym_size(he);
+			break;
+		case SORT_DSO_SIZE:
+			v[n++] = (u64)map_size(he);
+			break;
+		default:
+			break;
+		}
+	}
+	return XXH3_64bits(v, n * sizeof(u64));
+}
+
+/* key_cmp(...) == 0, cheaper: comm and dso names are interned, so equal means same pointer. */
+static bool key_equal(enum sort_key key, const struct hist_entry *a, const struct hist_entry *b)
+{
+	switch (key) {
+	case SORT_COMM:
+		return a->comm == b->comm;
+	case SORT_DSO:
+		return dso_name(a) == dso_name(b);
+	case SORT_SYM:
+	case SORT_IPC_NULL:
+		if (!a->sym || !b->sym)
+			return !a->sym && !b->sym && a->ip == b->ip;
+		return dso_name(a) == dso_name(b) &&
+		       (a->sym == b->sym ||
+			(a->sym->start == b->sym->start && a->sym->size == b->sym->size));
+	default:
+		return key_cmp(key, a, b) == 0;
+	}
+}
+
+static bool entry_equal(const struct sort_list *sort, const struct hist_entry *a,
+			const struct hist_entry *b)
+{
+	for (int i = 0; i < sort->nr; i++)
+		if (!key_equal(sort->keys[i], a, b))
+			return false;
+	return true;
+}
+
+void hists__add(struct hists *hists, const struct hist_entry *proto)
+{
+	u64 hash = entry_hash(hists->sort, proto);
+	uintptr_t idx = (uintptr_t)hashmap_find(&hists->index, hash);
+	struct hist_entry *he;
+
+	hists->nr_samples++;
+	hists->nr_sample_events++;
+	if (!proto->filtered)
+		hists->nr_non_filtered_samples++;
+	for (; idx; idx = hists->chain[idx - 1]) {
+		he = &hists->entries[idx - 1];
+		if (he->hash == hash && entry_equal(hists->sort, he, proto)) {
+			he->period += proto->period;
+			he->nr_events++;
+			/* perf refreshes the map of an entry whose mapping was replaced */
+			if (he->map != proto->map) {
+				map__put(he->map);
+				he->map = map__get(proto->map);
+			}
+			return;
+		}
+	}
+	if (hists->nr == hists->alloc) {
+		size_t alloc = hists->alloc;
+
+		ARRAY_GROW(hists->entries, alloc, hists->nr + 1);
+		hists->chain = xreallocarray(hists->chain, alloc, sizeof(*hists->chain));
+		hists->alloc = alloc;
+	}
+	he = &hists->entries[hists->nr];
+	*he = *proto;
+	he->hash = hash;
+	he->nr_events = 1;
+	he->thread = thread__get(proto->thread);
+	he->map = map__get(proto->map);
+	hists->chain[hists->nr] = (u32)(uintptr_t)hashmap_find(&hists->index, hash);
+	hists->nr++;
+	hashmap_insert(&hists->index, hash, (void *)(uintptr_t)hists->nr);
+}
+
+/* ---- ordering ---- */
+
+static const struct sort_list *cur_sort;
+static const struct hist_entry *cur_entries;
+
+/* Collapse order: in-order walk of perf's rb-tree, where new goes left of node when
+ * cmp(node, new) < 0. */
+static int collapse_order(const void *pa, const void *pb)
+{
+	const struct hist_entry *a = &cur_entries[*(const u32 *)pa];
+	const struct hist_entry *b = &cur_entries[*(const u32 *)pb];
+
+	for (int i = 0; i < cur_sort->nr; i++) {
+		s64 c = key_cmp(cur_sort->keys[i], b, a);
+
+		if (c)
+			return c < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+struct ordered {
+	u32 idx;
+	u32 rank;	/* position in collapse order: ties keep it */
+};
+
+/* Output order: new goes left when sort(new, node) > 0: by period, then the keys. */
+static int output_order(const void *pa, const void *pb)
+{
+	const struct ordered *oa = pa, *ob = pb;
+	const struct hist_entry *a = &cur_entries[oa->idx], *b = &cur_entries[ob->idx];
+
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	for (int i = 0; i < cur_sort->nr; i++) {
+		s64 c = key_sort(cur_sort->keys[i], a, b);
+
+		if (c)
+			return c > 0 ? -1 : 1;
+	}
+	return oa->rank < ob->rank ? -1 : oa->rank > ob->rank;
+}
+
+/* ---- widths and printing ---- */
+
+struct widths {
+	int col[SORT_NR_KEYS];
+	int comm_max;
+};
+
+static void calc_widths(const struct hists *hists, const struct ordered *order,
+			const struct hists_print_opts *opts, struct widths *w)
+{
+	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0;
+
+	for (size_t i = 0; i < hists->nr; i++) {
+		const struct hist_entry *he = &hists->entries[order[i].idx];
+		int len;
+
+		if (he->filtered)
+			continue;
+		if (he->sym) {
+			sym = MAX(sym, (int)strlen(symbol__name(he->symtab, he->sym)) + 4);
+		} else {
+			sym = MAX(sym, 16 + 4 + 2);
+			if (dso < 16 && !opts->has_dso_filter)
+				dso = 16;
+		}
+		len = (int)strlen(he->thread->comm);
+		if (len > comm) {
+			comm = len;
+			thread = len + 8;
+		}
+		if (he->map)
+			dso = MAX(dso, (int)strlen(he->map->dso->short_name));
+		if (he->parent)
+			parent = MAX(parent, (int)strlen(he->parent));
+	}
+	for (int k = 0; k < SORT_NR_KEYS; k++)
+		w->col[k] = (int)strlen(headers[k]);
+	w->col[SORT_COMM] = MAX(w->col[SORT_COMM], comm);
+	w->col[SORT_PID] = MAX(w->col[SORT_PID], thread);
+	w->col[SORT_DSO] = MAX(w->col[SORT_DSO], dso);
+	w->col[SORT_SYM] = MAX(w->col[SORT_SYM], sym);
+	w->col[SORT_PARENT] = MAX(w->col[SORT_PARENT], parent);
+}
+
+struct line {
+	char *buf;
+	size_t size, len;
+};
+
+static __attribute__((format(printf, 2, 3))) int line_printf(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->len + 1 >= l->size)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->len, l->size - l->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	if ((size_t)n >= l->size - l->len)
+		n = (int)(l->size - l->len - 1);
+	l->len += n;
+	return n;
+}
+
+static int print_key(struct line *l, enum sort_key key, const struct hist_entry *he, int width)
+{
+	switch (key) {
+	case SORT_PID: {
+		int w = MAX(7, width) - 8;
+
+		return line_printf(l, "%7d:%-*.*s", he->thread->tid, w, w, he->thread->comm);
+	}
+	case SORT_COMM:
+		return line_printf(l, "%-*.*s", width, width, he->comm);
+	case SORT_DSO:
+		return line_printf(l, "%-*.*s", width, width, he->map ? dso_name(he) : "[unknown]");
+	case SORT_SYM: {
+		int n = line_printf(l, "[%c] ", he->level);
+
+		if (he->sym && he->map)
+			n += line_printf(l, "%.*s", width - n, symbol__name(he->symtab, he->sym));
+		else
+			n += line_printf(l, "%-#.*llx", 16, (unsigned long long)he->ip);
+		return n;
+	}
+	case SORT_PARENT:
+		return line_printf(l, "%-*.*s", width, width, he->parent ? he->parent : "[other]");
+	case SORT_CPU:
+		return line_printf(l, "%*.*d", width, width, he->cpu);
+	case SORT_SOCKET:
+		return line_printf(l, "%*.*d", width, width - 3, he->socket);
+	case SORT_SYM_SIZE:
+		if (he->sym)
+			return line_printf(l, "%*d", width, (int)sym_size(he));
+		return line_printf(l, "%*s", width, "unknown");
+	case SORT_DSO_SIZE:
+		if (he->map)
+			return line_printf(l, "%*d", width, (int)map_size(he));
+		return line_printf(l, "%*s", width, "unknown");
+	case SORT_IPC_NULL: {
+		char tmp[64];
+
+		snprintf(tmp, sizeof(tmp), "%-5s %2s", "-", "-");
+		return line_printf(l, "%-*s", width, tmp);
+	}
+	default:
+		return 0;
+	}
+}
+
+void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp)
+{
+	const struct sort_list *sort = hists->sort;
+	u32 *collapse = xcalloc(hists->nr ? hists->nr : 1, sizeof(*collapse));
+	struct ordered *order = xcalloc(hists->nr ? hists->nr : 1, sizeof(*order));
+	int last = -1, line_width;
+	struct widths w;
+	struct line l;
+
+	for (size_t i = 0; i < hists->nr; i++)
+		collapse[i] = (u32)i;
+	cur_sort = sort;
+	cur_entries = hists->entries;
+	qsort(collapse, hists->nr, sizeof(*collapse), collapse_order);
+	for (size_t i = 0; i < hists->nr; i++)
+		order[i] = (struct ordered){ .idx = collapse[i], .rank = (u32)i };
+	qsort(order, hists->nr, sizeof(*order), output_order);
+	free(collapse);
+
+	hists->total_period = 0;
+	for (size_t i = 0; i < hists->nr; i++)
+		hists->total_period += hists->entries[i].period;
+	calc_widths(hists, order, opts, &w);
+
+	/* perf's line buffer: the sum of the shown widths, separators, and 3 + 1 bytes. */
+	line_width = 8 + (opts->show_nr_samples ? 2 + 12 : 0);
+	for (int i = 0; i < sort->nr; i++) {
+		if (sort->elide[i])
+			continue;
+		line_width += 2 + w.col[sort->keys[i]];
+		last = i;
+	}
+	l.size = (size_t)line_width + 3 + 1;
+	l.buf = xmalloc(l.size);
+
+	if (opts->show_header) {
+		fprintf(fp, "# %*s", 8, "Overhead");
+		if (opts->show_nr_samples)
+			fprintf(fp, "  %*s", 12, "Samples");
+		for (int i = 0; i < sort->nr; i++) {
+			int cw = w.col[sort->keys[i]];
+
+			if (!sort->elide[i])
+				fprintf(fp, "  %-*.*s", cw, cw, headers[sort->keys[i]]);
+		}
+		fprintf(fp, "\n# ........");
+		if (opts->show_nr_samples)
+			fprintf(fp, "  ............");
+		for (int i = 0; i < sort->nr; i++) {
+			if (sort->elide[i])
+				continue;
+			fputs("  ", fp);
+			for (int k = 0; k < w.col[sort->keys[i]]; k++)
+				fputc('.', fp);
+		}
+		fprintf(fp, "\n#\n");
+	}
+
+	for (size_t i = 0; i < hists->nr; i++) {
+		const struct hist_entry *he = &hists->entries[order[i].idx];
+		double percent = hists->total_period ? 100.0 * he->period / hists->total_period : 0;
+
+		if (he->filtered)
+			continue;
+		if ((float)percent < (float)opts->percent_limit)
+			continue;
+		l.len = 0;
+		l.buf[0] = '\0';
+		line_printf(&l, "  ");
+		line_printf(&l, " %*.2f%%", 6, percent);
+		if (opts->show_nr_samples)
+			line_printf(&l, "  %*llu", 12, (unsigned long long)he->nr_events);
+		for (int k = 0; k < sort->nr; k++) {
+			int cw = w.col[sort->keys[k]], n;
+
+			if (sort->elide[k])
+				continue;
+			line_printf(&l, "  ");
+			n = print_key(&l, sort->keys[k], he, cw);
+			if (k != last && n < cw)
+				line_printf(&l, "%-*s", cw - n, " ");
+		}
+		fprintf(fp, "%s\n", l.buf);
+	}
+	free(l.buf);
+	free(order);
+}

@@ -1,0 +1,85 @@
+/*
+ * hist: perf report's histograms. Samples are merged into entries by the sort keys (perf's
+ * se_cmp semantics: two samples share an entry when every key compares equal), then ordered
+ * and printed as perf 6.1's stdio output does: entries ordered by the collapse comparators,
+ * stable-sorted by period then the keys' sort comparators; column widths from the data and
+ * the headers; filtered entries kept but not shown.
+ */
+#ifndef ANALYZER_HIST_H
+#define ANALYZER_HIST_H
+
+#include <stdio.h>
+
+#include "lib/compiler.h"
+#include "lib/hashmap.h"
+#include "machine/machine.h"
+
+enum sort_key {
+	SORT_PID,
+	SORT_COMM,
+	SORT_DSO,
+	SORT_SYM,
+	SORT_PARENT,
+	SORT_CPU,
+	SORT_SOCKET,
+	SORT_SYM_SIZE,
+	SORT_DSO_SIZE,
+	SORT_IPC_NULL,
+	SORT_NR_KEYS
+};
+
+#define MAX_SORT_KEYS 16
+
+struct sort_list {
+	enum sort_key keys[MAX_SORT_KEYS];
+	bool elide[MAX_SORT_KEYS];
+	int nr;
+};
+
+/* Parse perf's --sort string. Returns 0, or -1 with *bad set to the unknown key. */
+int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t bad_size);
+bool sort_list__has(const struct sort_list *list, enum sort_key key);
+
+struct hist_entry {
+	struct thread *thread;	/* reference */
+	const char *comm;
+	struct map *map;	/* reference, may be NULL */
+	const struct symbol *sym;
+	const struct symtab *symtab;
+	const char *parent;	/* interned, NULL for [other] */
+	u64 ip;
+	s32 cpu, socket;
+	char level;
+	bool filtered;
+	u64 period;
+	u64 nr_events;
+	u64 hash;
+};
+
+struct hists {
+	const struct sort_list *sort;
+	struct hashmap index;	/* hash of the key tuple -> first entry index + 1 (chained) */
+	struct hist_entry *entries;
+	u32 *chain;	/* next entry index + 1 with the same bucket hash */
+	size_t nr, alloc;
+	u64 nr_samples, nr_non_filtered_samples;
+	u64 total_period;
+	u64 nr_sample_events;	/* for --stats */
+};
+
+void hists__init(struct hists *hists, const struct sort_list *sort);
+void hists__exit(struct hists *hists);
+/* Add one resolved sample. */
+void hists__add(struct hists *hists, const struct hist_entry *proto);
+
+struct hists_print_opts {
+	bool show_nr_samples;
+	bool show_header;
+	bool has_dso_filter;	/* perf widens [unknown] dso columns only without --dsos */
+	double percent_limit;
+};
+
+/* Sort, size and print the entries (header lines included when show_header). */
+void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp);
+
+#endif

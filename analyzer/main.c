@@ -1,0 +1,53 @@
+/*
+ * main: the `analyze` command line. Global options (perf's --buildid-dir) come before the
+ * command; each command parses its own options.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/report.h"
+
+static const char usage[] =
+	"usage: analyze [--buildid-dir DIR] COMMAND [ARGS]\n"
+	"\n"
+	"Commands:\n"
+	"  report   perf report --stdio: histograms of samples by comm, dso, symbol...\n"
+	"\n"
+	"See README.md for every option.\n";
+
+int main(int argc, const char **argv)
+{
+	struct report_config cfg = { 0 };
+	static char default_dir[4096];
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	int i = 1;
+
+	if (env && *env) {
+		cfg.buildid_dir = env;
+	} else {
+		snprintf(default_dir, sizeof(default_dir), "%s/.debug", home ? home : "");
+		cfg.buildid_dir = default_dir;
+	}
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--buildid-dir") == 0 && i + 1 < argc) {
+			cfg.buildid_dir = argv[++i];
+		} else if (strncmp(argv[i], "--buildid-dir=", 14) == 0) {
+			cfg.buildid_dir = argv[i] + 14;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "analyze: unknown option '%s'\n\n%s", argv[i], usage);
+			return 129;
+		}
+	}
+	if (i >= argc) {
+		fputs(usage, stderr);
+		return 129;
+	}
+	if (strcmp(argv[i], "report") == 0)
+		return cmd_report(argc - i - 1, argv + i + 1, &cfg);
+	fprintf(stderr, "analyze: '%s' is not an analyze command.\n\n%s", argv[i], usage);
+	return 1;
+}

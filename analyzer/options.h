@@ -1,0 +1,33 @@
+/*
+ * options: command-line parsing with perf's conventions: long options by any unambiguous
+ * prefix, `--opt=value` or `--opt value`, short options `-x value` or `-xvalue`, `--no-opt`
+ * for booleans, `--` ends options. Errors are printed as perf prints them.
+ */
+#ifndef ANALYZER_OPTIONS_H
+#define ANALYZER_OPTIONS_H
+
+#include <stdbool.h>
+
+enum option_type { OPT_BOOL, OPT_STRING, OPT_INCR, OPT_NOOP_ARG, OPT_NOOP };
+
+struct option {
+	char short_name;
+	const char *long_name;
+	enum option_type type;
+	void *value;		/* bool *, const char **, int * */
+	const char *argh;	/* argument name in the usage text */
+	const char *help;
+	bool optional_arg;	/* value may be omitted: perf's PARSE_OPT_LASTARG_DEFAULT */
+};
+
+#define OPT_END_MARK { 0, NULL, OPT_BOOL, NULL, NULL, NULL, false }
+
+/*
+ * Parse argv (without the command name). Non-option arguments are moved to the front of
+ * argv; returns their count, or -1 after printing an error and the usage to stderr (the
+ * caller exits with 129 as perf does).
+ */
+int parse_options(int argc, const char **argv, const struct option *opts, const char *usage);
+void usage_with_options(const char *usage, const struct option *opts);
+
+#endif

@@ -1,0 +1,480 @@
+/*
+ * report: `analyze report`, perf report --stdio's histogram view. Reads the session in
+ * perf's delivery order, keeps the machine model current, resolves and filters samples into
+ * one histogram per event, and prints them as perf 6.1 does.
+ */
+#include "analyzer/report.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyzer/header.h"
+#include "analyzer/hist.h"
+#include "analyzer/options.h"
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "machine/machine.h"
+#include "readers/session.h"
+
+static const char *const report_usage = "analyze report [<options>]";
+
+struct name_list {
+	char **names;
+	size_t nr;
+};
+
+struct report {
+	struct event_consumer consumer;
+	struct perf_session session;
+	struct machine machine;
+	struct sort_list sort;
+	struct hists *hists;	/* one per evsel */
+	int *sockets;
+	int nr_cpus;
+	struct name_list comms, dsos, symbols;
+	struct name_list pids, tids;
+	bool stats_mode;
+	bool need_parent;
+	regex_t parent_regex;	/* perf's default parent pattern */
+};
+
+static void name_list__parse(struct name_list *list, const char *str)
+{
+	char *copy, *save = NULL;
+
+	if (!str)
+		return;
+	copy = xstrdup(str);
+	for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		bool dup = false;
+
+		/* perf's strlists hold each name once */
+		for (size_t i = 0; i < list->nr; i++)
+			dup |= strcmp(list->names[i], tok) == 0;
+		if (dup)
+			continue;
+		list->names = xreallocarray(list->names, list->nr + 1, sizeof(char *));
+		list->names[list->nr++] = xstrdup(tok);
+	}
+	free(copy);
+}
+
+static bool name_list__has(const struct name_list *list, const char *name)
+{
+	for (size_t i = 0; i < list->nr; i++)
+		if (strcmp(list->names[i], name) == 0)
+			return true;
+	return false;
+}
+
+static bool int_list__has(const struct name_list *list, long v)
+{
+	for (size_t i = 0; i < list->nr; i++)
+		if (strtol(list->names[i], NULL, 0) == v)
+			return true;
+	return false;
+}
+
+static void name_list__free(struct name_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++)
+		free(list->names[i]);
+	free(list->names);
+}
+
+/* perf's thread__is_filtered + the dso and symbol lists of machine__resolve. */
+static bool sample_filtered(struct report *rep, const struct thread *t,
+			    const struct addr_location *al)
+{
+	if (rep->comms.nr && !name_list__has(&rep->comms, t->comm))
+		return true;
+	if (rep->pids.nr && !int_list__has(&rep->pids, t->pid))
+		return true;
+	if (rep->tids.nr && !int_list__has(&rep->tids, t->tid))
+		return true;
+	if (rep->dsos.nr) {
+		if (!al->dso)
+			return true;
+		if (!name_list__has(&rep->dsos, al->dso->short_name) &&
+		    !(al->dso->short_name != al->dso->long_name &&
+		      name_list__has(&rep->dsos, al->dso->long_name)))
+			return true;
+	}
+	if (rep->symbols.nr) {
+		char addr[32];
+
+		if (!al->sym)
+			return true;
+		if (name_list__has(&rep->symbols, symbol__name(al->symtab, al->sym)))
+			return false;
+		snprintf(addr, sizeof(addr), "0x%llx",
+			 (unsigned long long)(al->map->identity ? al->sym->start
+						: al->sym->start - al->map->pgoff + al->map->start));
+		return !name_list__has(&rep->symbols, addr);
+	}
+	return false;
+}
+
+/*
+ * --sort parent: the first callchain entry whose symbol matches perf's default parent
+ * pattern, walking the chain from the sampled ip outwards with the PERF_CONTEXT_* markers
+ * switching the address space (perf's thread__resolve_callchain_sample).
+ */
+static const char *find_parent(struct report *rep, struct thread *t, const u64 *chain)
+{
+	u8 cpumode = PERF_RECORD_MISC_USER;
+	u64 nr = chain[0];
+
+	for (u64 i = 0; i < nr; i++) {
+		u64 ip = chain[1 + i];
+		struct addr_location al;
+		const char *name;
+
+		if (ip >= (u64)PERF_CONTEXT_MAX) {
+			if (ip == (u64)PERF_CONTEXT_HV)
+				cpumode = PERF_RECORD_MISC_HYPERVISOR;
+			else if (ip == (u64)PERF_CONTEXT_KERNEL)
+				cpumode = PERF_RECORD_MISC_KERNEL;
+			else if (ip == (u64)PERF_CONTEXT_USER)
+				cpumode = PERF_RECORD_MISC_USER;
+			continue;
+		}
+		machine__find_symbol(&rep->machine, t, cpumode, ip, &al);
+		if (!al.sym)
+			continue;
+		name = symbol__name(al.symtab, al.sym);
+		if (regexec(&rep->parent_regex, name, 0, NULL, 0) == 0)
+			return strpool_intern(&rep->machine.strings, name);
+	}
+	return NULL;
+}
+
+static int process_sample(struct report *rep, struct event_ctx *ctx)
+{
+	struct perf_sample *s = &ctx->sample;
+	struct hists *hists = &rep->hists[ctx->evsel->idx];
+	struct addr_location al;
+	struct hist_entry he = { 0 };
+	struct thread *t;
+
+	t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
+	machine__resolve(&rep->machine, t, s->misc & PERF_RECORD_MISC_CPUMODE_MASK, s->ip, &al);
+	he.thread = t;
+	he.comm = t->comm;
+	he.map = al.map;
+	he.sym = al.sym;
+	he.symtab = al.symtab;
+	he.ip = al.addr;
+	he.level = al.level;
+	he.cpu = (s32)s->cpu;
+	he.socket = -1;
+	if (he.cpu >= 0 && he.cpu < rep->nr_cpus)
+		he.socket = rep->sockets[he.cpu];
+	he.period = s->period;
+	if (rep->need_parent && s->callchain)
+		he.parent = find_parent(rep, t, s->callchain);
+	he.filtered = sample_filtered(rep, t, &al);
+	hists__add(hists, &he);
+	thread__put(t);
+	return 0;
+}
+
+static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
+{
+	struct report *rep = container_of(consumer, struct report, consumer);
+	const struct perf_event_header *ev = ctx->event;
+
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		if (rep->stats_mode) {
+			rep->hists[ctx->evsel->idx].nr_sample_events++;
+			return 0;
+		}
+		return process_sample(rep, ctx);
+	case PERF_RECORD_LOST_SAMPLES: {
+		const struct perf_record_lost_samples *l = (const void *)ev;
+
+		if (ev->size >= sizeof(*l))
+			rep->session.stats.total_lost_samples += l->lost;
+		return 0;
+	}
+	case PERF_RECORD_LOST: {
+		const struct perf_record_lost *l = (const void *)ev;
+
+		if (ev->size >= sizeof(*l))
+			rep->session.stats.total_lost += l->lost;
+		return 0;
+	}
+	default:
+		if (machine__process_event(&rep->machine, ev, ctx->sample.time)) {
+			error_set("%s: offset %#llx: %s", rep->session.path,
+				  (unsigned long long)ctx->file_offset, error_get());
+			return -1;
+		}
+		return 0;
+	}
+}
+
+static unsigned long convert_unit(unsigned long value, char *unit)
+{
+	*unit = ' ';
+	if (value > 1000) {
+		value /= 1000;
+		*unit = 'K';
+	}
+	if (value > 1000) {
+		value /= 1000;
+		*unit = 'M';
+	}
+	if (value > 1000) {
+		value /= 1000;
+		*unit = 'G';
+	}
+	return value;
+}
+
+static const char *evsel_name(const struct evsel *ev)
+{
+	return ev->name ? ev->name : "unknown";
+}
+
+static void print_stats(struct report *rep, FILE *fp)
+{
+	const struct events_stats *st = &rep->session.stats;
+
+	fprintf(fp, "\nAggregated stats:\n");
+	for (u32 i = 0; i < PERF_RECORD_HEADER_MAX; i++) {
+		const char *name = perf_event__name(i);
+
+		if (!strcmp(name, "UNKNOWN") || !st->nr_events[i])
+			continue;
+		if (i && st->nr_events[0])
+			fprintf(fp, "%16s events: %10d  (%4.1f%%)\n", name, (int)st->nr_events[i],
+				100.0 * st->nr_events[i] / st->nr_events[0]);
+		else
+			fprintf(fp, "%16s events: %10d\n", name, (int)st->nr_events[i]);
+	}
+	for (size_t i = 0; i < rep->session.nr_evsels; i++) {
+		/* perf skips events without samples (report.skip-empty) */
+		if (!rep->hists[i].nr_sample_events)
+			continue;
+		fprintf(fp, "%s stats:\n", evsel_name(&rep->session.evsels[i]));
+		fprintf(fp, "%16s events: %10d\n", "SAMPLE", (int)rep->hists[i].nr_sample_events);
+	}
+}
+
+static void print_elided(struct report *rep, FILE *fp)
+{
+	struct { enum sort_key key; struct name_list *list; const char *name; } elide[] = {
+		{ SORT_SYM, &rep->symbols, "symbol" },
+		{ SORT_DSO, &rep->dsos, "dso" },
+		{ SORT_COMM, &rep->comms, "comm" },
+	};
+	bool all = true;
+
+	for (int i = 0; i < rep->sort.nr; i++) {
+		rep->sort.elide[i] = false;
+		for (size_t k = 0; k < ARRAY_SIZE(elide); k++) {
+			if (rep->sort.keys[i] == elide[k].key && elide[k].list->nr == 1) {
+				fprintf(fp, "# %s: %s\n", elide[k].name, elide[k].list->names[0]);
+				rep->sort.elide[i] = true;
+			}
+		}
+		all &= rep->sort.elide[i];
+	}
+	/* perf shows every column again rather than none */
+	if (all)
+		for (int i = 0; i < rep->sort.nr; i++)
+			rep->sort.elide[i] = false;
+}
+
+static const char *const tips[] = {
+	"analyze reads perf.data files many times faster than perf report",
+	"Use analyze report --sort dso,sym to see where time goes per shared object",
+	"Use analyze report --percent-limit N to hide small entries",
+	"Use analyze report -n to show the number of samples of each entry",
+};
+
+int cmd_report(int argc, const char **argv, const struct report_config *cfg)
+{
+	const char *input = NULL, *sort_str = NULL, *comms = NULL, *dsos = NULL, *symbols = NULL;
+	const char *pids = NULL, *tids = NULL, *percent_limit = NULL, *symfs = NULL;
+	const char *kallsyms = NULL, *call_graph = NULL;
+	bool stdio = false, show_nr = false, quiet = false, header = false, header_only = false;
+	bool stats = false, children = false, no_children = false, inverted = false;
+	bool show_info = false;
+	struct option opts[] = {
+		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
+		{ 0, "stdio", OPT_BOOL, &stdio, NULL, "Use the stdio interface" },
+		{ 's', "sort", OPT_STRING, &sort_str, "key[,key2...]", "sort by key(s): pid comm dso symbol parent cpu socket symbol_size dso_size" },
+		{ 0, "comms", OPT_STRING, &comms, "comm[,comm...]", "only consider symbols in these comms" },
+		{ 0, "pid", OPT_STRING, &pids, "pid[,pid...]", "only consider symbols in these pids" },
+		{ 0, "tid", OPT_STRING, &tids, "tid[,tid...]", "only consider symbols in these tids" },
+		{ 'd', "dsos", OPT_STRING, &dsos, "dso[,dso...]", "only consider symbols in these dsos" },
+		{ 'S', "symbols", OPT_STRING, &symbols, "symbol[,symbol...]", "only consider these symbols" },
+		{ 0, "percent-limit", OPT_STRING, &percent_limit, "percent", "Don't show entries under that percent" },
+		{ 'n', "show-nr-samples", OPT_BOOL, &show_nr, NULL, "Show a column with the number of samples" },
+		{ 'q', "quiet", OPT_BOOL, &quiet, NULL, "Do not show any message" },
+		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
+		{ 0, "header-only", OPT_BOOL, &header_only, NULL, "Show only data header." },
+		{ 'I', "show-info", OPT_BOOL, &show_info, NULL, "Display extended information about perf.data file" },
+		{ 0, "stats", OPT_BOOL, &stats, NULL, "Display event stats" },
+		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
+		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
+		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
+		{ 0, "children", OPT_BOOL, &children, NULL, "Accumulate callchains of children and show total overhead as well" },
+		{ 0, "no-children", OPT_BOOL, &no_children, NULL, "Don't accumulate callchains" },
+		{ 'g', "call-graph", OPT_STRING, &call_graph, "print_type,threshold[,print_limit],order,sort_key[,branch],value", "Display call graph (only none is supported yet)", true },
+		{ 'G', "inverted", OPT_BOOL, &inverted, NULL, "alias for inverted call graph" },
+		OPT_END_MARK,
+	};
+	struct report rep = { .consumer.deliver = report_deliver };
+	struct symsrc_config symsrc = { 0 };
+	struct hists_print_opts popts = { 0 };
+	char bad[64];
+	int nr_args, ret = 1;
+
+	nr_args = parse_options(argc, argv, opts, report_usage);
+	if (nr_args < 0)
+		return 129;
+	if (nr_args > 1 || (nr_args == 1 && input)) {
+		fprintf(stderr, "  Error: too many input files\n");
+		usage_with_options(report_usage, opts);
+		return 129;
+	}
+	if (nr_args == 1)
+		input = argv[0];
+	if (!input)
+		input = "perf.data";
+
+	if (sort_str) {
+		const char *s = sort_str;
+		char *with_ipc = NULL;
+
+		/* perf 6.1 appends ipc_null to a --sort that names "symbol" */
+		if (strstr(sort_str, "symbol")) {
+			with_ipc = xmalloc(strlen(sort_str) + 16);
+			sprintf(with_ipc, "%s,ipc_null", sort_str);
+			s = with_ipc;
+		}
+		if (sort_list__parse(&rep.sort, s, bad, sizeof(bad))) {
+			fprintf(stderr, "Error:\nUnknown --sort key: `%s'\n", bad);
+			free(with_ipc);
+			usage_with_options(report_usage, opts);
+			return 0;	/* perf 6.1 exits 0 here */
+		}
+		free(with_ipc);
+	} else {
+		sort_list__parse(&rep.sort, "comm,dso,symbol", bad, sizeof(bad));
+	}
+	if (percent_limit)
+		popts.percent_limit = strtod(percent_limit, NULL);
+	popts.show_nr_samples = show_nr;
+	popts.show_header = !quiet;
+
+	if (perf_session__open(&rep.session, input)) {
+		fprintf(stderr, "analyze: %s\n", error_get());
+		return 1;
+	}
+	if (header_only) {
+		header__fprintf(&rep.session, stdout, show_info);
+		perf_session__close(&rep.session);
+		return 0;
+	}
+
+	symsrc.buildid_dir = cfg->buildid_dir;
+	symsrc.symfs = symfs ? symfs : "";
+	symsrc.kallsyms = kallsyms;
+	machine__init(&rep.machine, &symsrc);
+	if (perf_session__has_feat(&rep.session, HEADER_BUILD_ID)) {
+		const struct perf_file_section *sec = &rep.session.feat[HEADER_BUILD_ID];
+
+		machine__add_build_ids(&rep.machine, rep.session.base + sec->offset, sec->size);
+	}
+	header__cpu_sockets(&rep.session, &rep.sockets, &rep.nr_cpus);
+	rep.hists = xcalloc(rep.session.nr_evsels, sizeof(*rep.hists));
+	for (size_t i = 0; i < rep.session.nr_evsels; i++)
+		hists__init(&rep.hists[i], &rep.sort);
+	name_list__parse(&rep.comms, comms);
+	name_list__parse(&rep.dsos, dsos);
+	name_list__parse(&rep.symbols, symbols);
+	name_list__parse(&rep.pids, pids);
+	name_list__parse(&rep.tids, tids);
+	popts.has_dso_filter = rep.dsos.nr > 0;
+	rep.stats_mode = stats;
+	rep.need_parent = sort_list__has(&rep.sort, SORT_PARENT);
+	regcomp(&rep.parent_regex, "^sys_|^do_page_fault", REG_EXTENDED);
+
+	if (!stats && !quiet)
+		header__fprintf_report(&rep.session, stdout, header, show_info);
+	if (sort_list__has(&rep.sort, SORT_PARENT)) {
+		bool callchain = false;
+
+		for (size_t i = 0; i < rep.session.nr_evsels; i++)
+			callchain |= rep.session.evsels[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN;
+		if (!callchain) {
+			/* perf 6.1 says so after the header and exits with status 0 */
+			fflush(stdout);
+			fprintf(stderr, "Error:\nSelected --sort parent, but no callchain data. Did you call 'perf record' without -g?\n");
+			ret = 0;
+			goto out;
+		}
+	}
+	if (!stats)
+		print_elided(&rep, stdout);
+
+	if (perf_session__process(&rep.session, &rep.consumer)) {
+		fflush(stdout);
+		fprintf(stderr, "analyze: %s\n", error_get());
+		goto out;
+	}
+
+	if (stats) {
+		print_stats(&rep, stdout);
+		ret = 0;
+		goto out;
+	}
+	if (!quiet)
+		printf("#\n# Total Lost Samples: %llu\n#\n",
+		       (unsigned long long)rep.session.stats.total_lost_samples);
+	for (size_t i = 0; i < rep.session.nr_evsels; i++) {
+		struct hists *h = &rep.hists[i];
+		char unit;
+		unsigned long nr;
+		u64 total = 0;
+
+		if (!h->nr_samples)
+			continue;
+		for (size_t k = 0; k < h->nr; k++)
+			total += h->entries[k].period;
+		if (!quiet) {
+			nr = convert_unit(h->nr_samples, &unit);
+			printf("# Samples: %lu%c of event '%s'\n", nr, unit,
+			       evsel_name(&rep.session.evsels[i]));
+			printf("# Event count (approx.): %llu\n#\n", (unsigned long long)total);
+		}
+		hists__fprintf(h, &popts, stdout);
+		printf("\n\n");
+	}
+	if (!quiet)
+		printf("#\n# (Tip: %s)\n#\n", tips[rep.session.size % ARRAY_SIZE(tips)]);
+	ret = 0;
+out:
+	for (size_t i = 0; i < rep.session.nr_evsels; i++)
+		hists__exit(&rep.hists[i]);
+	free(rep.hists);
+	free(rep.sockets);
+	name_list__free(&rep.comms);
+	name_list__free(&rep.dsos);
+	name_list__free(&rep.symbols);
+	name_list__free(&rep.pids);
+	name_list__free(&rep.tids);
+	regfree(&rep.parent_regex);
+	machine__exit(&rep.machine);
+	perf_session__close(&rep.session);
+	return ret;
+}

@@ -1,0 +1,74 @@
+/* Checked allocation helpers: abort with a clear message on out-of-memory. */
+#include "lib/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void oom(size_t size)
+{
+	fprintf(stderr, "analyze: out of memory allocating %zu bytes\n", size);
+	exit(1);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p)
+		oom(size);
+	return p;
+}
+
+void *xzalloc(size_t size)
+{
+	return xcalloc(1, size);
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+	if (!p)
+		oom(size);
+	return p;
+}
+
+void *xreallocarray(void *ptr, size_t nmemb, size_t size)
+{
+	if (size && nmemb > (size_t)-1 / size)
+		oom((size_t)-1);
+	return xrealloc(ptr, nmemb * size);
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void grow_array(void **arr, size_t *alloc, size_t need, size_t elem)
+{
+	size_t n;
+
+	if (need <= *alloc)
+		return;
+	n = *alloc ? *alloc : 16;
+	while (n < need)
+		n *= 2;
+	*arr = xreallocarray(*arr, n, elem);
+	*alloc = n;
+}

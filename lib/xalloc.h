@@ -1,0 +1,23 @@
+/*
+ * Allocation that cannot fail silently: out of memory ends the process with a message.
+ * Sizes taken from input must be bounded by the caller before they get here.
+ */
+#ifndef LIB_XALLOC_H
+#define LIB_XALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t size);
+void *xzalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+void *xreallocarray(void *ptr, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Grow *arr (of *alloc elements of elem bytes) so it holds at least need elements. */
+void grow_array(void **arr, size_t *alloc, size_t need, size_t elem);
+#define ARRAY_GROW(arr, alloc, need) \
+	grow_array((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+
+#endif

@@ -1,0 +1,108 @@
+/* dsos: the lazily sorted array of dsos; see dso.h. */
+#include "machine/dso.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/strpool.h"
+#include "lib/xalloc.h"
+
+void dsos__init(struct dsos *dsos)
+{
+	memset(dsos, 0, sizeof(*dsos));
+}
+
+void dsos__exit(struct dsos *dsos)
+{
+	for (size_t i = 0; i < dsos->nr; i++)
+		dso__put(dsos->arr[i]);
+	free(dsos->arr);
+	memset(dsos, 0, sizeof(*dsos));
+}
+
+static int dso_cmp(const void *a, const void *b)
+{
+	const struct dso *x = *(struct dso *const *)a, *y = *(struct dso *const *)b;
+
+	return strcmp(x->long_name, y->long_name);
+}
+
+struct dso *dsos__find(struct dsos *dsos, const char *long_name)
+{
+	size_t lo = 0, hi;
+
+	if (!dsos->sorted) {
+		qsort(dsos->arr, dsos->nr, sizeof(*dsos->arr), dso_cmp);
+		dsos->sorted = true;
+	}
+	hi = dsos->nr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(long_name, dsos->arr[mid]->long_name);
+
+		if (c == 0)
+			return dsos->arr[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static const char *short_name_of(const char *long_name)
+{
+	const char *slash = strrchr(long_name, '/');
+
+	return slash && long_name[0] != '[' ? slash + 1 : long_name;
+}
+
+struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *long_name)
+{
+	struct dso *dso = dsos__find(dsos, long_name);
+
+	if (dso)
+		return dso__get(dso);
+	dso = xzalloc(sizeof(*dso));
+	refcount_init(&dso->ref, "dso");
+	dso->long_name = strpool_intern(pool, long_name);
+	dso->short_name = strpool_intern(pool, short_name_of(long_name));
+	if (strcmp(long_name, "[vdso]") == 0)
+		dso->kind = DSO_KIND_VDSO;
+	else if (long_name[0] == '[' && strncmp(long_name, "[kernel.kallsyms]", 17) == 0)
+		dso->kind = DSO_KIND_KERNEL;
+	else
+		dso->kind = DSO_KIND_USER;
+	symtab__init(&dso->symtab);
+	ARRAY_GROW(dsos->arr, dsos->alloc, dsos->nr + 1);
+	/* Keep sorted when appending in order; otherwise sort on the next lookup. */
+	if (dsos->nr && strcmp(dsos->arr[dsos->nr - 1]->long_name, long_name) > 0)
+		dsos->sorted = false;
+	dsos->arr[dsos->nr++] = dso;
+	return dso__get(dso);
+}
+
+struct dso *dso__get(struct dso *dso)
+{
+	if (dso)
+		refcount_get(&dso->ref);
+	return dso;
+}
+
+void dso__put(struct dso *dso)
+{
+	if (dso && refcount_put(&dso->ref)) {
+		symtab__exit(&dso->symtab);
+		free(dso);
+	}
+}
+
+const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg)
+{
+	if (!dso->symbols_loaded) {
+		dso->symbols_loaded = true;
+		symtab__load_dso(&dso->symtab, cfg, dso->kind, dso->long_name,
+				 dso->build_id_size ? dso->build_id : NULL, dso->build_id_size);
+	}
+	return &dso->symtab;
+}

@@ -1,0 +1,46 @@
+/*
+ * dso: one shared object (or the kernel, or [vdso]) and the set of all of them.
+ * A dso has a long name (the path as recorded), a short name (its basename, as perf shows it),
+ * an optional build-id, and a symbol table loaded lazily on the first lookup.
+ * dsos: one array kept sorted lazily by long name (appends are O(1); the first lookup after a
+ * change sorts once, then binary search). Refcounted; single writer.
+ */
+#ifndef MACHINE_DSO_H
+#define MACHINE_DSO_H
+
+#include "lib/compiler.h"
+#include "lib/refcount.h"
+#include "symtab/symtab.h"
+
+struct dso {
+	struct refcount ref;
+	const char *long_name;	/* interned */
+	const char *short_name;	/* interned */
+	enum dso_kind kind;
+	u8 build_id[20];
+	u8 build_id_size;
+	bool symbols_loaded;
+	struct symtab symtab;
+};
+
+struct dsos {
+	struct dso **arr;
+	size_t nr, alloc;
+	bool sorted;
+};
+
+struct symsrc_config;
+struct strpool;
+
+void dsos__init(struct dsos *dsos);
+void dsos__exit(struct dsos *dsos);
+/* Find or create by long name; returns a new reference. */
+struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *long_name);
+struct dso *dsos__find(struct dsos *dsos, const char *long_name);
+
+struct dso *dso__get(struct dso *dso);
+void dso__put(struct dso *dso);
+/* Load symbols on first use; returns the (possibly empty) table. */
+const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg);
+
+#endif

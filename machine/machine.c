@@ -1,0 +1,435 @@
+/*
+ * machine: threads, per-process maps and the kernel maps, updated by side-band records in
+ * delivery order, following perf 6.1's machine.c/thread.c semantics. Exited threads stay in
+ * the model (perf 6.1 keeps them: samples after EXIT still find their comm).
+ */
+#include "machine/machine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/xalloc.h"
+
+#define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
+
+static struct thread *thread__new(struct machine *m, s32 pid, s32 tid)
+{
+	struct thread *t = xzalloc(sizeof(*t));
+	char comm[32];
+
+	refcount_init(&t->ref, "thread");
+	t->pid = pid;
+	t->tid = tid;
+	t->ppid = -1;
+	snprintf(comm, sizeof(comm), ":%d", tid);
+	t->comm = strpool_intern(&m->strings, comm);
+	return t;
+}
+
+struct thread *thread__get(struct thread *t)
+{
+	if (t)
+		refcount_get(&t->ref);
+	return t;
+}
+
+void thread__put(struct thread *t)
+{
+	if (t && refcount_put(&t->ref)) {
+		maps__put(t->maps);
+		free(t);
+	}
+}
+
+static void thread__set_comm(struct machine *m, struct thread *t, const char *comm)
+{
+	t->comm = strpool_intern(&m->strings, comm);
+	t->comm_set = true;
+}
+
+static struct thread *threads__lookup(struct machine *m, s32 tid)
+{
+	if (m->last_thread && m->last_thread->tid == tid)
+		return m->last_thread;
+	return hashmap_find(&m->threads, (u64)(u32)tid);
+}
+
+static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create);
+
+/* perf's machine__update_thread_pid: a thread first seen with pid -1 learns its process. */
+static void update_thread_pid(struct machine *m, struct thread *t, s32 pid)
+{
+	struct thread *leader;
+
+	if (pid == t->pid || pid == -1 || t->pid != -1)
+		return;
+	t->pid = pid;
+	if (t->pid == t->tid)
+		return;
+	leader = __findnew(m, pid, pid, true);
+	if (!leader->maps)
+		leader->maps = maps__new();
+	if (t->maps != leader->maps) {
+		maps__put(t->maps);
+		t->maps = maps__get(leader->maps);
+	}
+	thread__put(leader);
+}
+
+static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create)
+{
+	struct thread *t = threads__lookup(m, tid);
+
+	if (t) {
+		update_thread_pid(m, t, pid);
+		m->last_thread = t;
+		return thread__get(t);
+	}
+	if (!create)
+		return NULL;
+	t = thread__new(m, pid, tid);
+	hashmap_insert(&m->threads, (u64)(u32)tid, t);	/* the table's reference */
+	if (pid == tid || pid == -1) {
+		t->maps = maps__new();
+	} else {
+		struct thread *leader = __findnew(m, pid, pid, true);
+
+		t->maps = maps__get(leader->maps);
+		thread__put(leader);
+	}
+	m->last_thread = t;
+	return thread__get(t);
+}
+
+struct thread *machine__findnew_thread(struct machine *m, s32 pid, s32 tid)
+{
+	return __findnew(m, pid, tid, true);
+}
+
+struct thread *machine__find_thread(struct machine *m, s32 tid)
+{
+	return __findnew(m, -1, tid, false);
+}
+
+static void machine__remove_thread(struct machine *m, struct thread *t)
+{
+	if (m->last_thread == t)
+		m->last_thread = NULL;
+	if (hashmap_find(&m->threads, (u64)(u32)t->tid) == t) {
+		hashmap_remove(&m->threads, (u64)(u32)t->tid);
+		thread__put(t);
+	}
+}
+
+void machine__init(struct machine *m, const struct symsrc_config *cfg)
+{
+	struct thread *idle;
+
+	memset(m, 0, sizeof(*m));
+	strpool_init(&m->strings);
+	hashmap_init(&m->threads);
+	dsos__init(&m->dsos);
+	m->kmaps = maps__new();
+	m->symsrc = *cfg;
+	m->kernel_start = 1ULL << 63;	/* x86_64: every address above 2^63 is the kernel's */
+	/* perf registers the idle task as pid 0 "swapper" before reading events. */
+	idle = machine__findnew_thread(m, 0, 0);
+	thread__set_comm(m, idle, "swapper");
+	thread__put(idle);
+}
+
+void machine__exit(struct machine *m)
+{
+	size_t it = 0;
+	void *v;
+
+	while (hashmap_next(&m->threads, &it, NULL, &v))
+		thread__put(v);
+	hashmap_exit(&m->threads);
+	maps__put(m->kmaps);
+	dso__put(m->kernel_dso);
+	dsos__exit(&m->dsos);
+	strpool_exit(&m->strings);
+}
+
+static bool is_anon_memory(const char *name)
+{
+	return !strcmp(name, "//anon") || !strncmp(name, "/dev/zero", 9) ||
+	       !strncmp(name, "/anon_hugepage", 14);
+}
+
+static bool is_no_dso_memory(const char *name)
+{
+	return !strncmp(name, "[stack", 6) || !strncmp(name, "/SYSV", 5) || !strcmp(name, "[heap]");
+}
+
+static void process_kernel_mmap(struct machine *m, u64 start, u64 len, u64 pgoff,
+				const char *filename)
+{
+	struct dso *dso;
+	struct map *map;
+
+	if (strncmp(filename, KERNEL_MMAP_PREFIX, strlen(KERNEL_MMAP_PREFIX)) == 0) {
+		dso = dsos__findnew(&m->dsos, &m->strings, KERNEL_MMAP_PREFIX);
+		map = map__new(start, start + len, 0, dso);
+		map->identity = true;
+		maps__insert(m->kmaps, map);
+		m->kernel_map = map;
+		if (!m->kernel_dso)
+			m->kernel_dso = dso__get(dso);
+		map__put(map);
+		dso__put(dso);
+		return;
+	}
+	/* A kernel module or other kernel mapping. */
+	dso = dsos__findnew(&m->dsos, &m->strings, filename);
+	dso->kind = DSO_KIND_KERNEL;
+	map = map__new(start, start + len, pgoff, dso);
+	maps__insert(m->kmaps, map);
+	map__put(map);
+	dso__put(dso);
+}
+
+static void process_user_mmap(struct machine *m, s32 pid, s32 tid, u64 start, u64 len,
+			      u64 pgoff, bool exec, const char *filename,
+			      const u8 *build_id, u8 build_id_size)
+{
+	struct thread *t = machine__findnew_thread(m, pid, tid);
+	bool anon = is_anon_memory(filename), no_dso = is_no_dso_memory(filename);
+	char newname[64];
+	struct dso *dso;
+	struct map *map;
+
+	if ((anon || no_dso) && exec) {
+		snprintf(newname, sizeof(newname), "/tmp/perf-%d.map", pid);
+		filename = newname;
+	}
+	if (strcmp(filename, "[vdso]") == 0)
+		pgoff = 0;
+	dso = dsos__findnew(&m->dsos, &m->strings, filename);
+	if (build_id_size && !dso->build_id_size) {
+		memcpy(dso->build_id, build_id, MIN(build_id_size, sizeof(dso->build_id)));
+		dso->build_id_size = MIN(build_id_size, sizeof(dso->build_id));
+	}
+	map = map__new(start, start + len, pgoff, dso);
+	map->identity = anon || no_dso;
+	maps__insert(t->maps, map);
+	map__put(map);
+	dso__put(dso);
+	thread__put(t);
+}
+
+static int process_fork(struct machine *m, const struct perf_record_fork *ev)
+{
+	struct thread *t = machine__find_thread(m, ev->tid);
+	struct thread *parent = machine__findnew_thread(m, ev->ppid, ev->ptid);
+
+	/* An existing thread that is not really the parent: drop it, as perf does. */
+	if (parent->pid != (s32)ev->ppid) {
+		machine__remove_thread(m, parent);
+		thread__put(parent);
+		parent = machine__findnew_thread(m, ev->ppid, ev->ptid);
+	}
+	if (t) {
+		machine__remove_thread(m, t);
+		thread__put(t);
+	}
+	t = machine__findnew_thread(m, ev->pid, ev->tid);
+	if (parent->comm_set) {
+		t->comm = parent->comm;
+		t->comm_set = true;
+	}
+	t->ppid = parent->tid;
+	/* A new process gets a copy of its parent's maps, except for synthesized forks. */
+	if (t->pid != parent->pid && t->maps != parent->maps &&
+	    !(ev->header.misc & PERF_RECORD_MISC_FORK_EXEC)) {
+		maps__put(t->maps);
+		t->maps = maps__clone(parent->maps);
+	}
+	thread__put(t);
+	thread__put(parent);
+	return 0;
+}
+
+static const char *record_string(const struct perf_event_header *event, const char *s)
+{
+	const char *end = (const char *)event + event->size;
+
+	if (s >= end || !memchr(s, '\0', end - s))
+		return NULL;
+	return s;
+}
+
+int machine__process_event(struct machine *m, const struct perf_event_header *event, u64 time)
+{
+	u8 cpumode = event->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+
+	switch (event->type) {
+	case PERF_RECORD_MMAP: {
+		const struct perf_record_mmap *ev = (const void *)event;
+		const char *name;
+
+		if (event->size < sizeof(*ev) || !(name = record_string(event, ev->filename)))
+			return error_set("malformed MMAP record"), -1;
+		if (kernel)
+			process_kernel_mmap(m, ev->start, ev->len, ev->pgoff, name);
+		else
+			process_user_mmap(m, ev->pid, ev->tid, ev->start, ev->len, ev->pgoff,
+					  !(event->misc & PERF_RECORD_MISC_MMAP_DATA), name, NULL, 0);
+		return 0;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct perf_record_mmap2 *ev = (const void *)event;
+		const char *name;
+		bool has_bid = event->misc & PERF_RECORD_MISC_MMAP_BUILD_ID;
+
+		if (event->size < sizeof(*ev) || !(name = record_string(event, ev->filename)))
+			return error_set("malformed MMAP2 record"), -1;
+		if (kernel)
+			process_kernel_mmap(m, ev->start, ev->len, ev->pgoff, name);
+		else
+			process_user_mmap(m, ev->pid, ev->tid, ev->start, ev->len, ev->pgoff,
+					  (ev->prot & 4) != 0, name, has_bid ? ev->build_id : NULL,
+					  has_bid ? MIN(ev->build_id_size, 20) : 0);
+		return 0;
+	}
+	case PERF_RECORD_COMM: {
+		const struct perf_record_comm *ev = (const void *)event;
+		const char *comm;
+		struct thread *t;
+
+		if (event->size < sizeof(*ev) || !(comm = record_string(event, ev->comm)))
+			return error_set("malformed COMM record"), -1;
+		t = machine__findnew_thread(m, ev->pid, ev->tid);
+		thread__set_comm(m, t, comm);
+		thread__put(t);
+		return 0;
+	}
+	case PERF_RECORD_FORK:
+		if (event->size < sizeof(struct perf_record_fork))
+			return error_set("malformed FORK record"), -1;
+		return process_fork(m, (const void *)event);
+	case PERF_RECORD_EXIT: {
+		const struct perf_record_fork *ev = (const void *)event;
+		struct thread *t;
+
+		if (event->size < sizeof(*ev))
+			return error_set("malformed EXIT record"), -1;
+		t = machine__find_thread(m, ev->tid);
+		if (t) {
+			t->exited = true;
+			thread__put(t);
+		}
+		return 0;
+	}
+	default:
+		return 0;
+	}
+	(void)time;
+}
+
+/* BUILD_ID feature: a sequence of perf_record_header_build_id records. */
+void machine__add_build_ids(struct machine *m, const u8 *data, size_t size)
+{
+	size_t off = 0;
+
+	while (size - off >= sizeof(struct perf_record_header_build_id)) {
+		const struct perf_record_header_build_id *b = (const void *)(data + off);
+		size_t len = b->header.size;
+		const char *name = b->filename;
+		struct dso *dso;
+		u8 bid_size;
+
+		if (len < sizeof(*b) || len > size - off)
+			break;
+		if (!memchr(name, '\0', len - sizeof(*b)))
+			break;
+		bid_size = (b->header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? b->size : 20;
+		if (bid_size > 20)
+			bid_size = 20;
+		if (strncmp(name, KERNEL_MMAP_PREFIX, strlen(KERNEL_MMAP_PREFIX)) == 0)
+			name = KERNEL_MMAP_PREFIX;
+		dso = dsos__findnew(&m->dsos, &m->strings, name);
+		memcpy(dso->build_id, b->data, bid_size);
+		dso->build_id_size = bid_size;
+		dso__put(dso);
+		off += len;
+	}
+}
+
+static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+			    struct addr_location *al)
+{
+	struct maps *maps = t->maps;
+
+	al->addr = ip;
+	al->cpumode = cpumode;
+	al->map = NULL;
+	if (cpumode == PERF_RECORD_MISC_KERNEL) {
+		al->level = 'k';
+		maps = m->kmaps;
+	} else if (cpumode == PERF_RECORD_MISC_USER) {
+		al->level = '.';
+	} else if (cpumode == PERF_RECORD_MISC_GUEST_KERNEL) {
+		al->level = 'g';
+		return NULL;
+	} else if (cpumode == PERF_RECORD_MISC_GUEST_USER) {
+		al->level = 'u';
+		return NULL;
+	} else {
+		al->level = 'H';
+		return NULL;
+	}
+	al->map = maps ? maps__find(maps, ip) : NULL;
+	if (!al->map)
+		return NULL;
+	al->addr = map__map_ip(al->map, ip);
+	if (al->map == m->kernel_map && !al->map->dso->symbols_loaded) {
+		/*
+		 * perf loads the kernel's symbols when a sample first lands in its map, then
+		 * moves the map's end to the end of the last symbol (beyond _etext).
+		 */
+		const struct symtab *st = dso__symtab(al->map->dso, &m->symsrc);
+
+		if (st->nr)
+			al->map->end = st->syms[st->nr - 1].start + st->syms[st->nr - 1].size;
+	}
+	return al->map;
+}
+
+static void resolve_symbol(struct machine *m, struct addr_location *al)
+{
+	if (al->map) {
+		al->dso = al->map->dso;
+		al->symtab = dso__symtab(al->dso, &m->symsrc);
+		al->sym = symtab__find(al->symtab, al->addr);
+	}
+}
+
+void machine__find_symbol(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+			  struct addr_location *al)
+{
+	memset(al, 0, sizeof(*al));
+	al->thread = t;
+	find_map(m, t, cpumode, ip, al);
+	resolve_symbol(m, al);
+}
+
+void machine__resolve(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+		      struct addr_location *al)
+{
+	u8 addr_cpumode;
+
+	memset(al, 0, sizeof(*al));
+	al->thread = t;
+	if (!find_map(m, t, cpumode, ip, al)) {
+		addr_cpumode = ip >= m->kernel_start ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+		if ((cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_USER) &&
+		    addr_cpumode != cpumode)
+			find_map(m, t, addr_cpumode, ip, al);
+	}
+	resolve_symbol(m, al);
+}

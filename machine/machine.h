@@ -1,0 +1,75 @@
+/*
+ * machine: the host's model of tasks and address spaces, updated by side-band records in
+ * delivery order (COMM FORK EXIT MMAP MMAP2 and the BUILD_ID feature), and queried by sample
+ * resolution (tid -> thread, ip -> map -> dso -> symbol).
+ * threads: hashmap keyed by tid (xxhash) with a one-entry cache of the last lookup. Threads of
+ * one process share one `maps`; a process fork copies it. Objects are refcounted; lookups named
+ * __findnew/__get return a reference the caller puts. One writer, no locks.
+ */
+#ifndef MACHINE_MACHINE_H
+#define MACHINE_MACHINE_H
+
+#include "lib/compiler.h"
+#include "lib/hashmap.h"
+#include "lib/refcount.h"
+#include "lib/strpool.h"
+#include "machine/dso.h"
+#include "machine/map.h"
+#include "readers/format.h"
+#include "symtab/symtab.h"
+
+struct thread {
+	struct refcount ref;
+	s32 pid, tid, ppid;
+	const char *comm;	/* interned; ":tid" until a COMM or a fork sets it */
+	bool comm_set;
+	bool exited;
+	struct maps *maps;
+};
+
+struct machine {
+	struct strpool strings;
+	struct hashmap threads;	/* tid -> struct thread * */
+	struct thread *last_thread;	/* last lookup, not a reference */
+	struct dsos dsos;
+	struct maps *kmaps;	/* kernel maps */
+	struct map *kernel_map;	/* [kernel.kallsyms] map in kmaps, not a reference */
+	struct dso *kernel_dso;
+	struct symsrc_config symsrc;
+	u64 kernel_start;
+};
+
+struct addr_location {
+	struct thread *thread;	/* borrowed */
+	struct map *map;	/* borrowed */
+	struct dso *dso;	/* borrowed */
+	const struct symtab *symtab;
+	const struct symbol *sym;
+	u64 addr;	/* map-relative when a map was found, else the raw ip */
+	char level;	/* k . g u H */
+	u8 cpumode;
+};
+
+void machine__init(struct machine *machine, const struct symsrc_config *cfg);
+void machine__exit(struct machine *machine);
+
+/* perf's machine__findnew_thread: returns a new reference. */
+struct thread *machine__findnew_thread(struct machine *machine, s32 pid, s32 tid);
+struct thread *machine__find_thread(struct machine *machine, s32 tid);
+struct thread *thread__get(struct thread *thread);
+void thread__put(struct thread *thread);
+
+/* Side-band records. Return 0, or -1 for a malformed record (error_get() says why). */
+int machine__process_event(struct machine *machine, const struct perf_event_header *event,
+			   u64 time);
+/* Build-ids from the BUILD_ID feature section. */
+void machine__add_build_ids(struct machine *machine, const u8 *data, size_t size);
+
+/* Resolve an address in one address space, without fallback (perf's thread__find_symbol). */
+void machine__find_symbol(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
+			  struct addr_location *al);
+/* Resolve a sample's ip in its thread (perf's thread__find_map_fb + map__find_symbol). */
+void machine__resolve(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
+		      struct addr_location *al);
+
+#endif

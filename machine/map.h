@@ -1,0 +1,48 @@
+/*
+ * map: one mapping [start, end) of a dso into an address space, and maps: the mappings of one
+ * process (shared by its threads), a lazily sorted array with perf's overlap semantics: a new
+ * mapping over old ranges trims or splits the old ones (perf's maps__fixup_overlappings).
+ * Refcounted; single writer.
+ */
+#ifndef MACHINE_MAP_H
+#define MACHINE_MAP_H
+
+#include "lib/compiler.h"
+#include "lib/refcount.h"
+
+struct dso;
+
+struct map {
+	struct refcount ref;
+	u64 start, end, pgoff;
+	struct dso *dso;
+	bool identity;	/* kernel maps: addresses are dso addresses */
+};
+
+struct maps {
+	struct refcount ref;
+	struct map **arr;
+	size_t nr, alloc;
+	bool sorted;
+};
+
+struct map *map__new(u64 start, u64 end, u64 pgoff, struct dso *dso);
+struct map *map__get(struct map *map);
+void map__put(struct map *map);
+/* The address in the dso's symbol space (perf's map__map_ip). */
+static inline u64 map__map_ip(const struct map *map, u64 ip)
+{
+	return map->identity ? ip : ip - map->start + map->pgoff;
+}
+
+struct maps *maps__new(void);
+struct maps *maps__get(struct maps *maps);
+void maps__put(struct maps *maps);
+/* Insert, trimming or splitting overlapped maps first. Takes its own reference. */
+void maps__insert(struct maps *maps, struct map *map);
+/* The map containing ip, or NULL. Borrowed: valid until the next change of maps. */
+struct map *maps__find(struct maps *maps, u64 ip);
+/* A new maps holding references to every map of src (perf's maps__clone on fork). */
+struct maps *maps__clone(struct maps *src);
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * order: perf's ordered-events queue. Records are queued with their timestamp and delivered
+ * in timestamp order, ties in arrival order, when a FINISHED_ROUND allows it: a round flush
+ * delivers everything up to the largest timestamp seen before the previous round, then
+ * remembers the current largest (perf's ordered-events.c, OE_FLUSH__ROUND). Records are not
+ * copied: the queue holds pointers into the file mapping.
+ */
+#ifndef READERS_ORDER_H
+#define READERS_ORDER_H
+
+#include "lib/compiler.h"
+
+struct ordered_entry {
+	u64 timestamp;
+	u64 seq;
+	u64 file_offset;
+	void *event;
+};
+
+typedef int (*ordered_deliver_fn)(void *data, struct ordered_entry *entry);
+
+struct ordered_queue {
+	struct ordered_entry *entries;	/* pending records are entries[head, nr) */
+	size_t head, nr, alloc;
+	struct ordered_entry *tmp;	/* merge buffer */
+	size_t tmp_alloc;
+	size_t *runs;
+	size_t runs_alloc;
+	u64 seq;
+	u64 max_timestamp;
+	u64 next_flush;
+	u64 last_flush;
+	u64 nr_unordered;
+	ordered_deliver_fn deliver;
+	void *data;
+};
+
+void ordered_queue_init(struct ordered_queue *q, ordered_deliver_fn deliver, void *data);
+void ordered_queue_exit(struct ordered_queue *q);
+void ordered_queue_push(struct ordered_queue *q, u64 timestamp, void *event, u64 file_offset);
+/* On FINISHED_ROUND. Returns what deliver returned if non-zero, else 0. */
+int ordered_queue_flush_round(struct ordered_queue *q);
+/* At the end of the input: everything. */
+int ordered_queue_flush_all(struct ordered_queue *q);
+/* Number of records waiting. */
+static inline size_t ordered_queue_pending(const struct ordered_queue *q)
+{
+	return q->nr - q->head;
+}
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * sample: decoding of PERF_RECORD_SAMPLE bodies and of the sample_id_all trailer of other
+ * records, for every sample_type bit (perf_event.h: PERF_SAMPLE_*). Decodes in place: pointers
+ * point into the record. Never reads past the record: a short record is an error.
+ */
+#ifndef READERS_SAMPLE_H
+#define READERS_SAMPLE_H
+
+#include "lib/compiler.h"
+#include "readers/format.h"
+
+struct perf_sample {
+	u64 ip;
+	u32 pid, tid;
+	u64 time;
+	u64 addr;
+	u64 id;
+	u64 stream_id;
+	u32 cpu;
+	u64 period;
+	u64 weight;
+	u64 data_src;
+	u64 transaction;
+	u64 phys_addr;
+	u64 cgroup;
+	u64 data_page_size, code_page_size;
+	u16 misc;	/* the record header's misc: cpumode and flags */
+	const u64 *callchain;	/* callchain[0] is nr */
+	u32 raw_size;
+	const void *raw_data;
+	const u64 *branch_stack;	/* nr, [hw_idx,] entries */
+	const u64 *read;
+	struct {
+		u64 abi, mask;
+		const u64 *regs;
+	} user_regs, intr_regs;
+	struct {
+		u64 size, dyn_size;
+		const void *data;
+	} user_stack;
+	struct {
+		u64 size;
+		const void *data;
+	} aux;
+};
+
+/* Positions of the event id, needed to map a record to its attr (perf's id_pos/is_pos). */
+int sample_id_pos(u64 sample_type);	/* u64 index from the start of a sample, or -1 */
+int sample_is_pos(u64 sample_type);	/* u64 index from the end of a trailer, or -1 */
+
+/* Size in bytes of the sample_id_all trailer for this sample_type. */
+size_t sample_id_trailer_size(u64 sample_type);
+
+/*
+ * Just the timestamp of a record (what ordering needs), or -1 when it has none.
+ * Does not validate the rest of the record: sample_parse does that at delivery.
+ */
+u64 sample_time(const struct perf_event_attr *attr, const struct perf_event_header *event);
+
+/*
+ * Decode a record with the attr it belongs to. For non-sample records the trailer is decoded
+ * when attr->sample_id_all is set; fields not present are -1 as perf leaves them.
+ * Returns 0, or -1 when the record is too short for what its attr says it holds.
+ */
+int sample_parse(const struct perf_event_attr *attr, const struct perf_event_header *event,
+		 struct perf_sample *sample);
+
+#endif

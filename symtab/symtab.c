@@ -1,0 +1,598 @@
+/*
+ * symtab core: the string pool, the builder that replays perf's symbol rb-tree (inserts,
+ * erases, symbols__fixup_end, symbols__fixup_duplicate) and the compact table it produces,
+ * looked up with perf's symbols__find semantics. No file access here.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <stdio.h>
+
+#include "lib/xalloc.h"
+#include "symtab/symtab_internal.h"
+
+void symtab__init(struct symtab *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+void symtab__exit(struct symtab *st)
+{
+	free(st->syms);
+	free(st->names);
+	free(st->ranges);
+	free(st->big_ends);
+	memset(st, 0, sizeof(*st));
+}
+
+void symtab_reset(struct symtab *st)
+{
+	symtab__exit(st);
+}
+
+u32 symtab_pool_add(struct symtab *st, const char *s, size_t len)
+{
+	size_t off;
+
+	if (!st->names_len) {
+		ARRAY_GROW(st->names, st->names_alloc, 1);
+		st->names[0] = '\0';
+		st->names_len = 1;
+	}
+	if (!len)
+		return 0;
+	/* Pool offsets are u32: a pool past 4 GiB cannot come from sane input. */
+	if (st->names_len + len + 1 > UINT32_MAX)
+		return 0;
+	ARRAY_GROW(st->names, st->names_alloc, st->names_len + len + 1);
+	off = st->names_len;
+	memcpy(st->names + off, s, len);
+	st->names[off + len] = '\0';
+	st->names_len += len + 1;
+	return (u32)off;
+}
+
+bool symtab_is_regular_file(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+void symtab_join_symfs(char *buf, size_t size, const char *symfs, const char *path)
+{
+	/* perf's path__join(symfs, path): a '/' between them when symfs is set */
+	if (symfs && symfs[0])
+		snprintf(buf, size, "%s/%s", symfs, path);
+	else
+		snprintf(buf, size, "%s", path);
+}
+
+/* ---- the builder: a red-black tree on indices, same algorithm as the kernel's rbtree ---- */
+
+void builder_init(struct sym_builder *b, struct symtab *st)
+{
+	memset(b, 0, sizeof(*b));
+	b->st = st;
+	b->root = SYM_NIL;
+}
+
+void builder_exit(struct sym_builder *b)
+{
+	free(b->v);
+	b->v = NULL;
+	b->nr = b->alloc = b->live = 0;
+	b->root = SYM_NIL;
+}
+
+const char *builder_name(const struct sym_builder *b, u32 n)
+{
+	return b->st->names + b->v[n].name;
+}
+
+static bool is_red(const struct sym_builder *b, u32 n)
+{
+	return n != SYM_NIL && b->v[n].red;
+}
+
+static void replace_child(struct sym_builder *b, u32 old, u32 new, u32 parent)
+{
+	if (parent == SYM_NIL)
+		b->root = new;
+	else if (b->v[parent].left == old)
+		b->v[parent].left = new;
+	else
+		b->v[parent].right = new;
+}
+
+static void rotate_left(struct sym_builder *b, u32 x)
+{
+	u32 y = b->v[x].right;
+
+	b->v[x].right = b->v[y].left;
+	if (b->v[y].left != SYM_NIL)
+		b->v[b->v[y].left].parent = x;
+	b->v[y].parent = b->v[x].parent;
+	replace_child(b, x, y, b->v[x].parent);
+	b->v[y].left = x;
+	b->v[x].parent = y;
+}
+
+static void rotate_right(struct sym_builder *b, u32 x)
+{
+	u32 y = b->v[x].left;
+
+	b->v[x].left = b->v[y].right;
+	if (b->v[y].right != SYM_NIL)
+		b->v[b->v[y].right].parent = x;
+	b->v[y].parent = b->v[x].parent;
+	replace_child(b, x, y, b->v[x].parent);
+	b->v[y].right = x;
+	b->v[x].parent = y;
+}
+
+static void insert_fixup(struct sym_builder *b, u32 z)
+{
+	while (is_red(b, b->v[z].parent)) {
+		u32 p = b->v[z].parent, g = b->v[p].parent, u;
+
+		if (p == b->v[g].left) {
+			u = b->v[g].right;
+			if (is_red(b, u)) {
+				b->v[p].red = b->v[u].red = 0;
+				b->v[g].red = 1;
+				z = g;
+				continue;
+			}
+			if (z == b->v[p].right) {
+				z = p;
+				rotate_left(b, z);
+				p = b->v[z].parent;
+			}
+			b->v[p].red = 0;
+			b->v[g].red = 1;
+			rotate_right(b, g);
+		} else {
+			u = b->v[g].left;
+			if (is_red(b, u)) {
+				b->v[p].red = b->v[u].red = 0;
+				b->v[g].red = 1;
+				z = g;
+				continue;
+			}
+			if (z == b->v[p].left) {
+				z = p;
+				rotate_right(b, z);
+				p = b->v[z].parent;
+			}
+			b->v[p].red = 0;
+			b->v[g].red = 1;
+			rotate_left(b, g);
+		}
+	}
+	b->v[b->root].red = 0;
+}
+
+u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const char *name,
+		size_t name_len)
+{
+	u32 n, p = SYM_NIL, cur = b->root;
+	bool left = false;
+
+	if (b->nr >= SYM_NIL - 1)
+		return SYM_NIL;
+	ARRAY_GROW(b->v, b->alloc, b->nr + 1);
+	n = (u32)b->nr++;
+	b->v[n] = (struct bsym){
+		.start = start,
+		.end = len ? start + len : start,
+		.name = symtab_pool_add(b->st, name, name_len),
+		.left = SYM_NIL,
+		.right = SYM_NIL,
+		.binding = binding,
+		.red = 1,
+	};
+	/* perf's __symbols__insert: smaller starts go left, equal ones right. */
+	while (cur != SYM_NIL) {
+		p = cur;
+		left = start < b->v[cur].start;
+		cur = left ? b->v[cur].left : b->v[cur].right;
+	}
+	b->v[n].parent = p;
+	if (p == SYM_NIL)
+		b->root = n;
+	else if (left)
+		b->v[p].left = n;
+	else
+		b->v[p].right = n;
+	insert_fixup(b, n);
+	b->live++;
+	return n;
+}
+
+static u32 leftmost(const struct sym_builder *b, u32 n)
+{
+	while (b->v[n].left != SYM_NIL)
+		n = b->v[n].left;
+	return n;
+}
+
+u32 builder_first(const struct sym_builder *b)
+{
+	return b->root == SYM_NIL ? SYM_NIL : leftmost(b, b->root);
+}
+
+u32 builder_next(const struct sym_builder *b, u32 n)
+{
+	u32 p;
+
+	if (b->v[n].right != SYM_NIL)
+		return leftmost(b, b->v[n].right);
+	while ((p = b->v[n].parent) != SYM_NIL && n == b->v[p].right)
+		n = p;
+	return p;
+}
+
+static void erase_fixup(struct sym_builder *b, u32 x, u32 xp)
+{
+	while (x != b->root && !is_red(b, x)) {
+		u32 w;
+
+		if (x != b->v[xp].right) {
+			w = b->v[xp].right;
+			if (is_red(b, w)) {
+				b->v[w].red = 0;
+				b->v[xp].red = 1;
+				rotate_left(b, xp);
+				w = b->v[xp].right;
+			}
+			if (!is_red(b, b->v[w].left) && !is_red(b, b->v[w].right)) {
+				b->v[w].red = 1;
+				x = xp;
+				xp = b->v[x].parent;
+				continue;
+			}
+			if (!is_red(b, b->v[w].right)) {
+				b->v[b->v[w].left].red = 0;
+				b->v[w].red = 1;
+				rotate_right(b, w);
+				w = b->v[xp].right;
+			}
+			b->v[w].red = b->v[xp].red;
+			b->v[xp].red = 0;
+			b->v[b->v[w].right].red = 0;
+			rotate_left(b, xp);
+		} else {
+			w = b->v[xp].left;
+			if (is_red(b, w)) {
+				b->v[w].red = 0;
+				b->v[xp].red = 1;
+				rotate_right(b, xp);
+				w = b->v[xp].left;
+			}
+			if (!is_red(b, b->v[w].left) && !is_red(b, b->v[w].right)) {
+				b->v[w].red = 1;
+				x = xp;
+				xp = b->v[x].parent;
+				continue;
+			}
+			if (!is_red(b, b->v[w].left)) {
+				b->v[b->v[w].right].red = 0;
+				b->v[w].red = 1;
+				rotate_left(b, w);
+				w = b->v[xp].left;
+			}
+			b->v[w].red = b->v[xp].red;
+			b->v[xp].red = 0;
+			b->v[b->v[w].left].red = 0;
+			rotate_right(b, xp);
+		}
+		x = b->root;
+		break;
+	}
+	if (x != SYM_NIL)
+		b->v[x].red = 0;
+}
+
+/* Transplant v into u's place (CLRS). */
+static void transplant(struct sym_builder *b, u32 u, u32 v)
+{
+	replace_child(b, u, v, b->v[u].parent);
+	if (v != SYM_NIL)
+		b->v[v].parent = b->v[u].parent;
+}
+
+void builder_erase(struct sym_builder *b, u32 z)
+{
+	u32 y = z, x, xp;
+	bool y_was_red = b->v[z].red;
+
+	if (b->v[z].left == SYM_NIL) {
+		x = b->v[z].right;
+		xp = b->v[z].parent;
+		transplant(b, z, x);
+	} else if (b->v[z].right == SYM_NIL) {
+		x = b->v[z].left;
+		xp = b->v[z].parent;
+		transplant(b, z, x);
+	} else {
+		y = leftmost(b, b->v[z].right);
+		y_was_red = b->v[y].red;
+		x = b->v[y].right;
+		if (b->v[y].parent == z) {
+			xp = y;
+		} else {
+			xp = b->v[y].parent;
+			transplant(b, y, x);
+			b->v[y].right = b->v[z].right;
+			b->v[b->v[y].right].parent = y;
+		}
+		transplant(b, z, y);
+		b->v[y].left = b->v[z].left;
+		b->v[b->v[y].left].parent = y;
+		b->v[y].red = b->v[z].red;
+	}
+	if (!y_was_red && xp != SYM_NIL)
+		erase_fixup(b, x, xp);
+	else if (x != SYM_NIL)
+		b->v[x].red = 0;
+	b->v[z].left = b->v[z].right = b->v[z].parent = SYM_NIL;
+	b->live--;
+}
+
+/* ---- perf's fixups ---- */
+
+void builder_fixup_end(struct sym_builder *b, bool is_kallsyms)
+{
+	u32 prev, curr = builder_first(b), n;
+
+	if (curr == SYM_NIL)
+		return;
+	for (n = builder_next(b, curr); n != SYM_NIL; n = builder_next(b, n)) {
+		struct bsym *p;
+
+		prev = curr;
+		curr = n;
+		p = &b->v[prev];
+		if (p->end != p->start)
+			continue;
+		/* A kernel symbol followed by a module symbol (or the other way round) ends at
+		 * the next page instead of spanning the gap between the two areas. */
+		if (is_kallsyms && (!strchr(builder_name(b, prev), '[') !=
+				    !strchr(builder_name(b, curr), '[')))
+			p->end = ALIGN_UP(p->end + 4096, 4096);
+		else
+			p->end = b->v[curr].start;
+	}
+	if (b->v[curr].end == b->v[curr].start)
+		b->v[curr].end = ALIGN_UP(b->v[curr].start, 4096) + 4096;
+}
+
+static size_t prefix_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choose_best_symbol: true to keep a (the earlier one), false to keep b. */
+static bool choose_first(const struct sym_builder *b, u32 ia, u32 ib)
+{
+	const struct bsym *a = &b->v[ia], *c = &b->v[ib];
+	s64 sa = (s64)(a->end - a->start), sb = (s64)(c->end - c->start);
+	size_t ua, ub, la, lb;
+
+	if (sb == 0 && sa > 0)
+		return true;
+	if (sa == 0 && sb > 0)
+		return false;
+	if ((c->binding == SYM_BIND_WEAK) != (a->binding == SYM_BIND_WEAK))
+		return c->binding == SYM_BIND_WEAK;
+	if ((a->binding == SYM_BIND_GLOBAL) != (c->binding == SYM_BIND_GLOBAL))
+		return a->binding == SYM_BIND_GLOBAL;
+	ua = prefix_underscores(builder_name(b, ia));
+	ub = prefix_underscores(builder_name(b, ib));
+	if (ua != ub)
+		return ub > ua;
+	la = strlen(builder_name(b, ia));
+	lb = strlen(builder_name(b, ib));
+	return la >= lb;
+}
+
+void builder_fixup_duplicate(struct sym_builder *b)
+{
+	u32 nd = builder_first(b), curr, next;
+
+	while (nd != SYM_NIL) {
+		curr = nd;
+again:
+		nd = builder_next(b, curr);
+		if (nd == SYM_NIL)
+			break;
+		next = nd;
+		if (b->v[curr].start != b->v[next].start)
+			continue;
+		if (choose_first(b, curr, next)) {
+			builder_erase(b, next);
+			goto again;
+		}
+		nd = builder_next(b, curr);
+		builder_erase(b, curr);
+	}
+}
+
+/* ---- finishing: sorted compact array plus, when needed, the exact lookup index ---- */
+
+static u32 tree_walk(const struct sym_builder *b, u64 ip)
+{
+	u32 n = b->root;
+
+	/* perf's symbols__find: end is exclusive, a size-0 symbol matches its start only. */
+	while (n != SYM_NIL) {
+		const struct bsym *s = &b->v[n];
+
+		if (ip < s->start)
+			n = s->left;
+		else if (ip > s->end || (ip == s->end && ip != s->start))
+			n = s->right;
+		else
+			return n;
+	}
+	return SYM_NIL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void build_ranges(struct sym_builder *b, const u32 *final_of)
+{
+	struct symtab *st = b->st;
+	size_t nb = 0, i, nr = 0, alloc = 0;
+	u64 *bounds = xcalloc(b->live * 4 + 1, sizeof(*bounds));
+	struct symtab_range *r = NULL;
+
+	bounds[nb++] = 0;
+	for (u32 n = builder_first(b); n != SYM_NIL; n = builder_next(b, n)) {
+		const struct bsym *s = &b->v[n];
+
+		bounds[nb++] = s->start;
+		if (s->start + 1)
+			bounds[nb++] = s->start + 1;
+		bounds[nb++] = s->end;
+		if (s->end + 1)
+			bounds[nb++] = s->end + 1;
+	}
+	qsort(bounds, nb, sizeof(*bounds), cmp_u64);
+	for (i = 0; i < nb; i++) {
+		u32 hit, sym;
+
+		if (i && bounds[i] == bounds[i - 1])
+			continue;
+		hit = tree_walk(b, bounds[i]);
+		sym = hit == SYM_NIL ? UINT32_MAX : final_of[hit];
+		if (nr && r[nr - 1].sym == sym)
+			continue;
+		ARRAY_GROW(r, alloc, nr + 1);
+		r[nr].start = bounds[i];
+		r[nr].sym = sym;
+		nr++;
+	}
+	free(bounds);
+	st->ranges = r;
+	st->nr_ranges = nr;
+}
+
+void builder_finish(struct sym_builder *b)
+{
+	struct symtab *st = b->st;
+	u32 *final_of = NULL;
+	bool complex = false;
+	u64 max_end = 0;
+	size_t i = 0, big_alloc = 0;
+
+	free(st->syms);
+	free(st->ranges);
+	free(st->big_ends);
+	st->syms = NULL;
+	st->ranges = NULL;
+	st->big_ends = NULL;
+	st->nr = st->nr_ranges = st->nr_big_ends = 0;
+	if (!st->names_len)
+		symtab_pool_add(st, "", 0);
+	if (!b->live)
+		goto out;
+	st->syms = xcalloc(b->live, sizeof(*st->syms));
+	final_of = xcalloc(b->nr, sizeof(*final_of));
+	for (u32 n = builder_first(b); n != SYM_NIL; n = builder_next(b, n), i++) {
+		const struct bsym *s = &b->v[n];
+		u64 size = s->end - s->start;
+		/* a size-0 symbol matches one address */
+		u64 eff_end = size ? s->end : s->start + 1;
+
+		st->syms[i].start = s->start;
+		st->syms[i].size = size >= UINT32_MAX ? UINT32_MAX : (u32)size;
+		if (size >= UINT32_MAX) {
+			ARRAY_GROW(st->big_ends, big_alloc, st->nr_big_ends + 1);
+			st->big_ends[st->nr_big_ends].sym = (u32)i;
+			st->big_ends[st->nr_big_ends++].end = s->end;
+		}
+		st->syms[i].name = s->name;
+		final_of[n] = (u32)i;
+		if (s->end < s->start || size >= UINT32_MAX || eff_end == 0 ||
+		    (i && s->start < max_end))
+			complex = true;
+		if (eff_end > max_end)
+			max_end = eff_end;
+	}
+	st->nr = i;
+	if (complex)
+		build_ranges(b, final_of);
+out:
+	free(final_of);
+	builder_exit(b);
+}
+
+u64 symtab__symbol_end(const struct symtab *st, const struct symbol *s)
+{
+	size_t lo = 0, hi = st->nr_big_ends, idx = (size_t)(s - st->syms);
+
+	if (s->size != UINT32_MAX)
+		return s->start + s->size;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->big_ends[mid].sym < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < st->nr_big_ends && st->big_ends[lo].sym == idx)
+		return st->big_ends[lo].end;
+	return s->start + s->size;
+}
+
+const struct symbol *symtab__find(const struct symtab *st, u64 addr)
+{
+	size_t lo = 0, hi;
+
+	if (!st)
+		return NULL;
+	if (st->ranges) {
+		hi = st->nr_ranges;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (st->ranges[mid].start <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo || st->ranges[lo - 1].sym == UINT32_MAX)
+			return NULL;
+		return &st->syms[st->ranges[lo - 1].sym];
+	}
+	hi = st->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	{
+		const struct symbol *s = &st->syms[lo - 1];
+
+		if (addr == s->start || addr - s->start < s->size)
+			return s;
+	}
+	return NULL;
+}

@@ -1,0 +1,693 @@
+/*
+ * symtab_elf: user dsos and [vdso] as perf 6.1's dso__load() loads them: the candidate files
+ * in perf's binary_type_symtab order (all under --symfs, all build-id checked), .symtab from
+ * the first image that has one and .dynsym/program headers from the first that has .dynsym
+ * (dso__load_sym), PLT entries (dso__synthesize_plt_symbols), and /tmp/perf-PID.map files.
+ * Reads files only through libelf with every offset bounded; never writes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "symtab/demangle.h"
+#include "symtab/symtab_internal.h"
+
+#define BUILD_ID_MAX 20
+#define PATH_BUF 4096
+
+struct symsrc {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	Elf_Scn *symtab, *dynsym;
+	GElf_Shdr symshdr, dynshdr;
+	size_t dynsym_idx;
+};
+
+struct dso_id {
+	const char *long_name;
+	u8 bid[BUILD_ID_MAX];
+	size_t bid_size;	/* 0: no build-id */
+	bool vdso;
+};
+
+static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+
+static void elf_init_once(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+/* perf's elf_section_by_name: the first section of that name; idx counts from 1. */
+static Elf_Scn *section_by_name(Elf *elf, const GElf_Ehdr *ehdr, GElf_Shdr *shp,
+				const char *name, size_t *idx)
+{
+	Elf_Scn *sec = NULL;
+	size_t cnt = 1;
+
+	if (!elf_rawdata(elf_getscn(elf, ehdr->e_shstrndx), NULL))
+		return NULL;
+	while ((sec = elf_nextscn(elf, sec)) != NULL) {
+		const char *str;
+
+		if (!gelf_getshdr(sec, shp))
+			return NULL;
+		str = elf_strptr(elf, ehdr->e_shstrndx, shp->sh_name);
+		if (str && !strcmp(name, str)) {
+			if (idx)
+				*idx = cnt;
+			return sec;
+		}
+		cnt++;
+	}
+	return NULL;
+}
+
+/* perf's elf_read_build_id: the GNU note in .note.gnu.build-id, .notes or .note. */
+static int elf_build_id(Elf *elf, u8 *bf)
+{
+	static const char *const names[] = { ".note.gnu.build-id", ".notes", ".note" };
+	GElf_Ehdr ehdr;
+	GElf_Shdr shdr;
+	Elf_Scn *sec = NULL;
+	Elf_Data *data;
+	size_t off = 0;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(names) && !sec; i++)
+		sec = section_by_name(elf, &ehdr, &shdr, names[i], NULL);
+	if (!sec || !(data = elf_getdata(sec, NULL)) || !data->d_buf)
+		return -1;
+	while (off + sizeof(GElf_Nhdr) <= data->d_size) {
+		GElf_Nhdr nhdr;
+		size_t namesz, descsz;
+		const char *base = data->d_buf;
+
+		memcpy(&nhdr, base + off, sizeof(nhdr));
+		namesz = ALIGN_UP((size_t)nhdr.n_namesz, 4);
+		descsz = ALIGN_UP((size_t)nhdr.n_descsz, 4);
+		off += sizeof(nhdr);
+		if (namesz > data->d_size - off)
+			break;
+		if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
+		    !memcmp(base + off, "GNU", 4)) {
+			size_t sz = MIN((size_t)BUILD_ID_MAX, descsz);
+
+			off += namesz;
+			if (sz > data->d_size - off)
+				break;
+			memset(bf, 0, BUILD_ID_MAX);
+			memcpy(bf, base + off, sz);
+			return (int)sz;
+		}
+		off += namesz;
+		if (descsz > data->d_size - off)
+			break;
+		off += descsz;
+	}
+	return -1;
+}
+
+static int filename_build_id(const char *path, u8 *bf)
+{
+	int fd = open(path, O_RDONLY), ret = -1;
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		ret = elf_build_id(elf, bf);
+		elf_end(elf);
+	}
+	close(fd);
+	return ret;
+}
+
+/* perf's dso__build_id_equal: a 20-byte id also matches a shorter one padded with zeros. */
+static bool build_id_equal(const struct dso_id *id, const u8 *bid, size_t size)
+{
+	if (id->bid_size > size && id->bid_size == BUILD_ID_MAX) {
+		for (size_t i = size; i < id->bid_size; i++)
+			if (id->bid[i])
+				return false;
+		return !memcmp(id->bid, bid, size);
+	}
+	return id->bid_size == size && !memcmp(id->bid, bid, size);
+}
+
+static void symsrc_destroy(struct symsrc *ss)
+{
+	if (ss->elf)
+		elf_end(ss->elf);
+	if (ss->fd >= 0)
+		close(ss->fd);
+	ss->elf = NULL;
+	ss->fd = -1;
+}
+
+/* perf's symsrc__init: open, reject a mismatching build-id, find .symtab and .dynsym. */
+static int symsrc_init(struct symsrc *ss, const struct dso_id *id, const char *name)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->fd = open(name, O_RDONLY);
+	if (ss->fd < 0)
+		return -1;
+	ss->elf = elf_begin(ss->fd, ELF_C_READ_MMAP, NULL);
+	if (!ss->elf || elf_kind(ss->elf) != ELF_K_ELF || !gelf_getehdr(ss->elf, &ss->ehdr))
+		goto fail;
+	if (ss->ehdr.e_ident[EI_DATA] != ELFDATA2LSB && ss->ehdr.e_ident[EI_DATA] != ELFDATA2MSB)
+		goto fail;
+	if (id->bid_size) {
+		u8 bid[BUILD_ID_MAX];
+		int size = elf_build_id(ss->elf, bid);
+
+		if (size <= 0 || !build_id_equal(id, bid, (size_t)size))
+			goto fail;
+	}
+	ss->symtab = section_by_name(ss->elf, &ss->ehdr, &ss->symshdr, ".symtab", NULL);
+	if (ss->symtab && ss->symshdr.sh_type != SHT_SYMTAB)
+		ss->symtab = NULL;
+	ss->dynsym = section_by_name(ss->elf, &ss->ehdr, &ss->dynshdr, ".dynsym",
+				     &ss->dynsym_idx);
+	if (ss->dynsym && ss->dynshdr.sh_type != SHT_DYNSYM)
+		ss->dynsym = NULL;
+	return 0;
+fail:
+	symsrc_destroy(ss);
+	return -1;
+}
+
+/* perf's elf_read_program_header: the PT_LOAD holding vaddr. */
+static bool load_segment_of(Elf *elf, u64 vaddr, GElf_Phdr *phdr)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		u64 sz;
+
+		if (!gelf_getphdr(elf, (int)i, phdr))
+			return false;
+		if (phdr->p_type != PT_LOAD)
+			continue;
+		sz = MAX(phdr->p_memsz, phdr->p_filesz);
+		if (sz && vaddr >= phdr->p_vaddr && vaddr < phdr->p_vaddr + sz)
+			return true;
+	}
+	return false;
+}
+
+static const char *data_str(const Elf_Data *d, u64 off)
+{
+	const char *s;
+
+	if (!d || !d->d_buf || off >= d->d_size)
+		return NULL;
+	s = (const char *)d->d_buf + off;
+	return memchr(s, '\0', d->d_size - off) ? s : NULL;
+}
+
+static void add_named(struct sym_builder *b, u64 start, u64 len, u8 binding, const char *name)
+{
+	char *dem = symbol_demangle(name);
+
+	if (dem)
+		name = dem;
+	builder_add(b, start, len, binding, name, strlen(name));
+	free(dem);
+}
+
+/* Which ELF symbols perf keeps (elf_sym__is_function/_is_object/_is_label). */
+static bool sym_is_label(const GElf_Sym *sym)
+{
+	int vis = GELF_ST_VISIBILITY(sym->st_other);
+
+	return GELF_ST_TYPE(sym->st_info) == STT_NOTYPE && sym->st_name &&
+	       sym->st_shndx != SHN_UNDEF && sym->st_shndx != SHN_ABS && vis != STV_HIDDEN &&
+	       vis != STV_INTERNAL;
+}
+
+static bool sym_is_kept(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT) && sym->st_name &&
+	       sym->st_shndx != SHN_UNDEF;
+}
+
+static bool is_arm_mapping_symbol(const GElf_Ehdr *ehdr, const char *name)
+{
+	if (ehdr->e_machine != EM_ARM && ehdr->e_machine != EM_AARCH64)
+		return false;
+	return name[0] == '$' && name[1] && strchr("adtx", name[1]) &&
+	       (name[2] == '\0' || name[2] == '.');
+}
+
+/*
+ * perf's dso__load_sym for a user dso. Returns the number of symbols, or -1 (symbols added
+ * before a failure stay, unfixed, as in perf).
+ */
+static int load_sym(struct sym_builder *b, struct symsrc *syms_ss, struct symsrc *runtime_ss)
+{
+	Elf *elf = syms_ss->elf;
+	Elf_Scn *sec = syms_ss->symtab;
+	GElf_Shdr shdr = syms_ss->symshdr;
+	Elf_Data *syms, *symstrs, *secstrs_run, *secstrs_sym;
+	u64 nr_syms;
+	int nr = 0;
+
+	if (!sec) {
+		sec = syms_ss->dynsym;
+		shdr = syms_ss->dynshdr;
+	}
+	if (!sec || !(syms = elf_getdata(sec, NULL)))
+		return -1;
+	sec = elf_getscn(elf, shdr.sh_link);
+	if (!sec || !(symstrs = elf_getdata(sec, NULL)))
+		return -1;
+	sec = elf_getscn(runtime_ss->elf, runtime_ss->ehdr.e_shstrndx);
+	if (!sec || !(secstrs_run = elf_getdata(sec, NULL)))
+		return -1;
+	sec = elf_getscn(elf, syms_ss->ehdr.e_shstrndx);
+	if (!sec || !(secstrs_sym = elf_getdata(sec, NULL)))
+		return -1;
+	if (!shdr.sh_entsize)
+		return -1;
+	nr_syms = shdr.sh_size / shdr.sh_entsize;
+
+	for (u64 idx = 0; idx < nr_syms; idx++) {
+		GElf_Sym sym;
+		GElf_Shdr sshdr;
+		GElf_Phdr phdr;
+		Elf_Data *secstrs;
+		const char *name, *secname;
+		bool is_label;
+
+		if (!gelf_getsym(syms, (int)idx, &sym))
+			break;
+		name = data_str(symstrs, sym.st_name);
+		if (!name)
+			continue;
+		is_label = sym_is_label(&sym);
+		if (is_arm_mapping_symbol(&syms_ss->ehdr, name))
+			continue;
+		if (!is_label && !sym_is_kept(&sym))
+			continue;
+		/* SHN_ABS and other special indices have no section: skipped (perf 6.1 keeps
+		 * loading past libc's ABS version symbols such as GLIBC_2.2.5) */
+		sec = elf_getscn(elf, sym.st_shndx);
+		if (!sec || !gelf_getshdr(sec, &sshdr))
+			continue;
+		if (!(sshdr.sh_flags & SHF_ALLOC))
+			continue;
+		secstrs = secstrs_sym;
+		/* A debug file's NOBITS headers have no valid offsets: use the runtime image. */
+		if (sshdr.sh_type == SHT_NOBITS) {
+			sec = elf_getscn(runtime_ss->elf, sym.st_shndx);
+			if (!sec || !gelf_getshdr(sec, &sshdr))
+				continue;
+			secstrs = secstrs_run;
+		}
+		if (is_label) {
+			secname = data_str(secstrs, sshdr.sh_name);
+			if (!secname || !strstr(secname, "text"))
+				continue;
+		}
+		/* User dsos are always adjusted into map__map_ip()'s space. */
+		if (!load_segment_of(runtime_ss->elf, sym.st_value, &phdr))
+			continue;
+		sym.st_value -= phdr.p_vaddr - phdr.p_offset;
+		add_named(b, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info), name);
+		nr++;
+	}
+	if (nr > 0) {
+		builder_fixup_end(b, false);
+		builder_fixup_duplicate(b);
+	}
+	return nr;
+}
+
+/*
+ * perf 6.1's dso__synthesize_plt_symbols: one "NAME@plt" per .rela.plt/.rel.plt entry, laid
+ * out after a header of sh_entsize bytes in .plt, sh_entsize bytes each, at .plt's file
+ * offset; no fixups are applied to them.
+ */
+static int synthesize_plt(struct sym_builder *b, struct symsrc *ss)
+{
+	Elf *elf = ss->elf;
+	GElf_Shdr shdr_rel, shdr_plt, shdr_str;
+	Elf_Scn *scn_rel, *scn_str;
+	Elf_Data *reldata, *syms, *symstrs;
+	u64 plt_offset, entry_size, header_size, nr_rel;
+	int nr = 0;
+
+	if (!ss->dynsym)
+		return 0;
+	scn_rel = section_by_name(elf, &ss->ehdr, &shdr_rel, ".rela.plt", NULL);
+	if (!scn_rel) {
+		scn_rel = section_by_name(elf, &ss->ehdr, &shdr_rel, ".rel.plt", NULL);
+		if (!scn_rel)
+			return 0;
+	}
+	if (shdr_rel.sh_link != ss->dynsym_idx)
+		return 0;
+	if (!section_by_name(elf, &ss->ehdr, &shdr_plt, ".plt", NULL))
+		return 0;
+	if (!(reldata = elf_getdata(scn_rel, NULL)) || !(syms = elf_getdata(ss->dynsym, NULL)))
+		return 0;
+	scn_str = elf_getscn(elf, ss->dynshdr.sh_link);
+	if (!scn_str || !gelf_getshdr(scn_str, &shdr_str) || !(symstrs = elf_getdata(scn_str, NULL)))
+		return 0;
+	if (!symstrs->d_size || !shdr_rel.sh_entsize)
+		return 0;
+	nr_rel = shdr_rel.sh_size / shdr_rel.sh_entsize;
+	switch (ss->ehdr.e_machine) {
+	case EM_ARM:
+		header_size = 20;
+		entry_size = 12;
+		break;
+	case EM_AARCH64:
+		header_size = 32;
+		entry_size = 16;
+		break;
+	case EM_SPARC:
+		header_size = 48;
+		entry_size = 12;
+		break;
+	case EM_SPARCV9:
+		header_size = 128;
+		entry_size = 32;
+		break;
+	default:
+		header_size = entry_size = shdr_plt.sh_entsize;
+		break;
+	}
+	plt_offset = shdr_plt.sh_offset + header_size;
+	for (u64 i = 0; i < nr_rel; i++) {
+		GElf_Rela rela;
+		GElf_Rel rel;
+		GElf_Sym sym;
+		u64 info;
+		const char *name;
+		char *dem, buf[1024];
+
+		if (shdr_rel.sh_type == SHT_RELA) {
+			if (!gelf_getrela(reldata, (int)i, &rela))
+				break;
+			info = rela.r_info;
+		} else if (shdr_rel.sh_type == SHT_REL) {
+			if (!gelf_getrel(reldata, (int)i, &rel))
+				break;
+			info = rel.r_info;
+		} else {
+			break;
+		}
+		if (!gelf_getsym(syms, (int)GELF_R_SYM(info), &sym))
+			break;
+		name = data_str(symstrs, sym.st_name);
+		if (!name)
+			name = "";
+		dem = symbol_demangle(name);
+		/* perf formats into a 1024-byte buffer */
+		snprintf(buf, sizeof(buf), "%s@plt", dem ? dem : name);
+		free(dem);
+		builder_add(b, plt_offset, entry_size, SYM_BIND_GLOBAL, buf, strlen(buf));
+		plt_offset += entry_size;
+		nr++;
+	}
+	return nr;
+}
+
+/* ---- candidate files: perf's binary_type_symtab order for a user dso ---- */
+
+enum bin_type {
+	BT_DEBUGLINK,
+	BT_BUILD_ID_CACHE,
+	BT_BUILD_ID_CACHE_DEBUGINFO,
+	BT_FEDORA_DEBUGINFO,
+	BT_UBUNTU_DEBUGINFO,
+	BT_BUILDID_DEBUGINFO,
+	BT_SYSTEM_PATH_DSO,
+	BT_OPENEMBEDDED_DEBUGINFO,
+	BT_MIXEDUP_UBUNTU_DEBUGINFO,
+	BT_NR,
+};
+
+static void build_id_hex(const struct dso_id *id, char *hex)
+{
+	for (size_t i = 0; i < id->bid_size; i++)
+		sprintf(hex + 2 * i, "%02x", id->bid[i]);
+	hex[2 * id->bid_size] = '\0';
+}
+
+/* perf's dso__build_id_filename: DIR/.build-id/xx/rest, or its elf/debug/vdso file. */
+static int build_id_cache_file(const struct symsrc_config *cfg, const struct dso_id *id,
+			       bool debug, char *buf, size_t size)
+{
+	char hex[2 * BUILD_ID_MAX + 1], link[PATH_BUF];
+	const char *base = id->vdso ? "vdso" : debug ? "debug" : "elf";
+
+	if (!id->bid_size || !cfg->buildid_dir)
+		return -1;
+	build_id_hex(id, hex);
+	snprintf(link, sizeof(link), "%s/.build-id/%.2s/%s", cfg->buildid_dir, hex, hex + 2);
+	if (symtab_is_regular_file(link))
+		return snprintf(buf, size, "%s", link) < (int)size ? 0 : -1;
+	return snprintf(buf, size, "%s/%s", link, base) < (int)size ? 0 : -1;
+}
+
+/* perf's filename__read_debuglink: the string at the start of .gnu_debuglink. */
+static int read_debuglink(const char *path, char *out, size_t size)
+{
+	int fd = open(path, O_RDONLY), ret = -1;
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	GElf_Shdr shdr;
+	Elf_Scn *sec;
+	Elf_Data *data;
+
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &ehdr) &&
+	    (sec = section_by_name(elf, &ehdr, &shdr, ".gnu_debuglink", NULL)) &&
+	    (data = elf_getdata(sec, NULL)) && data->d_buf && data->d_size) {
+		size_t n = strnlen(data->d_buf, MIN(data->d_size, size - 1));
+
+		memcpy(out, data->d_buf, n);
+		out[n] = '\0';
+		ret = 0;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+static int debuglink_file(const struct symsrc_config *cfg, const struct dso_id *id, char *buf,
+			  size_t size)
+{
+	static const char *const fmts[] = { "%.0s%s", "%s/%s", "%s/.debug/%s",
+					    "/usr/lib/debug%s/%s" };
+	char dir[PATH_BUF], link[PATH_BUF];
+	char *slash;
+
+	symtab_join_symfs(buf, size, cfg->symfs, id->long_name);
+	snprintf(dir, sizeof(dir), "%s", buf);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		dir[0] = '\0';
+	if (!symtab_is_regular_file(buf) || read_debuglink(buf, link, sizeof(link)))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
+		snprintf(buf, size, fmts[i], dir, link);
+		if (symtab_is_regular_file(buf))
+			return 0;
+	}
+	return -1;
+}
+
+/* perf's dso__read_binary_type_filename for the types a user dso tries. */
+static int candidate_file(const struct symsrc_config *cfg, const struct dso_id *id,
+			  enum bin_type type, char *buf, size_t size)
+{
+	const char *ln = id->long_name, *slash;
+	char hex[2 * BUILD_ID_MAX + 1], tmp[PATH_BUF];
+
+	switch (type) {
+	case BT_DEBUGLINK:
+		return debuglink_file(cfg, id, buf, size);
+	case BT_BUILD_ID_CACHE:
+		return build_id_cache_file(cfg, id, false, buf, size);
+	case BT_BUILD_ID_CACHE_DEBUGINFO:
+		return build_id_cache_file(cfg, id, true, buf, size);
+	case BT_FEDORA_DEBUGINFO:
+		snprintf(tmp, sizeof(tmp), "/usr/lib/debug%s.debug", ln);
+		break;
+	case BT_UBUNTU_DEBUGINFO:
+		snprintf(tmp, sizeof(tmp), "/usr/lib/debug%s", ln);
+		break;
+	case BT_BUILDID_DEBUGINFO:
+		if (!id->bid_size)
+			return -1;
+		build_id_hex(id, hex);
+		snprintf(tmp, sizeof(tmp), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		break;
+	case BT_SYSTEM_PATH_DSO:
+		snprintf(tmp, sizeof(tmp), "%s", ln);
+		break;
+	case BT_OPENEMBEDDED_DEBUGINFO:
+		/* DIR/.debug/BASE */
+		slash = strrchr(ln, '/');
+		if (!slash)
+			slash = ln;
+		snprintf(tmp, sizeof(tmp), "%.*s.debug%s", (int)(slash - ln + 1), ln, slash);
+		break;
+	case BT_MIXEDUP_UBUNTU_DEBUGINFO:
+		/* /usr/lib/X is looked for as /usr/lib/debug/lib/X */
+		if (strncmp(ln, "/usr/lib/", 9))
+			return -1;
+		snprintf(tmp, sizeof(tmp), "/usr/lib/debug%s", ln + 4);
+		break;
+	default:
+		return -1;
+	}
+	symtab_join_symfs(buf, size, cfg->symfs, tmp);
+	return 0;
+}
+
+/* perf's dso__load_perf_map: "START SIZE NAME" lines (hex), no fixups. */
+static int load_perf_map(struct symtab *st, const char *path)
+{
+	struct sym_builder b;
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t n = 0;
+	ssize_t line_len;
+	int nr = 0;
+
+	if (!f)
+		return -1;
+	builder_init(&b, st);
+	while ((line_len = getline(&line, &n, f)) > 0) {
+		u64 start, size;
+		char *end;
+		size_t len;
+
+		line[--line_len] = '\0';	/* perf drops the last byte, newline or not */
+		start = strtoull(line, &end, 16);
+		len = (size_t)(end - line) + 1;
+		if ((ssize_t)len + 2 >= line_len)
+			continue;
+		size = strtoull(line + len, &end, 16);
+		len = (size_t)(end - line) + 1;
+		if ((ssize_t)len + 2 >= line_len)
+			continue;
+		builder_add(&b, start, size, SYM_BIND_GLOBAL, line + len, strlen(line + len));
+		nr++;
+	}
+	free(line);
+	fclose(f);
+	builder_finish(&b);
+	return nr;
+}
+
+static int load_user(struct symtab *st, const struct symsrc_config *cfg, struct dso_id *id)
+{
+	struct symsrc ss[2], *syms_ss = NULL, *runtime_ss = NULL;
+	struct sym_builder b;
+	char name[PATH_BUF];
+	int pos = 0, ret;
+
+	if (!id->bid_size && !id->vdso) {
+		u8 bid[BUILD_ID_MAX];
+		int size;
+
+		/* perf tests the unprefixed path, then reads the symfs one */
+		if (symtab_is_regular_file(id->long_name)) {
+			symtab_join_symfs(name, sizeof(name), cfg->symfs, id->long_name);
+			size = filename_build_id(name, bid);
+			if (size > 0) {
+				memcpy(id->bid, bid, BUILD_ID_MAX);
+				id->bid_size = (size_t)size;
+			}
+		}
+	}
+	for (int t = 0; t < BT_NR; t++) {
+		bool keep = false;
+
+		if (candidate_file(cfg, id, t, name, sizeof(name)))
+			continue;
+		if (!symtab_is_regular_file(name) || symsrc_init(&ss[pos], id, name))
+			continue;
+		if (!syms_ss && ss[pos].symtab) {
+			syms_ss = &ss[pos];
+			keep = true;
+		}
+		if (!runtime_ss && ss[pos].dynsym) {
+			runtime_ss = &ss[pos];
+			keep = true;
+		}
+		if (keep) {
+			pos++;
+			if (syms_ss && runtime_ss)
+				break;
+		} else {
+			symsrc_destroy(&ss[pos]);
+		}
+	}
+	if (!syms_ss && !runtime_ss)
+		return -1;
+	if (!syms_ss)
+		syms_ss = runtime_ss;
+	if (!runtime_ss)
+		runtime_ss = syms_ss;
+	builder_init(&b, st);
+	ret = load_sym(&b, syms_ss, runtime_ss);
+	if (ret > 0)
+		synthesize_plt(&b, runtime_ss);
+	builder_finish(&b);
+	while (pos > 0)
+		symsrc_destroy(&ss[--pos]);
+	return 0;
+}
+
+int symtab__load_dso(struct symtab *st, const struct symsrc_config *cfg, enum dso_kind kind,
+		     const char *long_name, const u8 *build_id, size_t build_id_size)
+{
+	struct dso_id id = { .long_name = long_name, .vdso = kind == DSO_KIND_VDSO };
+	int ret;
+
+	symtab_reset(st);
+	symtab_pool_add(st, "", 0);
+	if (kind == DSO_KIND_KERNEL)
+		return symtab__load_kernel(st, cfg, build_id, build_id_size, 0, NULL);
+	if (!long_name)
+		return -1;
+	pthread_once(&elf_once, elf_init_once);
+	if (build_id && build_id_size) {
+		id.bid_size = MIN(build_id_size, (size_t)BUILD_ID_MAX);
+		memcpy(id.bid, build_id, id.bid_size);
+	}
+	if (!strncmp(long_name, "/tmp/perf-", 10)) {
+		ret = load_perf_map(st, long_name);
+		return ret < 0 ? -1 : 0;
+	}
+	ret = load_user(st, cfg, &id);
+	if (ret < 0) {
+		symtab_reset(st);
+		symtab_pool_add(st, "", 0);
+	}
+	return ret;
+}

@@ -1,0 +1,60 @@
+/*
+ * symtab internals: the builder that replays perf's symbol rb-tree while a table loads.
+ * perf keeps a dso's symbols in a red-black tree and symbols__find walks it; with overlapping
+ * symbols the answer depends on the tree's shape, so the builder performs the same inserts
+ * and erases (lib/rbtree.c's algorithm) and derives the lookup index from the final tree.
+ * Only the files of symtab/ include this.
+ */
+#ifndef SYMTAB_SYMTAB_INTERNAL_H
+#define SYMTAB_SYMTAB_INTERNAL_H
+
+#include "symtab/symtab.h"
+
+#define SYM_NIL UINT32_MAX
+
+/* elf.h values, repeated so the builder does not depend on elf.h */
+#define SYM_BIND_LOCAL 0
+#define SYM_BIND_GLOBAL 1
+#define SYM_BIND_WEAK 2
+
+struct bsym {
+	u64 start, end;	/* end is exclusive; end == start for a size-0 symbol */
+	u32 name;	/* offset into the table's pool */
+	u32 left, right, parent;
+	u8 binding;
+	u8 red;
+};
+
+struct sym_builder {
+	struct symtab *st;
+	struct bsym *v;
+	size_t nr, alloc;
+	u32 root;
+	size_t live;
+};
+
+void builder_init(struct sym_builder *b, struct symtab *st);
+void builder_exit(struct sym_builder *b);
+/* perf's symbol__new + symbols__insert: end = len ? start + len : start. */
+u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const char *name,
+		size_t name_len);
+u32 builder_first(const struct sym_builder *b);
+u32 builder_next(const struct sym_builder *b, u32 n);
+void builder_erase(struct sym_builder *b, u32 n);
+const char *builder_name(const struct sym_builder *b, u32 n);
+/* perf's symbols__fixup_end(symbols, is_kallsyms) and symbols__fixup_duplicate(). */
+void builder_fixup_end(struct sym_builder *b, bool is_kallsyms);
+void builder_fixup_duplicate(struct sym_builder *b);
+/* Moves the tree into st (sorted array + lookup index when needed); frees the builder. */
+void builder_finish(struct sym_builder *b);
+
+/* Pool helpers. */
+u32 symtab_pool_add(struct symtab *st, const char *s, size_t len);
+void symtab_reset(struct symtab *st);
+
+/* File helpers shared by the loaders. */
+bool symtab_is_regular_file(const char *path);
+/* buf = symfs + path (perf's __symbol__join_symfs). */
+void symtab_join_symfs(char *buf, size_t size, const char *symfs, const char *path);
+
+#endif

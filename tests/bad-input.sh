@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Bad input: truncated and corrupted copies of a fixture. Every one must end with exit status
+# 1 and one error line naming the file and a byte offset: no crash, no hang, no silent output.
+set -u
+cd "$(dirname "$0")/.."
+ANALYZE=${ANALYZE:-./analyze}
+SRC=tests/fixtures/burn/perf.data
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+export HOME=$WORK LC_ALL=C
+unset PERF_BUILDID_DIR
+pass=0 fail=0
+
+u64_at() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
+u16_at() { od -An -t u2 -j "$2" -N 2 "$1" | tr -d ' '; }
+# put_le FILE OFFSET NBYTES VALUE: write VALUE little-endian
+put_le() {
+	local f=$1 off=$2 n=$3 v=$4 bytes="" i
+	for ((i = 0; i < n; i++)); do
+		bytes+=$(printf '\\x%02x' $(((v >> (8 * i)) & 255)))
+	done
+	printf "$bytes" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
+}
+
+expect_error() {	# NAME FILE
+	local name=$1 f=$2 status lines
+	timeout 20 "$ANALYZE" --buildid-dir "$WORK/none" report -i "$f" --kallsyms /dev/null \
+		>"$WORK/out" 2>"$WORK/err" </dev/null
+	status=$?
+	lines=$(wc -l <"$WORK/err")
+	if [ "$status" -ne 1 ]; then
+		echo "FAIL $name: exit status $status (want 1)"; head -3 "$WORK/err" | sed 's/^/    /'
+		fail=$((fail + 1))
+	elif [ "$lines" -ne 1 ] || ! grep -q "$f: offset 0x[0-9a-f]*\|$f: offset [0-9]" "$WORK/err"; then
+		echo "FAIL $name: want one error line naming the file and offset, got:"
+		head -3 "$WORK/err" | sed 's/^/    /'
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+
+[ -f "$SRC" ] || { echo "bad-input: missing $SRC"; exit 1; }
+size=$(stat -c %s "$SRC")
+data_off=$(u64_at "$SRC" 40)
+data_size=$(u64_at "$SRC" 48)
+
+# 1. Truncated at every byte of the header and attrs, then at a dense sample of the rest.
+for ((cut = 0; cut < size; cut += (cut < data_off + 64 ? 1 : 97))); do
+	head -c "$cut" "$SRC" >"$WORK/t.data"
+	expect_error "truncated at $cut" "$WORK/t.data"
+done
+
+# 2. Wrong magic.
+cp "$SRC" "$WORK/m.data"; printf 'NOTPERF!' | dd of="$WORK/m.data" conv=notrunc status=none
+expect_error "bad magic" "$WORK/m.data"
+
+# 3. Sections pointing outside the file.
+cp "$SRC" "$WORK/a.data"; put_le "$WORK/a.data" 24 8 $((size + 100))
+expect_error "attrs offset past the end" "$WORK/a.data"
+cp "$SRC" "$WORK/d.data"; put_le "$WORK/d.data" 48 8 $((size * 4))
+expect_error "data size past the end" "$WORK/d.data"
+cp "$SRC" "$WORK/d2.data"; put_le "$WORK/d2.data" 40 8 0x7ffffffffffffff0
+expect_error "data offset near 2^63" "$WORK/d2.data"
+
+# 4. An attr count that does not fit: attrs size claiming a million attrs, or a bad attr_size.
+cp "$SRC" "$WORK/n.data"; put_le "$WORK/n.data" 32 8 $((1000000 * $(u64_at "$SRC" 16)))
+expect_error "attr count does not fit" "$WORK/n.data"
+cp "$SRC" "$WORK/z.data"; put_le "$WORK/z.data" 16 8 0
+expect_error "attr_size 0" "$WORK/z.data"
+cp "$SRC" "$WORK/z2.data"; put_le "$WORK/z2.data" 16 8 $(($(u64_at "$SRC" 16) + 8))
+expect_error "attr_size not dividing the attrs section" "$WORK/z2.data"
+
+# 5. Record sizes: 0, and one pointing past the end of the data section.
+cp "$SRC" "$WORK/r0.data"; put_le "$WORK/r0.data" $((data_off + 6)) 2 0
+expect_error "record of size 0" "$WORK/r0.data"
+cp "$SRC" "$WORK/r1.data"; put_le "$WORK/r1.data" $((data_off + 6)) 2 4
+expect_error "record of size 4" "$WORK/r1.data"
+# walk to the last record and make it claim more than is left
+off=$data_off end=$((data_off + data_size)) last=$data_off
+while [ "$off" -lt "$end" ]; do last=$off; off=$((off + $(u16_at "$SRC" $((off + 6))))); done
+cp "$SRC" "$WORK/r2.data"; put_le "$WORK/r2.data" $((last + 6)) 2 65528
+expect_error "last record past the data section" "$WORK/r2.data"
+
+# 6. A feature section pointing outside the file.
+cp "$SRC" "$WORK/f.data"; put_le "$WORK/f.data" $((data_off + data_size)) 8 $((size * 8))
+expect_error "feature section past the end" "$WORK/f.data"
+
+# 7. Not a file at all, and an empty file.
+: >"$WORK/empty.data"
+expect_error "empty file" "$WORK/empty.data"
+
+echo "bad-input: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Golden tests: run analyze on every committed fixture with the options perf was run with
+# (tests/fixtures/<name>/cases) and compare with perf 6.1's own output, byte for byte, except
+# the text of perf's random "# (Tip: ...)" line. Needs neither perf nor the host's binaries.
+# Cases in cases-pending need features of a later issue (callchain display): they are run and
+# counted, but do not fail the suite.
+set -u
+cd "$(dirname "$0")/.."
+ANALYZE=${ANALYZE:-./analyze}
+FIX=tests/fixtures
+CACHE=$FIX/buildid-cache
+export TZ=UTC LC_ALL=C
+HOME=$(mktemp -d) && export HOME
+trap 'rm -rf "$HOME"' EXIT
+unset PERF_BUILDID_DIR
+# the host's own debuginfo must not leak in: the fixtures ship every symbol file they need
+export ANALYZE_DEBUG_DIR=$HOME/no-debuginfo
+
+tipless() { sed -E 's/^# \((Tip: .*|Cannot load tips\.txt file.*)\)$/# (Tip: <random>)/' "$1"; }
+
+# run_case DIR CASE ARGS: 0 when analyze prints what perf printed, with its exit status
+run_case() {
+	local dir=$1 case=$2 args=$3 exp="$1/expected/$2.out" out status want quiet=${4:-}
+	[ -f "$exp" ] || { echo "FAIL ${dir##*/}/$case: no expected output"; return 1; }
+	out=$(mktemp)
+	set -f	# case arguments such as [kernel.kallsyms] are not globs
+	# shellcheck disable=SC2086
+	"$ANALYZE" --buildid-dir "$CACHE" report -i "$dir/perf.data" --kallsyms "$dir/kallsyms" \
+		$args >"$out" 2>"$out.err" </dev/null
+	status=$?
+	set +f
+	want=$(cat "$dir/expected/$case.status" 2>/dev/null || echo 0)
+	if [ "$status" != "$want" ]; then
+		[ -n "$quiet" ] || { echo "FAIL ${dir##*/}/$case: exit status $status, perf's was $want"
+			head -3 "$out.err" | sed 's/^/    /'; }
+		rm -f "$out" "$out.err"
+		return 1
+	fi
+	if ! diff -u <(tipless "$exp") <(tipless "$out") >"$out.diff"; then
+		[ -n "$quiet" ] || { echo "FAIL ${dir##*/}/$case: output differs from perf's (args: $args)"
+			head -20 "$out.diff" | sed 's/^/    /'; }
+		rm -f "$out" "$out.err" "$out.diff"
+		return 1
+	fi
+	rm -f "$out" "$out.err" "$out.diff"
+	return 0
+}
+
+pass=0 fail=0 pending=0 pending_ok=0
+for dir in "$FIX"/*/; do
+	dir=${dir%/}
+	[ -f "$dir/cases" ] || continue
+	# git does not keep mtimes; perf's "captured on" line prints the file's mtime
+	touch -d '2026-01-01 00:00:00 UTC' "$dir/perf.data"
+	while read -r case args; do
+		[ -n "$case" ] || continue
+		if run_case "$dir" "$case" "$args"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+	done <"$dir/cases"
+	[ -f "$dir/cases-pending" ] || continue
+	while read -r case args; do
+		[ -n "$case" ] || continue
+		pending=$((pending + 1))
+		if run_case "$dir" "$case" "$args" quiet; then pending_ok=$((pending_ok + 1)); fi
+	done <"$dir/cases-pending"
+done
+echo "golden: pending (callchain display, issue 6): $pending_ok of $pending match perf already"
+echo "golden: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

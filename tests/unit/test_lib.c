@@ -1,0 +1,91 @@
+/* Unit tests for lib/: hashmap, strpool, refcount. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/hashmap.h"
+#include "lib/refcount.h"
+#include "lib/strpool.h"
+
+Test(hashmap, insert_find_remove_many)
+{
+	struct hashmap map;
+
+	hashmap_init(&map);
+	for (u64 i = 0; i < 10000; i++)
+		cr_assert_null(hashmap_insert(&map, i * 7919, (void *)(uintptr_t)(i + 1)));
+	cr_assert_eq(map.count, 10000);
+	for (u64 i = 0; i < 10000; i++)
+		cr_assert_eq((uintptr_t)hashmap_find(&map, i * 7919), i + 1);
+	cr_assert_null(hashmap_find(&map, 3));
+	for (u64 i = 0; i < 10000; i += 2)
+		cr_assert_eq((uintptr_t)hashmap_remove(&map, i * 7919), i + 1);
+	for (u64 i = 0; i < 10000; i++) {
+		void *v = hashmap_find(&map, i * 7919);
+
+		if (i % 2)
+			cr_assert_eq((uintptr_t)v, i + 1);
+		else
+			cr_assert_null(v);
+	}
+	/* reinsert over tombstones, replace returns the old value */
+	cr_assert_null(hashmap_insert(&map, 0, (void *)1));
+	cr_assert_eq((uintptr_t)hashmap_insert(&map, 0, (void *)2), 1);
+	hashmap_exit(&map);
+}
+
+Test(hashmap, iterate_visits_each_once)
+{
+	struct hashmap map;
+	u64 key, sum = 0;
+	void *v;
+	size_t it = 0, n = 0;
+
+	hashmap_init(&map);
+	for (u64 i = 1; i <= 100; i++)
+		hashmap_insert(&map, i, (void *)(uintptr_t)i);
+	while (hashmap_next(&map, &it, &key, &v)) {
+		cr_assert_eq(key, (uintptr_t)v);
+		sum += key;
+		n++;
+	}
+	cr_assert_eq(n, 100);
+	cr_assert_eq(sum, 5050);
+	hashmap_exit(&map);
+}
+
+Test(strpool, interns_once)
+{
+	struct strpool pool;
+	const char *a, *b, *c;
+	char big[100000];
+
+	strpool_init(&pool);
+	a = strpool_intern(&pool, "swapper");
+	b = strpool_intern_len(&pool, "swapperX", 7);
+	c = strpool_intern(&pool, "ls");
+	cr_assert_eq(a, b);
+	cr_assert_neq(a, c);
+	cr_assert_str_eq(a, "swapper");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	cr_assert_str_eq(strpool_intern(&pool, big), big);
+	for (int i = 0; i < 5000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "comm-%d", i);
+		cr_assert_str_eq(strpool_intern(&pool, name), name);
+	}
+	cr_assert_eq(strpool_intern(&pool, "swapper"), a);
+	strpool_exit(&pool);
+}
+
+Test(refcount, put_reports_last)
+{
+	struct refcount r;
+
+	refcount_init(&r, "test");
+	refcount_get(&r);
+	cr_assert_not(refcount_put(&r));
+	cr_assert(refcount_put(&r));
+}

@@ -1,0 +1,181 @@
+/* Unit tests for machine/: maps overlap semantics, threads, fork/comm/exit handling. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "lib/strpool.h"
+#include "machine/machine.h"
+
+static struct dso *new_dso(struct dsos *dsos, struct strpool *pool, const char *name)
+{
+	return dsos__findnew(dsos, pool, name);
+}
+
+Test(maps, overlapping_insert_splits_and_trims)
+{
+	struct strpool pool;
+	struct dsos dsos;
+	struct maps *maps;
+	struct dso *a, *b;
+	struct map *m;
+
+	strpool_init(&pool);
+	dsos__init(&dsos);
+	a = new_dso(&dsos, &pool, "/lib/a.so");
+	b = new_dso(&dsos, &pool, "/lib/b.so");
+	maps = maps__new();
+	m = map__new(0x1000, 0x5000, 0x0, a);
+	maps__insert(maps, m);
+	map__put(m);
+	m = map__new(0x2000, 0x3000, 0x100, b);
+	maps__insert(maps, m);
+	map__put(m);
+	cr_assert_eq(maps->nr, 3);
+	m = maps__find(maps, 0x1800);
+	cr_assert_eq(m->dso, a);
+	cr_assert_eq(m->end, 0x2000);
+	m = maps__find(maps, 0x2800);
+	cr_assert_eq(m->dso, b);
+	cr_assert_eq(map__map_ip(m, 0x2800), 0x900);
+	m = maps__find(maps, 0x4000);
+	cr_assert_eq(m->dso, a);
+	cr_assert_eq(m->start, 0x3000);
+	cr_assert_eq(m->pgoff, 0x2000);	/* tail keeps its file offset */
+	cr_assert_null(maps__find(maps, 0x5000));
+	cr_assert_null(maps__find(maps, 0xfff));
+	maps__put(maps);
+	dso__put(a);
+	dso__put(b);
+	dsos__exit(&dsos);
+	strpool_exit(&pool);
+}
+
+Test(dsos, same_name_same_dso_and_short_name)
+{
+	struct strpool pool;
+	struct dsos dsos;
+	struct dso *a, *b, *k;
+
+	strpool_init(&pool);
+	dsos__init(&dsos);
+	a = new_dso(&dsos, &pool, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	k = new_dso(&dsos, &pool, "[kernel.kallsyms]");
+	b = new_dso(&dsos, &pool, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	cr_assert_eq(a, b);
+	cr_assert_str_eq(a->short_name, "libc.so.6");
+	cr_assert_str_eq(k->short_name, "[kernel.kallsyms]");
+	cr_assert_eq(k->kind, DSO_KIND_KERNEL);
+	dso__put(a);
+	dso__put(b);
+	dso__put(k);
+	dsos__exit(&dsos);
+	strpool_exit(&pool);
+}
+
+static void put_fork(struct machine *m, u32 pid, u32 ppid, u32 tid, u32 ptid)
+{
+	struct perf_record_fork ev = {
+		.header = { .type = PERF_RECORD_FORK, .size = sizeof(ev) },
+		.pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
+	};
+
+	cr_assert_eq(machine__process_event(m, &ev.header, 0), 0);
+}
+
+static void put_comm(struct machine *m, u32 pid, u32 tid, const char *comm)
+{
+	struct {
+		struct perf_record_comm c;
+		char buf[32];
+	} ev = { 0 };
+
+	ev.c.header.type = PERF_RECORD_COMM;
+	ev.c.header.size = sizeof(ev);
+	ev.c.pid = pid;
+	ev.c.tid = tid;
+	strcpy(ev.c.comm, comm);
+	cr_assert_eq(machine__process_event(m, &ev.c.header, 0), 0);
+}
+
+static void put_mmap(struct machine *m, u32 pid, u64 start, u64 len, const char *name)
+{
+	struct {
+		struct perf_record_mmap mm;
+		char buf[64];
+	} ev = { 0 };
+
+	ev.mm.header.type = PERF_RECORD_MMAP;
+	ev.mm.header.misc = PERF_RECORD_MISC_USER;
+	ev.mm.header.size = sizeof(ev);
+	ev.mm.pid = ev.mm.tid = pid;
+	ev.mm.start = start;
+	ev.mm.len = len;
+	strcpy(ev.mm.filename, name);
+	cr_assert_eq(machine__process_event(m, &ev.mm.header, 0), 0);
+}
+
+Test(machine, threads_share_maps_processes_copy)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	struct thread *parent, *thr, *child;
+
+	machine__init(&m, &cfg);
+	put_comm(&m, 100, 100, "server");
+	put_mmap(&m, 100, 0x400000, 0x1000, "/usr/bin/server");
+	put_fork(&m, 100, 100, 101, 100);	/* a thread */
+	put_fork(&m, 200, 100, 200, 100);	/* a process */
+	parent = machine__findnew_thread(&m, 100, 100);
+	thr = machine__findnew_thread(&m, 100, 101);
+	child = machine__findnew_thread(&m, 200, 200);
+	cr_assert_eq(thr->maps, parent->maps);
+	cr_assert_neq(child->maps, parent->maps);
+	cr_assert_not_null(maps__find(child->maps, 0x400800));
+	cr_assert_str_eq(child->comm, "server");
+	cr_assert_eq(child->ppid, 100);
+	/* the child's new mapping does not show in the parent */
+	put_mmap(&m, 200, 0x800000, 0x1000, "/usr/lib/libx.so");
+	cr_assert_null(maps__find(parent->maps, 0x800800));
+	put_comm(&m, 200, 200, "worker");
+	cr_assert_str_eq(child->comm, "worker");
+	cr_assert_str_eq(parent->comm, "server");
+	thread__put(parent);
+	thread__put(thr);
+	thread__put(child);
+	machine__exit(&m);
+}
+
+Test(machine, unknown_thread_has_tid_comm_and_idle_is_swapper)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	struct thread *t, *idle;
+
+	machine__init(&m, &cfg);
+	t = machine__findnew_thread(&m, 4242, 4242);
+	cr_assert_str_eq(t->comm, ":4242");
+	idle = machine__findnew_thread(&m, 0, 0);
+	cr_assert_str_eq(idle->comm, "swapper");
+	thread__put(t);
+	thread__put(idle);
+	machine__exit(&m);
+}
+
+Test(machine, sample_after_exit_keeps_comm)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct perf_record_fork ev = {
+		.header = { .type = PERF_RECORD_EXIT, .size = sizeof(ev) },
+		.pid = 300, .ppid = 1, .tid = 300, .ptid = 1,
+	};
+	struct machine m;
+	struct thread *t;
+
+	machine__init(&m, &cfg);
+	put_comm(&m, 300, 300, "short");
+	cr_assert_eq(machine__process_event(&m, &ev.header, 0), 0);
+	t = machine__findnew_thread(&m, 300, 300);
+	cr_assert_str_eq(t->comm, "short");
+	cr_assert(t->exited);
+	thread__put(t);
+	machine__exit(&m);
+}
