@@ -335,7 +335,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	struct report rep = { .consumer.deliver = report_deliver };
 	struct symsrc_config symsrc = { 0 };
 	struct hists_print_opts popts = { 0 };
-	char bad[64];
+	char bad[64], *symfs_cache = NULL;
 	int nr_args, ret = 1;
 
 	nr_args = parse_options(argc, argv, opts, report_usage);
@@ -387,8 +387,15 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	}
 
 	symsrc.buildid_dir = cfg->buildid_dir;
+	if (symfs) {
+		/* perf skips the local cache for symfs/.debug when --symfs is given */
+		symfs_cache = xmalloc(strlen(symfs) + 8);
+		sprintf(symfs_cache, "%s/.debug", symfs);
+		symsrc.buildid_dir = symfs_cache;
+	}
 	symsrc.symfs = symfs ? symfs : "";
 	symsrc.kallsyms = kallsyms;
+	symsrc.debug_dir = getenv("ANALYZE_DEBUG_DIR");
 	machine__init(&rep.machine, &symsrc);
 	if (perf_session__has_feat(&rep.session, HEADER_BUILD_ID)) {
 		const struct perf_file_section *sec = &rep.session.feat[HEADER_BUILD_ID];
@@ -474,6 +481,7 @@ out:
 	name_list__free(&rep.pids);
 	name_list__free(&rep.tids);
 	regfree(&rep.parent_regex);
+	free(symfs_cache);
 	machine__exit(&rep.machine);
 	perf_session__close(&rep.session);
 	return ret;

@@ -177,6 +177,8 @@ static void process_kernel_mmap(struct machine *m, u64 start, u64 len, u64 pgoff
 		map->identity = true;
 		maps__insert(m->kmaps, map);
 		m->kernel_map = map;
+		/* perf's ref_reloc_sym: where _text was at record time (0 under kptr_restrict) */
+		m->kernel_ref_reloc = pgoff;
 		if (!m->kernel_dso)
 			m->kernel_dso = dso__get(dso);
 		map__put(map);
@@ -360,6 +362,26 @@ void machine__add_build_ids(struct machine *m, const u8 *data, size_t size)
 	}
 }
 
+/*
+ * perf loads the kernel's symbols when an address first lands in its map (map__load), then
+ * stretches the map from the first symbol's start to the last one's end (map__fixup_start,
+ * map__fixup_end): beyond _etext, over the kernel's data.
+ */
+static void load_kernel_symbols(struct machine *m, struct map *map)
+{
+	struct dso *dso = map->dso;
+	struct kernel_map_bounds bounds = { 0 };
+
+	dso->symbols_loaded = true;
+	symtab__load_kernel(&dso->symtab, &m->symsrc, dso->build_id_size ? dso->build_id : NULL,
+			    dso->build_id_size, m->kernel_ref_reloc, &bounds);
+	if (bounds.valid) {
+		map->start = bounds.start;
+		map->end = bounds.end;
+		m->kmaps->sorted = false;
+	}
+}
+
 static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
 			    struct addr_location *al)
 {
@@ -387,16 +409,8 @@ static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64
 	if (!al->map)
 		return NULL;
 	al->addr = map__map_ip(al->map, ip);
-	if (al->map == m->kernel_map && !al->map->dso->symbols_loaded) {
-		/*
-		 * perf loads the kernel's symbols when a sample first lands in its map, then
-		 * moves the map's end to the end of the last symbol (beyond _etext).
-		 */
-		const struct symtab *st = dso__symtab(al->map->dso, &m->symsrc);
-
-		if (st->nr)
-			al->map->end = st->syms[st->nr - 1].start + st->syms[st->nr - 1].size;
-	}
+	if (al->map == m->kernel_map && !al->map->dso->symbols_loaded)
+		load_kernel_symbols(m, al->map);
 	return al->map;
 }
 

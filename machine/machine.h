@@ -37,6 +37,7 @@ struct machine {
 	struct dso *kernel_dso;
 	struct symsrc_config symsrc;
 	u64 kernel_start;
+	u64 kernel_ref_reloc;	/* pgoff of the [kernel.kallsyms]_text MMAP */
 };
 
 struct addr_location {

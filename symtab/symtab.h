@@ -71,7 +71,14 @@ struct symsrc_config {
 	const char *buildid_dir;	/* perf's --buildid-dir / $PERF_BUILDID_DIR / ~/.debug */
 	const char *symfs;		/* --symfs, "" (or NULL) if none */
 	const char *kallsyms;		/* --kallsyms FILE, or NULL */
+	const char *debug_dir;		/* system debuginfo root; NULL for /usr/lib/debug (the
+					   tests point it elsewhere with $ANALYZE_DEBUG_DIR) */
 };
+
+static inline const char *symsrc_debug_dir(const struct symsrc_config *cfg)
+{
+	return cfg->debug_dir ? cfg->debug_dir : "/usr/lib/debug";
+}
 
 /*
  * Load the symbols of one dso as perf 6.1 does for `perf report` (see symtab.c for the rules).

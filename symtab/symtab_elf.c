@@ -496,8 +496,9 @@ static int read_debuglink(const char *path, char *out, size_t size)
 static int debuglink_file(const struct symsrc_config *cfg, const struct dso_id *id, char *buf,
 			  size_t size)
 {
-	static const char *const fmts[] = { "%.0s%s", "%s/%s", "%s/.debug/%s",
-					    "/usr/lib/debug%s/%s" };
+	static const char *const fmts[] = { "%.0s%.0s%s", "%.0s%s/%s", "%.0s%s/.debug/%s",
+					    "%s%s/%s" };
+	const char *debug_dir = symsrc_debug_dir(cfg);
 	char dir[PATH_BUF], link[PATH_BUF];
 	char *slash;
 
@@ -511,7 +512,7 @@ static int debuglink_file(const struct symsrc_config *cfg, const struct dso_id *
 	if (!symtab_is_regular_file(buf) || read_debuglink(buf, link, sizeof(link)))
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
-		snprintf(buf, size, fmts[i], dir, link);
+		snprintf(buf, size, fmts[i], debug_dir, dir, link);
 		if (symtab_is_regular_file(buf))
 			return 0;
 	}
@@ -533,16 +534,17 @@ static int candidate_file(const struct symsrc_config *cfg, const struct dso_id *
 	case BT_BUILD_ID_CACHE_DEBUGINFO:
 		return build_id_cache_file(cfg, id, true, buf, size);
 	case BT_FEDORA_DEBUGINFO:
-		snprintf(tmp, sizeof(tmp), "/usr/lib/debug%s.debug", ln);
+		snprintf(tmp, sizeof(tmp), "%s%s.debug", symsrc_debug_dir(cfg), ln);
 		break;
 	case BT_UBUNTU_DEBUGINFO:
-		snprintf(tmp, sizeof(tmp), "/usr/lib/debug%s", ln);
+		snprintf(tmp, sizeof(tmp), "%s%s", symsrc_debug_dir(cfg), ln);
 		break;
 	case BT_BUILDID_DEBUGINFO:
 		if (!id->bid_size)
 			return -1;
 		build_id_hex(id, hex);
-		snprintf(tmp, sizeof(tmp), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		snprintf(tmp, sizeof(tmp), "%s/.build-id/%.2s/%s.debug", symsrc_debug_dir(cfg), hex,
+			 hex + 2);
 		break;
 	case BT_SYSTEM_PATH_DSO:
 		snprintf(tmp, sizeof(tmp), "%s", ln);
@@ -558,7 +560,7 @@ static int candidate_file(const struct symsrc_config *cfg, const struct dso_id *
 		/* /usr/lib/X is looked for as /usr/lib/debug/lib/X */
 		if (strncmp(ln, "/usr/lib/", 9))
 			return -1;
-		snprintf(tmp, sizeof(tmp), "/usr/lib/debug%s", ln + 4);
+		snprintf(tmp, sizeof(tmp), "%s%s", symsrc_debug_dir(cfg), ln + 4);
 		break;
 	default:
 		return -1;
