@@ -1,16 +1,18 @@
 # analyze: one non-recursive Makefile. Objects go under build/, dependencies via -MMD.
-# Targets: all run test asan refcheck fuzz bench install clean deps format.
+# Targets: all run test asan refcheck bench install clean deps format.
 
 PKGS     := libelf libdw libzstd libxxhash capstone
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
-            libcapstone-dev libcriterion-dev linux-perf
+            libcapstone-dev libcriterion-dev
+BENCH_PKGS := linux-perf time
+PKGS_NEEDED ?= $(DEB_PKGS)
 CC       ?= cc
 O        ?= build
 PREFIX   ?= /usr/local
 
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
-CFLAGS   += $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -MMD -MP
+ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -MMD -MP
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS   += $(PKG_LIBS) -lpthread
@@ -31,12 +33,16 @@ UNIT_BIN := $(O)/tests/unit-tests
 TOOLS_SRC := $(sort $(wildcard tools/*.c))
 TOOLS_BIN := $(TOOLS_SRC:%.c=$(O)/%)
 
-.PHONY: all run test asan refcheck fuzz bench install clean deps format unit golden check-bad tools
-all: analyze tools
+# The default build makes ./analyze; checking builds (O=build/asan...) keep theirs in $(O).
+BIN      := $(if $(filter build,$(O)),analyze,$(O)/analyze)
+TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap)
 
-analyze: $(MAIN_OBJ) $(O)/libanalyze.a
+.PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools
+all: $(BIN) tools
+
+$(BIN): $(MAIN_OBJ) $(O)/libanalyze.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/libanalyze.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -44,22 +50,22 @@ $(O)/libanalyze.a: $(LIB_OBJ)
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 tools: $(TOOLS_BIN)
 $(O)/tools/%: tools/%.c $(O)/libanalyze.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(O)/libanalyze.a $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libanalyze.a $(LDLIBS)
 
 $(UNIT_BIN): $(UNIT_SRC) $(O)/libanalyze.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(UNIT_SRC) $(O)/libanalyze.a $(LDLIBS) -lcriterion
+	$(Q)$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $(UNIT_SRC) $(O)/libanalyze.a $(LDLIBS) -lcriterion
 
 # Installs the Debian packages the build and the tests need (as root), or says how.
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+	@missing=""; for p in $(PKGS_NEEDED); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -77,35 +83,40 @@ run: deps
 	./analyze --buildid-dir tests/fixtures/buildid-cache report -i tests/fixtures/burn/perf.data \
 	  --kallsyms tests/fixtures/burn/kallsyms
 
+# Every test: unit tests, golden tests against perf's output, bad input; then the same suite
+# under ASan/UBSan/LSan and under the reference-count checker.
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BIN)
+	$(Q)$(MAKE) --no-print-directory checks
+	$(Q)$(MAKE) --no-print-directory asan
+	$(Q)$(MAKE) --no-print-directory refcheck
+
+checks: all $(UNIT_BIN)
 	$(Q)$(MAKE) --no-print-directory unit golden check-bad
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
 
-golden: analyze
-	tests/golden.sh
+golden: $(BIN) tools
+	$(TEST_ENV) tests/golden.sh
 
-check-bad: analyze tools
-	tests/bad-input.sh
+check-bad: $(BIN) tools
+	$(TEST_ENV) tests/bad-input.sh
 
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(MAKE) O=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LDFLAGS="-fsanitize=address,undefined" test-asan
-test-asan: all $(UNIT_BIN)
-	$(MAKE) --no-print-directory unit golden check-bad
+	$(Q)$(MAKE) --no-print-directory O=build/asan CFLAGS="-O1 -g $(SAN_FLAGS)" \
+	  LDFLAGS="$(SAN_FLAGS)" checks
 
 refcheck:
-	$(MAKE) O=build/refcheck CFLAGS="-O1 -g -DREFCHECK" test-refcheck
-test-refcheck: all $(UNIT_BIN)
-	$(MAKE) --no-print-directory unit golden check-bad
+	$(Q)$(MAKE) --no-print-directory O=build/refcheck CFLAGS="-O1 -g -DREFCHECK" checks
 
-bench: deps all
+bench:
+	$(Q)$(MAKE) --no-print-directory deps PKGS_NEEDED="$(DEB_PKGS) $(BENCH_PKGS)"
+	$(Q)$(MAKE) --no-print-directory all
 	bench/run.sh
 
-install: analyze
-	install -D -m 755 analyze $(DESTDIR)$(PREFIX)/bin/analyze
+install: $(BIN)
+	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze
 
 format:
 	clang-format -i $(wildcard */*.c */*.h)

@@ -32,7 +32,8 @@ struct dso *dsos__find(struct dsos *dsos, const char *long_name)
 	size_t lo = 0, hi;
 
 	if (!dsos->sorted) {
-		qsort(dsos->arr, dsos->nr, sizeof(*dsos->arr), dso_cmp);
+		if (dsos->nr > 1)
+			qsort(dsos->arr, dsos->nr, sizeof(*dsos->arr), dso_cmp);
 		dsos->sorted = true;
 	}
 	hi = dsos->nr;

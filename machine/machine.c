@@ -339,12 +339,15 @@ void machine__add_build_ids(struct machine *m, const u8 *data, size_t size)
 	size_t off = 0;
 
 	while (size - off >= sizeof(struct perf_record_header_build_id)) {
-		const struct perf_record_header_build_id *b = (const void *)(data + off);
-		size_t len = b->header.size;
-		const char *name = b->filename;
+		/* feature sections need not be aligned: copy the fixed part out */
+		struct perf_record_header_build_id bid, *b = &bid;
+		const char *name = (const char *)data + off + sizeof(bid);
+		size_t len;
 		struct dso *dso;
 		u8 bid_size;
 
+		memcpy(&bid, data + off, sizeof(bid));
+		len = b->header.size;
 		if (len < sizeof(*b) || len > size - off)
 			break;
 		if (!memchr(name, '\0', len - sizeof(*b)))

@@ -80,7 +80,8 @@ static int map_cmp(const void *a, const void *b)
 static void maps__sort(struct maps *maps)
 {
 	if (!maps->sorted) {
-		qsort(maps->arr, maps->nr, sizeof(*maps->arr), map_cmp);
+		if (maps->nr > 1)
+			qsort(maps->arr, maps->nr, sizeof(*maps->arr), map_cmp);
 		maps->sorted = true;
 	}
 }

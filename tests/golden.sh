@@ -7,6 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ANALYZE=${ANALYZE:-./analyze}
+BYTESWAP=${BYTESWAP:-build/tools/perf-byteswap}
 FIX=tests/fixtures
 CACHE=$FIX/buildid-cache
 export TZ=UTC LC_ALL=C
@@ -18,26 +19,28 @@ export ANALYZE_DEBUG_DIR=$HOME/no-debuginfo
 
 tipless() { sed -E 's/^# \((Tip: .*|Cannot load tips\.txt file.*)\)$/# (Tip: <random>)/' "$1"; }
 
-# run_case DIR CASE ARGS: 0 when analyze prints what perf printed, with its exit status
+# run_case DIR CASE ARGS [quiet]: 0 when analyze prints what perf printed, with its exit
+# status. $DATA, when set, replaces DIR/perf.data (the opposite-endian copy).
 run_case() {
 	local dir=$1 case=$2 args=$3 exp="$1/expected/$2.out" out status want quiet=${4:-}
-	[ -f "$exp" ] || { echo "FAIL ${dir##*/}/$case: no expected output"; return 1; }
+	local data=${DATA:-$1/perf.data}
+	[ -f "$exp" ] || { echo "FAIL ${DATA:+swapped }${dir##*/}/$case: no expected output"; return 1; }
 	out=$(mktemp)
 	set -f	# case arguments such as [kernel.kallsyms] are not globs
 	# shellcheck disable=SC2086
-	"$ANALYZE" --buildid-dir "$CACHE" report -i "$dir/perf.data" --kallsyms "$dir/kallsyms" \
+	"$ANALYZE" --buildid-dir "$CACHE" report -i "$data" --kallsyms "$dir/kallsyms" \
 		$args >"$out" 2>"$out.err" </dev/null
 	status=$?
 	set +f
 	want=$(cat "$dir/expected/$case.status" 2>/dev/null || echo 0)
 	if [ "$status" != "$want" ]; then
-		[ -n "$quiet" ] || { echo "FAIL ${dir##*/}/$case: exit status $status, perf's was $want"
+		[ -n "$quiet" ] || { echo "FAIL ${DATA:+swapped }${dir##*/}/$case: exit status $status, perf's was $want"
 			head -3 "$out.err" | sed 's/^/    /'; }
 		rm -f "$out" "$out.err"
 		return 1
 	fi
 	if ! diff -u <(tipless "$exp") <(tipless "$out") >"$out.diff"; then
-		[ -n "$quiet" ] || { echo "FAIL ${dir##*/}/$case: output differs from perf's (args: $args)"
+		[ -n "$quiet" ] || { echo "FAIL ${DATA:+swapped }${dir##*/}/$case: output differs from perf's (args: $args)"
 			head -20 "$out.diff" | sed 's/^/    /'; }
 		rm -f "$out" "$out.err" "$out.diff"
 		return 1
@@ -63,6 +66,21 @@ for dir in "$FIX"/*/; do
 		if run_case "$dir" "$case" "$args" quiet; then pending_ok=$((pending_ok + 1)); fi
 	done <"$dir/cases-pending"
 done
+# Opposite-endian copies (tools/perf-byteswap) must give the same reports.
+swapped=0
+for dir in "$FIX"/*/; do
+	dir=${dir%/}
+	[ -f "$dir/cases" ] || continue
+	DATA=$HOME/swapped.data
+	"$BYTESWAP" "$dir/perf.data" "$DATA" || { echo "FAIL ${dir##*/}: perf-byteswap failed"; fail=$((fail + 1)); continue; }
+	touch -d '2026-01-01 00:00:00 UTC' "$DATA"
+	while read -r case args; do
+		[ -n "$case" ] || continue
+		if run_case "$dir" "$case" "$args"; then swapped=$((swapped + 1)); else fail=$((fail + 1)); fi
+	done <"$dir/cases"
+	unset DATA
+done
+echo "golden: $swapped cases also match on opposite-endian copies"
 echo "golden: pending (callchain display, issue 6): $pending_ok of $pending match perf already"
 echo "golden: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
