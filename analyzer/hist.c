@@ -167,7 +167,7 @@ static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struc
 	case SORT_PID:
 		return (s64)right->thread->tid - left->thread->tid;
 	case SORT_COMM:
-		return strcmp(right->comm, left->comm);
+		return strcmp(right->comm->str, left->comm->str);
 	case SORT_DSO:
 		return dso_cmp(left, right);
 	case SORT_SYM:
@@ -212,7 +212,7 @@ static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
 			v[n++] = (u64)he->thread->tid;
 			break;
 		case SORT_COMM:
-			v[n++] = (u64)(uintptr_t)he->comm;
+			v[n++] = (u64)(uintptr_t)he->comm->str;
 			break;
 		case SORT_DSO:
 			v[n++] = (u64)(uintptr_t)dso_name(he);
@@ -254,7 +254,7 @@ static bool key_equal(enum sort_key key, const struct hist_entry *a, const struc
 {
 	switch (key) {
 	case SORT_COMM:
-		return a->comm == b->comm;
+		return a->comm->str == b->comm->str;
 	case SORT_DSO:
 		return dso_name(a) == dso_name(b);
 	case SORT_SYM:
@@ -286,6 +286,7 @@ void hists__add(struct hists *hists, const struct hist_entry *proto)
 
 	hists->nr_samples++;
 	hists->nr_sample_events++;
+	hists->total_period += proto->period;
 	if (!proto->filtered)
 		hists->nr_non_filtered_samples++;
 	for (; idx; idx = hists->chain[idx - 1]) {
@@ -317,6 +318,45 @@ void hists__add(struct hists *hists, const struct hist_entry *proto)
 	hists->chain[hists->nr] = (u32)(uintptr_t)hashmap_find(&hists->index, hash);
 	hists->nr++;
 	hashmap_insert(&hists->index, hash, (void *)(uintptr_t)hists->nr);
+}
+
+/*
+ * perf's final collapse (hists__collapse_resort): comms renamed after their entries were made
+ * (the first COMM of a thread overrides its ":tid" placeholder) can make two entries equal;
+ * they are merged, the earlier one absorbing the later.
+ */
+static void hists__collapse(struct hists *hists)
+{
+	struct hashmap index;
+	u32 *next = xcalloc(hists->nr ? hists->nr : 1, sizeof(*next));
+
+	if (!sort_list__has(hists->sort, SORT_COMM)) {
+		free(next);
+		return;
+	}
+	hashmap_init(&index);
+	for (size_t i = 0; i < hists->nr; i++) {
+		struct hist_entry *he = &hists->entries[i];
+		u64 hash = entry_hash(hists->sort, he);
+		uintptr_t j = (uintptr_t)hashmap_find(&index, hash);
+
+		for (; j; j = next[j - 1]) {
+			struct hist_entry *first = &hists->entries[j - 1];
+
+			if (entry_equal(hists->sort, first, he)) {
+				first->period += he->period;
+				first->nr_events += he->nr_events;
+				he->merged = true;
+				break;
+			}
+		}
+		if (!he->merged) {
+			next[i] = (u32)(uintptr_t)hashmap_find(&index, hash);
+			hashmap_insert(&index, hash, (void *)(uintptr_t)(i + 1));
+		}
+	}
+	hashmap_exit(&index);
+	free(next);
 }
 
 /* ---- ordering ---- */
@@ -369,12 +409,12 @@ struct widths {
 	int comm_max;
 };
 
-static void calc_widths(const struct hists *hists, const struct ordered *order,
+static void calc_widths(const struct hists *hists, const struct ordered *order, size_t nr,
 			const struct hists_print_opts *opts, struct widths *w)
 {
 	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0;
 
-	for (size_t i = 0; i < hists->nr; i++) {
+	for (size_t i = 0; i < nr; i++) {
 		const struct hist_entry *he = &hists->entries[order[i].idx];
 		int len;
 
@@ -387,7 +427,7 @@ static void calc_widths(const struct hists *hists, const struct ordered *order,
 			if (dso < 16 && !opts->has_dso_filter)
 				dso = 16;
 		}
-		len = (int)strlen(he->thread->comm);
+		len = (int)strlen(thread__comm_str(he->thread));
 		if (len > comm) {
 			comm = len;
 			thread = len + 8;
@@ -435,10 +475,10 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 	case SORT_PID: {
 		int w = MAX(7, width) - 8;
 
-		return line_printf(l, "%7d:%-*.*s", he->thread->tid, w, w, he->thread->comm);
+		return line_printf(l, "%7d:%-*.*s", he->thread->tid, w, w, thread__comm_str(he->thread));
 	}
 	case SORT_COMM:
-		return line_printf(l, "%-*.*s", width, width, he->comm);
+		return line_printf(l, "%-*.*s", width, width, he->comm->str);
 	case SORT_DSO:
 		return line_printf(l, "%-*.*s", width, width, he->map ? dso_name(he) : "[unknown]");
 	case SORT_SYM: {
@@ -484,20 +524,21 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	struct widths w;
 	struct line l;
 
+	size_t nr = 0;
+
+	hists__collapse(hists);
 	for (size_t i = 0; i < hists->nr; i++)
-		collapse[i] = (u32)i;
+		if (!hists->entries[i].merged)
+			collapse[nr++] = (u32)i;
 	cur_sort = sort;
 	cur_entries = hists->entries;
-	qsort(collapse, hists->nr, sizeof(*collapse), collapse_order);
-	for (size_t i = 0; i < hists->nr; i++)
+	qsort(collapse, nr, sizeof(*collapse), collapse_order);
+	for (size_t i = 0; i < nr; i++)
 		order[i] = (struct ordered){ .idx = collapse[i], .rank = (u32)i };
-	qsort(order, hists->nr, sizeof(*order), output_order);
+	qsort(order, nr, sizeof(*order), output_order);
 	free(collapse);
 
-	hists->total_period = 0;
-	for (size_t i = 0; i < hists->nr; i++)
-		hists->total_period += hists->entries[i].period;
-	calc_widths(hists, order, opts, &w);
+	calc_widths(hists, order, nr, opts, &w);
 
 	/* perf's line buffer: the sum of the shown widths, separators, and 3 + 1 bytes. */
 	line_width = 8 + (opts->show_nr_samples ? 2 + 12 : 0);
@@ -533,7 +574,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 		fprintf(fp, "\n#\n");
 	}
 
-	for (size_t i = 0; i < hists->nr; i++) {
+	for (size_t i = 0; i < nr; i++) {
 		const struct hist_entry *he = &hists->entries[order[i].idx];
 		double percent = hists->total_period ? 100.0 * he->period / hists->total_period : 0;
 

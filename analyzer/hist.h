@@ -42,7 +42,7 @@ bool sort_list__has(const struct sort_list *list, enum sort_key key);
 
 struct hist_entry {
 	struct thread *thread;	/* reference */
-	const char *comm;
+	const struct comm *comm;	/* its string may change once: see struct comm */
 	struct map *map;	/* reference, may be NULL */
 	const struct symbol *sym;
 	const struct symtab *symtab;
@@ -51,6 +51,7 @@ struct hist_entry {
 	s32 cpu, socket;
 	char level;
 	bool filtered;
+	bool merged;	/* folded into an earlier entry by the final collapse */
 	u64 period;
 	u64 nr_events;
 	u64 hash;
@@ -63,7 +64,7 @@ struct hists {
 	u32 *chain;	/* next entry index + 1 with the same bucket hash */
 	size_t nr, alloc;
 	u64 nr_samples, nr_non_filtered_samples;
-	u64 total_period;
+	u64 total_period;	/* of every sample, filtered or not */
 	u64 nr_sample_events;	/* for --stats */
 };
 

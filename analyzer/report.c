@@ -90,7 +90,7 @@ static void name_list__free(struct name_list *list)
 static bool sample_filtered(struct report *rep, const struct thread *t,
 			    const struct addr_location *al)
 {
-	if (rep->comms.nr && !name_list__has(&rep->comms, t->comm))
+	if (rep->comms.nr && !name_list__has(&rep->comms, thread__comm_str(t)))
 		return true;
 	if (rep->pids.nr && !int_list__has(&rep->pids, t->pid))
 		return true;
@@ -452,17 +452,14 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		struct hists *h = &rep.hists[i];
 		char unit;
 		unsigned long nr;
-		u64 total = 0;
 
 		if (!h->nr_samples)
 			continue;
-		for (size_t k = 0; k < h->nr; k++)
-			total += h->entries[k].period;
 		if (!quiet) {
 			nr = convert_unit(h->nr_samples, &unit);
 			printf("# Samples: %lu%c of event '%s'\n", nr, unit,
 			       evsel_name(&rep.session.evsels[i]));
-			printf("# Event count (approx.): %llu\n#\n", (unsigned long long)total);
+			printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total_period);
 		}
 		hists__fprintf(h, &popts, stdout);
 		printf("\n\n");

@@ -14,6 +14,28 @@
 
 #define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
 
+#define COMMS_PER_CHUNK 1024
+
+struct comm_chunk {
+	struct comm_chunk *next;
+	size_t used;
+	struct comm comms[COMMS_PER_CHUNK];
+};
+
+static struct comm *comm__new(struct machine *m, const char *str)
+{
+	struct comm_chunk *c = m->comms;
+
+	if (!c || c->used == COMMS_PER_CHUNK) {
+		c = xmalloc(sizeof(*c));
+		c->next = m->comms;
+		c->used = 0;
+		m->comms = c;
+	}
+	c->comms[c->used].str = strpool_intern(&m->strings, str);
+	return &c->comms[c->used++];
+}
+
 static struct thread *thread__new(struct machine *m, s32 pid, s32 tid)
 {
 	struct thread *t = xzalloc(sizeof(*t));
@@ -24,7 +46,7 @@ static struct thread *thread__new(struct machine *m, s32 pid, s32 tid)
 	t->tid = tid;
 	t->ppid = -1;
 	snprintf(comm, sizeof(comm), ":%d", tid);
-	t->comm = strpool_intern(&m->strings, comm);
+	t->comm = comm__new(m, comm);
 	return t;
 }
 
@@ -43,9 +65,13 @@ void thread__put(struct thread *t)
 	}
 }
 
+/* perf's __thread__set_comm: the first name overrides the ":tid" placeholder in place. */
 static void thread__set_comm(struct machine *m, struct thread *t, const char *comm)
 {
-	t->comm = strpool_intern(&m->strings, comm);
+	if (!t->comm_set)
+		t->comm->str = strpool_intern(&m->strings, comm);
+	else
+		t->comm = comm__new(m, comm);
 	t->comm_set = true;
 }
 
@@ -148,6 +174,12 @@ void machine__exit(struct machine *m)
 	while (hashmap_next(&m->threads, &it, NULL, &v))
 		thread__put(v);
 	hashmap_exit(&m->threads);
+	while (m->comms) {
+		struct comm_chunk *next = m->comms->next;
+
+		free(m->comms);
+		m->comms = next;
+	}
 	maps__put(m->kmaps);
 	dso__put(m->kernel_dso);
 	dsos__exit(&m->dsos);
@@ -239,10 +271,8 @@ static int process_fork(struct machine *m, const struct perf_record_fork *ev)
 		thread__put(t);
 	}
 	t = machine__findnew_thread(m, ev->pid, ev->tid);
-	if (parent->comm_set) {
-		t->comm = parent->comm;
-		t->comm_set = true;
-	}
+	if (parent->comm_set)
+		thread__set_comm(m, t, parent->comm->str);
 	t->ppid = parent->tid;
 	/* A new process gets a copy of its parent's maps, except for synthesized forks. */
 	if (t->pid != parent->pid && t->maps != parent->maps &&

@@ -18,17 +18,29 @@
 #include "readers/format.h"
 #include "symtab/symtab.h"
 
+/*
+ * A comm as perf keeps it: an object whose string the first COMM of a thread overrides in
+ * place (the ":tid" placeholder becomes the real name), so histogram entries made before that
+ * COMM show the real name too. Later COMMs (exec) make new objects. Owned by the machine.
+ */
+struct comm {
+	const char *str;	/* interned */
+};
+
 struct thread {
 	struct refcount ref;
 	s32 pid, tid, ppid;
-	const char *comm;	/* interned; ":tid" until a COMM or a fork sets it */
+	struct comm *comm;	/* ":tid" until a COMM or a fork sets it */
 	bool comm_set;
 	bool exited;
 	struct maps *maps;
 };
 
+struct comm_chunk;
+
 struct machine {
 	struct strpool strings;
+	struct comm_chunk *comms;	/* arena of comm objects */
 	struct hashmap threads;	/* tid -> struct thread * */
 	struct thread *last_thread;	/* last lookup, not a reference */
 	struct dsos dsos;
@@ -58,6 +70,10 @@ void machine__exit(struct machine *machine);
 struct thread *machine__findnew_thread(struct machine *machine, s32 pid, s32 tid);
 struct thread *machine__find_thread(struct machine *machine, s32 tid);
 struct thread *thread__get(struct thread *thread);
+static inline const char *thread__comm_str(const struct thread *thread)
+{
+	return thread->comm->str;
+}
 void thread__put(struct thread *thread);
 
 /* Side-band records. Return 0, or -1 for a malformed record (error_get() says why). */

@@ -130,14 +130,14 @@ Test(machine, threads_share_maps_processes_copy)
 	cr_assert_eq(thr->maps, parent->maps);
 	cr_assert_neq(child->maps, parent->maps);
 	cr_assert_not_null(maps__find(child->maps, 0x400800));
-	cr_assert_str_eq(child->comm, "server");
+	cr_assert_str_eq(thread__comm_str(child), "server");
 	cr_assert_eq(child->ppid, 100);
 	/* the child's new mapping does not show in the parent */
 	put_mmap(&m, 200, 0x800000, 0x1000, "/usr/lib/libx.so");
 	cr_assert_null(maps__find(parent->maps, 0x800800));
 	put_comm(&m, 200, 200, "worker");
-	cr_assert_str_eq(child->comm, "worker");
-	cr_assert_str_eq(parent->comm, "server");
+	cr_assert_str_eq(thread__comm_str(child), "worker");
+	cr_assert_str_eq(thread__comm_str(parent), "server");
 	thread__put(parent);
 	thread__put(thr);
 	thread__put(child);
@@ -152,9 +152,9 @@ Test(machine, unknown_thread_has_tid_comm_and_idle_is_swapper)
 
 	machine__init(&m, &cfg);
 	t = machine__findnew_thread(&m, 4242, 4242);
-	cr_assert_str_eq(t->comm, ":4242");
+	cr_assert_str_eq(thread__comm_str(t), ":4242");
 	idle = machine__findnew_thread(&m, 0, 0);
-	cr_assert_str_eq(idle->comm, "swapper");
+	cr_assert_str_eq(thread__comm_str(idle), "swapper");
 	thread__put(t);
 	thread__put(idle);
 	machine__exit(&m);
@@ -174,8 +174,32 @@ Test(machine, sample_after_exit_keeps_comm)
 	put_comm(&m, 300, 300, "short");
 	cr_assert_eq(machine__process_event(&m, &ev.header, 0), 0);
 	t = machine__findnew_thread(&m, 300, 300);
-	cr_assert_str_eq(t->comm, "short");
+	cr_assert_str_eq(thread__comm_str(t), "short");
 	cr_assert(t->exited);
+	thread__put(t);
+	machine__exit(&m);
+}
+
+Test(machine, first_comm_renames_placeholder_in_place_exec_makes_new)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	struct thread *t;
+	struct comm *placeholder, *first;
+
+	machine__init(&m, &cfg);
+	t = machine__findnew_thread(&m, 500, 500);
+	placeholder = t->comm;
+	cr_assert_str_eq(placeholder->str, ":500");
+	put_comm(&m, 500, 500, "sh");
+	/* a sample taken before the COMM now shows "sh", as perf shows it */
+	cr_assert_eq(t->comm, placeholder);
+	cr_assert_str_eq(placeholder->str, "sh");
+	first = t->comm;
+	put_comm(&m, 500, 500, "ls");
+	cr_assert_neq(t->comm, first);
+	cr_assert_str_eq(first->str, "sh");
+	cr_assert_str_eq(thread__comm_str(t), "ls");
 	thread__put(t);
 	machine__exit(&m);
 }
