@@ -278,27 +278,39 @@ static bool entry_equal(const struct sort_list *sort, const struct hist_entry *a
 	return true;
 }
 
+static void entry_merge(struct hist_entry *he, const struct hist_entry *proto)
+{
+	he->period += proto->period;
+	he->nr_events++;
+	/* perf refreshes the map of an entry whose mapping was replaced */
+	if (he->map != proto->map) {
+		map__put(he->map);
+		he->map = map__get(proto->map);
+	}
+}
+
 void hists__add(struct hists *hists, const struct hist_entry *proto)
 {
-	u64 hash = entry_hash(hists->sort, proto);
-	uintptr_t idx = (uintptr_t)hashmap_find(&hists->index, hash);
 	struct hist_entry *he;
+	uintptr_t idx;
+	u64 hash;
 
 	hists->nr_samples++;
 	hists->nr_sample_events++;
 	hists->total_period += proto->period;
 	if (!proto->filtered)
 		hists->nr_non_filtered_samples++;
-	for (; idx; idx = hists->chain[idx - 1]) {
+	/* consecutive samples often land in the same entry */
+	if (hists->last && entry_equal(hists->sort, &hists->entries[hists->last - 1], proto)) {
+		entry_merge(&hists->entries[hists->last - 1], proto);
+		return;
+	}
+	hash = entry_hash(hists->sort, proto);
+	for (idx = (uintptr_t)hashmap_find(&hists->index, hash); idx; idx = hists->chain[idx - 1]) {
 		he = &hists->entries[idx - 1];
 		if (he->hash == hash && entry_equal(hists->sort, he, proto)) {
-			he->period += proto->period;
-			he->nr_events++;
-			/* perf refreshes the map of an entry whose mapping was replaced */
-			if (he->map != proto->map) {
-				map__put(he->map);
-				he->map = map__get(proto->map);
-			}
+			entry_merge(he, proto);
+			hists->last = idx;
 			return;
 		}
 	}
@@ -317,6 +329,7 @@ void hists__add(struct hists *hists, const struct hist_entry *proto)
 	he->map = map__get(proto->map);
 	hists->chain[hists->nr] = (u32)(uintptr_t)hashmap_find(&hists->index, hash);
 	hists->nr++;
+	hists->last = hists->nr;
 	hashmap_insert(&hists->index, hash, (void *)(uintptr_t)hists->nr);
 }
 

@@ -63,6 +63,7 @@ struct hists {
 	struct hist_entry *entries;
 	u32 *chain;	/* next entry index + 1 with the same bucket hash */
 	size_t nr, alloc;
+	size_t last;	/* index + 1 of the entry the last sample went to */
 	u64 nr_samples, nr_non_filtered_samples;
 	u64 total_period;	/* of every sample, filtered or not */
 	u64 nr_sample_events;	/* for --stats */

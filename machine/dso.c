@@ -107,3 +107,20 @@ const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cf
 	}
 	return &dso->symtab;
 }
+
+const struct symbol *dso__find_symbol(struct dso *dso, const struct symsrc_config *cfg, u64 addr)
+{
+	const struct symtab *st = dso__symtab(dso, cfg);
+	const struct symbol *sym;
+	u64 lo, hi;
+
+	if (dso->span_sym && addr >= dso->span_lo && addr < dso->span_hi)
+		return dso->span_sym;
+	sym = symtab__find_span(st, addr, &lo, &hi);
+	if (sym) {
+		dso->span_lo = lo;
+		dso->span_hi = hi;
+		dso->span_sym = sym;
+	}
+	return sym;
+}

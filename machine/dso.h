@@ -21,6 +21,9 @@ struct dso {
 	u8 build_id_size;
 	bool symbols_loaded;
 	struct symtab symtab;
+	/* last lookup: every address in [span_lo, span_hi) finds span_sym */
+	u64 span_lo, span_hi;
+	const struct symbol *span_sym;
 };
 
 struct dsos {
@@ -42,5 +45,8 @@ struct dso *dso__get(struct dso *dso);
 void dso__put(struct dso *dso);
 /* Load symbols on first use; returns the (possibly empty) table. */
 const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg);
+/* The symbol at addr (symtab__find), through a one-entry cache. */
+const struct symbol *dso__find_symbol(struct dso *dso, const struct symsrc_config *cfg,
+				      u64 addr);
 
 #endif

@@ -77,8 +77,10 @@ static void thread__set_comm(struct machine *m, struct thread *t, const char *co
 
 static struct thread *threads__lookup(struct machine *m, s32 tid)
 {
-	if (m->last_thread && m->last_thread->tid == tid)
-		return m->last_thread;
+	struct thread *t = m->recent[(u32)tid % ARRAY_SIZE(m->recent)];
+
+	if (t && t->tid == tid)
+		return t;
 	return hashmap_find(&m->threads, (u64)(u32)tid);
 }
 
@@ -110,7 +112,7 @@ static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create
 
 	if (t) {
 		update_thread_pid(m, t, pid);
-		m->last_thread = t;
+		m->recent[(u32)tid % ARRAY_SIZE(m->recent)] = t;
 		return thread__get(t);
 	}
 	if (!create)
@@ -125,7 +127,7 @@ static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create
 		t->maps = maps__get(leader->maps);
 		thread__put(leader);
 	}
-	m->last_thread = t;
+	m->recent[(u32)tid % ARRAY_SIZE(m->recent)] = t;
 	return thread__get(t);
 }
 
@@ -141,8 +143,8 @@ struct thread *machine__find_thread(struct machine *m, s32 tid)
 
 static void machine__remove_thread(struct machine *m, struct thread *t)
 {
-	if (m->last_thread == t)
-		m->last_thread = NULL;
+	if (m->recent[(u32)t->tid % ARRAY_SIZE(m->recent)] == t)
+		m->recent[(u32)t->tid % ARRAY_SIZE(m->recent)] = NULL;
 	if (hashmap_find(&m->threads, (u64)(u32)t->tid) == t) {
 		hashmap_remove(&m->threads, (u64)(u32)t->tid);
 		thread__put(t);
@@ -452,7 +454,7 @@ static void resolve_symbol(struct machine *m, struct addr_location *al)
 	if (al->map) {
 		al->dso = al->map->dso;
 		al->symtab = dso__symtab(al->dso, &m->symsrc);
-		al->sym = symtab__find(al->symtab, al->addr);
+		al->sym = dso__find_symbol(al->dso, &m->symsrc, al->addr);
 	}
 }
 

@@ -42,7 +42,7 @@ struct machine {
 	struct strpool strings;
 	struct comm_chunk *comms;	/* arena of comm objects */
 	struct hashmap threads;	/* tid -> struct thread * */
-	struct thread *last_thread;	/* last lookup, not a reference */
+	struct thread *recent[64];	/* recent lookups by tid % 64, not references */
 	struct dsos dsos;
 	struct maps *kmaps;	/* kernel maps */
 	struct map *kernel_map;	/* [kernel.kallsyms] map in kmaps, not a reference */

@@ -160,6 +160,7 @@ static int read_attrs(struct perf_session *s)
 		return -1;
 	}
 	s->evsels = xcalloc(nr, sizeof(*s->evsels));
+	s->small_ids = xcalloc(SMALL_IDS, sizeof(*s->small_ids));
 	s->nr_evsels = nr;
 	for (u64 i = 0; i < nr; i++) {
 		u64 off = h->attrs.offset + i * entry;
@@ -188,8 +189,12 @@ static int read_attrs(struct perf_session *s)
 				w[k] = __builtin_bswap64(w[k]);
 		}
 		ev->idx = (int)i;
-		for (size_t k = 0; k < ev->nr_ids; k++)
-			hashmap_insert(&s->id_map, ev->ids[k], ev);
+		for (size_t k = 0; k < ev->nr_ids; k++) {
+			if (ev->ids[k] < SMALL_IDS)
+				s->small_ids[ev->ids[k]] = ev;
+			else
+				hashmap_insert(&s->id_map, ev->ids[k], ev);
+		}
 	}
 	s->id_pos = sample_id_pos(s->evsels[0].attr.sample_type);
 	s->is_pos = sample_is_pos(s->evsels[0].attr.sample_type);
@@ -223,6 +228,13 @@ static int read_feature_table(struct perf_session *s)
 		off += sizeof(*sec);
 	}
 	return 0;
+}
+
+static struct evsel *evsel_by_id(const struct perf_session *s, u64 id)
+{
+	if (id < SMALL_IDS)
+		return s->small_ids[id];
+	return hashmap_find(&s->id_map, id);
 }
 
 /* Read a perf string (u32 len, padded bytes) at *pos within [.., end). */
@@ -272,7 +284,7 @@ static void read_event_names(struct perf_session *s)
 			u64 id;
 
 			memcpy(&id, p, 8);
-			ev = hashmap_find(&s->id_map, id);
+			ev = evsel_by_id(s, id);
 		} else if (i < s->nr_evsels) {
 			ev = &s->evsels[i];
 		}
@@ -327,6 +339,8 @@ void perf_session__close(struct perf_session *s)
 		free(s->evsels[i].name);
 	free(s->evsels);
 	hashmap_exit(&s->id_map);
+	free(s->small_ids);
+	s->small_ids = NULL;
 	s->base = NULL;
 	s->evsels = NULL;
 	s->nr_evsels = 0;
@@ -339,7 +353,6 @@ struct evsel *perf_session__evsel_of(struct perf_session *s, const struct perf_e
 	const u64 *words = (const u64 *)(event + 1);
 	size_t nr_words = (event->size - sizeof(*event)) / sizeof(u64);
 	u64 id;
-	struct evsel *ev;
 
 	if (s->nr_evsels == 1)
 		return first;
@@ -356,12 +369,7 @@ struct evsel *perf_session__evsel_of(struct perf_session *s, const struct perf_e
 	}
 	if (!id)
 		return first;
-	if (id == s->last_id && s->last_evsel)
-		return s->last_evsel;
-	ev = hashmap_find(&s->id_map, id);
-	s->last_id = id;
-	s->last_evsel = ev;
-	return ev;
+	return evsel_by_id(s, id);
 }
 
 struct walk {
@@ -430,11 +438,11 @@ static int swap_record(struct perf_session *s, struct perf_event_header *event, 
 		} else if (event->type == PERF_RECORD_SAMPLE && s->id_pos >= 0 &&
 			   (size_t)s->id_pos < nr_words) {
 			id = __builtin_bswap64(words[s->id_pos]);
-			ev = id ? hashmap_find(&s->id_map, id) : &s->evsels[0];
+			ev = id ? evsel_by_id(s, id) : &s->evsels[0];
 		} else if (event->type != PERF_RECORD_SAMPLE && s->evsels[0].attr.sample_id_all &&
 			   s->is_pos >= 0 && (size_t)s->is_pos <= nr_words) {
 			id = __builtin_bswap64(words[nr_words - s->is_pos]);
-			ev = id ? hashmap_find(&s->id_map, id) : &s->evsels[0];
+			ev = id ? evsel_by_id(s, id) : &s->evsels[0];
 		} else {
 			ev = &s->evsels[0];
 		}

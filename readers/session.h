@@ -12,6 +12,8 @@
 #include "readers/format.h"
 #include "readers/sample.h"
 
+#define SMALL_IDS 4096
+
 struct evsel {
 	struct perf_event_attr attr;
 	const u64 *ids;	/* points into the file */
@@ -37,8 +39,7 @@ struct perf_session {
 	size_t nr_evsels;
 	struct hashmap id_map;	/* sample id -> evsel */
 	int id_pos, is_pos;	/* from the first evsel's sample_type */
-	u64 last_id;	/* one-entry cache of the id lookup: records come in runs */
-	struct evsel *last_evsel;
+	struct evsel **small_ids;	/* ids below SMALL_IDS (perf's are small): direct lookup */
 	struct perf_file_section feat[HEADER_FEAT_BITS];
 	struct events_stats stats;
 };

@@ -557,7 +557,8 @@ u64 symtab__symbol_end(const struct symtab *st, const struct symbol *s)
 	return s->start + s->size;
 }
 
-const struct symbol *symtab__find(const struct symtab *st, u64 addr)
+const struct symbol *symtab__find_span(const struct symtab *st, u64 addr, u64 *span_lo,
+				       u64 *span_hi)
 {
 	size_t lo = 0, hi;
 
@@ -575,6 +576,8 @@ const struct symbol *symtab__find(const struct symtab *st, u64 addr)
 		}
 		if (!lo || st->ranges[lo - 1].sym == UINT32_MAX)
 			return NULL;
+		*span_lo = st->ranges[lo - 1].start;
+		*span_hi = lo < st->nr_ranges ? st->ranges[lo].start : UINT64_MAX;
 		return &st->syms[st->ranges[lo - 1].sym];
 	}
 	hi = st->nr;
@@ -591,8 +594,24 @@ const struct symbol *symtab__find(const struct symtab *st, u64 addr)
 	{
 		const struct symbol *s = &st->syms[lo - 1];
 
-		if (addr == s->start || addr - s->start < s->size)
+		if (addr == s->start || addr - s->start < s->size) {
+			u64 end = s->size ? s->start + s->size : s->start + 1;
+
+			if (s->size == UINT32_MAX)
+				end = UINT64_MAX;
+			if (lo < st->nr && st->syms[lo].start < end)
+				end = st->syms[lo].start;
+			*span_lo = s->start;
+			*span_hi = end > s->start ? end : s->start + 1;
 			return s;
+		}
 	}
 	return NULL;
+}
+
+const struct symbol *symtab__find(const struct symtab *st, u64 addr)
+{
+	u64 lo, hi;
+
+	return symtab__find_span(st, addr, &lo, &hi);
 }
