@@ -289,6 +289,7 @@ int sample_parse(const struct perf_event_attr *attr, const struct perf_event_hea
 		 struct perf_sample *sample)
 {
 	sample_reset(sample, event);
+	sample->period = attr->sample_period;	/* perf's default when PERIOD is not sampled */
 	if (event->type != PERF_RECORD_SAMPLE) {
 		if (!attr->sample_id_all)
 			return 0;

@@ -143,7 +143,7 @@ static int read_header(struct perf_session *s)
 static int read_attrs(struct perf_session *s)
 {
 	const struct perf_file_header *h = &s->header;
-	u64 entry = h->attr_size, nr;
+	u64 entry = h->attr_size, nr, off;
 
 	if (entry < sizeof(struct perf_file_section) + PERF_ATTR_SIZE_VER0 || entry > 4096) {
 		error_set("%s: offset 0x10: bad attr_size %llu", s->path, (unsigned long long)entry);
@@ -162,29 +162,49 @@ static int read_attrs(struct perf_session *s)
 	s->evsels = xcalloc(nr, sizeof(*s->evsels));
 	s->small_ids = xcalloc(SMALL_IDS, sizeof(*s->small_ids));
 	s->nr_evsels = nr;
+	/*
+	 * perf's read_attr: each attr is as long as its own size field says (0: the first ABI),
+	 * and its ids section follows it directly; nr comes from attr_size.
+	 */
+	off = h->attrs.offset;
 	for (u64 i = 0; i < nr; i++) {
-		u64 off = h->attrs.offset + i * entry;
-		size_t attr_bytes = entry - sizeof(struct perf_file_section);
 		struct evsel *ev = &s->evsels[i];
 		struct perf_file_section ids;
 		u8 *raw = s->base + off;
+		u32 sz;
 
-		if (s->swap) {
-			swap_attr(raw, attr_bytes);
-			swap_file_section((struct perf_file_section *)(raw + attr_bytes));
+		if (h->attrs.offset + h->attrs.size - off < PERF_ATTR_SIZE_VER0) {
+			error_set("%s: offset %#llx: attr %llu runs past the attrs section", s->path,
+				  (unsigned long long)off, (unsigned long long)i);
+			return -1;
 		}
-		memcpy(&ev->attr, raw, MIN(attr_bytes, sizeof(ev->attr)));
-		if (attr_bytes < sizeof(ev->attr))
-			memset((u8 *)&ev->attr + attr_bytes, 0, sizeof(ev->attr) - attr_bytes);
-		memcpy(&ids, raw + attr_bytes, sizeof(ids));
+		memcpy(&sz, raw + offsetof(struct perf_event_attr, size), sizeof(sz));
+		if (s->swap)
+			sz = __builtin_bswap32(sz);
+		if (sz == 0)
+			sz = PERF_ATTR_SIZE_VER0;
+		if (sz < PERF_ATTR_SIZE_VER0 || sz % 8 ||
+		    h->attrs.offset + h->attrs.size - off < (u64)sz + sizeof(ids)) {
+			error_set("%s: offset %#llx: attr %llu has a bad size %u", s->path,
+				  (unsigned long long)off, (unsigned long long)i, sz);
+			return -1;
+		}
+		if (s->swap) {
+			swap_attr(raw, sz);
+			swap_file_section((struct perf_file_section *)(raw + sz));
+		}
+		/* a newer ABI's extra fields are ignored; older ones leave ours zero */
+		memcpy(&ev->attr, raw, MIN((size_t)sz, sizeof(ev->attr)));
+		ev->attr.size = sz;
+		memcpy(&ids, raw + sz, sizeof(ids));
 		if (!in_file(s, ids.offset, ids.size) || ids.size % sizeof(u64))
-			return fail_section(s, off + attr_bytes, "attr ids", &ids);
+			return fail_section(s, off + sz, "attr ids", &ids);
+		off += sz + sizeof(ids);
 		ev->ids = (const u64 *)(s->base + ids.offset);
 		ev->nr_ids = ids.size / sizeof(u64);
 		if (s->swap) {
 			u64 *w = (u64 *)(s->base + ids.offset);
 
-			/* ids sections may be shared; swap each once by marking with a set */
 			for (size_t k = 0; k < ev->nr_ids; k++)
 				w[k] = __builtin_bswap64(w[k]);
 		}

@@ -90,5 +90,24 @@ expect_error "feature section past the end" "$WORK/f.data"
 : >"$WORK/empty.data"
 expect_error "empty file" "$WORK/empty.data"
 
+# 8. Unknown but well-formed records are skipped and counted, and the report still comes out:
+#    every FINISHED_ROUND (68) becomes type 99; without them everything is ordered at the end.
+cp "$SRC" "$WORK/u.data"
+off=$data_off n=0
+while [ "$off" -lt "$end" ]; do
+	if [ "$(u16_at "$SRC" "$off")" = 68 ]; then put_le "$WORK/u.data" "$off" 4 99; n=$((n + 1)); fi
+	off=$((off + $(u16_at "$SRC" $((off + 6)))))
+done
+"$ANALYZE" --buildid-dir "$WORK/none" report -i "$SRC" --kallsyms /dev/null >"$WORK/want" 2>/dev/null
+"$ANALYZE" --buildid-dir "$WORK/none" report -i "$WORK/u.data" --kallsyms /dev/null >"$WORK/got" 2>"$WORK/err"
+status=$?
+if [ "$n" -gt 0 ] && [ $status -eq 0 ] && cmp -s "$WORK/want" "$WORK/got" &&
+	grep -q "Found $n unknown events" "$WORK/err"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL unknown record types: status $status, $n patched"; head -3 "$WORK/err" | sed 's/^/    /'
+	fail=$((fail + 1))
+fi
+
 echo "bad-input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,163 @@
+/* Unit tests for readers/sample: every sample_type bit in order, trailers, bounds. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "readers/sample.h"
+
+struct builder {
+	u64 words[256];
+	size_t n;
+};
+
+static void put(struct builder *b, u64 v)
+{
+	b->words[b->n++] = v;
+}
+
+static struct perf_event_header *finish(struct builder *b, u32 type)
+{
+	struct perf_event_header *h = (void *)b->words;
+
+	h->type = type;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = (u16)(b->n * 8);
+	return h;
+}
+
+Test(sample, every_field_in_order)
+{
+	struct perf_event_attr attr = {
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			       PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
+			       PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC |
+			       PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR |
+			       PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
+			       PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE |
+			       PERF_SAMPLE_AUX,
+		.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED,
+		.sample_regs_user = 0x7,
+		.sample_regs_intr = 0x3,
+	};
+	struct builder b = { .n = 1 };
+	struct perf_sample s;
+	u32 raw[4] = { 12, 0xaaaa, 0xbbbb, 0xcccc };	/* size 12 + 4 = 16 bytes */
+
+	put(&b, 77);			/* identifier */
+	put(&b, 0x401000);		/* ip */
+	put(&b, ((u64)1235 << 32) | 1234);	/* pid, tid */
+	put(&b, 999);			/* time */
+	put(&b, 0xdead);		/* addr */
+	put(&b, 77);			/* id */
+	put(&b, 78);			/* stream id */
+	put(&b, 3);			/* cpu, res */
+	put(&b, 250000);		/* period */
+	put(&b, 2); put(&b, 1000);	/* read: nr, enabled */
+	put(&b, 5); put(&b, 77); put(&b, 6); put(&b, 78);
+	put(&b, 2); put(&b, 0x401000); put(&b, 0x402000);	/* callchain */
+	memcpy(&b.words[b.n], raw, 16); b.n += 2;		/* raw */
+	put(&b, 1); put(&b, 1); put(&b, 2); put(&b, 0);		/* branch stack: nr 1 */
+	put(&b, 2); put(&b, 10); put(&b, 11); put(&b, 12);	/* regs user: abi + 3 */
+	put(&b, 16); put(&b, 0x1111); put(&b, 0x2222); put(&b, 8);	/* stack: size, data, dyn */
+	put(&b, 40);			/* weight */
+	put(&b, 41);			/* data src */
+	put(&b, 42);			/* transaction */
+	put(&b, 2); put(&b, 20); put(&b, 21);	/* regs intr */
+	put(&b, 0x5000);		/* phys addr */
+	put(&b, 9);			/* cgroup */
+	put(&b, 4096);			/* data page size */
+	put(&b, 2097152);		/* code page size */
+	put(&b, 8); put(&b, 0xabcd);	/* aux */
+
+	cr_assert_eq(sample_parse(&attr, finish(&b, PERF_RECORD_SAMPLE), &s), 0);
+	cr_assert_eq(s.ip, 0x401000);
+	cr_assert_eq(s.pid, 1234);
+	cr_assert_eq(s.tid, 1235);
+	cr_assert_eq(s.time, 999);
+	cr_assert_eq(s.addr, 0xdead);
+	cr_assert_eq(s.id, 77);
+	cr_assert_eq(s.stream_id, 78);
+	cr_assert_eq(s.cpu, 3);
+	cr_assert_eq(s.period, 250000);
+	cr_assert_eq(s.read[0], 2);
+	cr_assert_eq(s.callchain[0], 2);
+	cr_assert_eq(s.callchain[2], 0x402000);
+	cr_assert_eq(s.raw_size, 12);
+	cr_assert_eq(((const u32 *)s.raw_data)[2], 0xcccc);
+	cr_assert_eq(s.branch_stack[0], 1);
+	cr_assert_eq(s.user_regs.abi, 2);
+	cr_assert_eq(s.user_regs.regs[2], 12);
+	cr_assert_eq(s.user_stack.size, 16);
+	cr_assert_eq(s.user_stack.dyn_size, 8);
+	cr_assert_eq(s.weight, 40);
+	cr_assert_eq(s.data_src, 41);
+	cr_assert_eq(s.transaction, 42);
+	cr_assert_eq(s.intr_regs.regs[1], 21);
+	cr_assert_eq(s.phys_addr, 0x5000);
+	cr_assert_eq(s.cgroup, 9);
+	cr_assert_eq(s.data_page_size, 4096);
+	cr_assert_eq(s.code_page_size, 2097152);
+	cr_assert_eq(s.aux.size, 8);
+	cr_assert_eq(sample_time(&attr, finish(&b, PERF_RECORD_SAMPLE)), 999);
+
+	/* every shorter record fails instead of reading past its end */
+	for (size_t words = 1; words < b.n; words++) {
+		struct builder c = b;
+
+		c.n = words;
+		cr_assert_eq(sample_parse(&attr, finish(&c, PERF_RECORD_SAMPLE), &s), -1,
+			     "record cut to %zu words parsed", words);
+	}
+}
+
+Test(sample, trailer_of_non_sample_records)
+{
+	struct perf_event_attr attr = {
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU |
+			       PERF_SAMPLE_IDENTIFIER,
+		.sample_id_all = 1,
+	};
+	struct builder b = { .n = 1 };
+	struct perf_sample s;
+
+	put(&b, 0x1111);	/* body of some record */
+	put(&b, ((u64)8 << 32) | 7);
+	put(&b, 5555);
+	put(&b, 21);
+	put(&b, 1);
+	put(&b, 21);
+	cr_assert_eq(sample_parse(&attr, finish(&b, PERF_RECORD_COMM), &s), 0);
+	cr_assert_eq(s.pid, 7);
+	cr_assert_eq(s.tid, 8);
+	cr_assert_eq(s.time, 5555);
+	cr_assert_eq(s.id, 21);
+	cr_assert_eq(s.cpu, 1);
+	cr_assert_eq(sample_time(&attr, finish(&b, PERF_RECORD_COMM)), 5555);
+	cr_assert_eq(sample_is_pos(attr.sample_type), 1);
+
+	attr.sample_id_all = 0;
+	cr_assert_eq(sample_parse(&attr, finish(&b, PERF_RECORD_COMM), &s), 0);
+	cr_assert_eq(s.time, (u64)-1);
+	cr_assert_eq(s.pid, (u32)-1);
+	cr_assert_eq(sample_time(&attr, finish(&b, PERF_RECORD_COMM)), (u64)-1);
+}
+
+Test(sample, id_positions_and_default_period)
+{
+	u64 t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+		PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	struct perf_event_attr attr = { .sample_type = PERF_SAMPLE_IP, .sample_period = 1 };
+	struct builder b = { .n = 1 };
+	struct perf_sample s;
+
+	cr_assert_eq(sample_id_pos(t), 3);
+	cr_assert_eq(sample_is_pos(t), 2);
+	cr_assert_eq(sample_id_pos(PERF_SAMPLE_IP), -1);
+	cr_assert_eq(sample_id_trailer_size(t), 4 * 8);
+	put(&b, 0x1234);
+	cr_assert_eq(sample_parse(&attr, finish(&b, PERF_RECORD_SAMPLE), &s), 0);
+	/* without PERF_SAMPLE_PERIOD the period is the attr's, as perf takes it */
+	cr_assert_eq(s.period, 1);
+}
