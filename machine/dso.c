@@ -1,6 +1,7 @@
 /* dsos: the lazily sorted array of dsos; see dso.h. */
 #include "machine/dso.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,11 +52,18 @@ struct dso *dsos__find(struct dsos *dsos, const char *long_name)
 	return NULL;
 }
 
-static const char *short_name_of(const char *long_name)
+/* perf's dso__set_basename: the basename, except JIT maps, shown as "[JIT] tid N". */
+static const char *short_name_of(struct strpool *pool, const char *long_name)
 {
 	const char *slash = strrchr(long_name, '/');
+	char jit[48];
+	int tid;
 
-	return slash && long_name[0] != '[' ? slash + 1 : long_name;
+	if (sscanf(long_name, "/tmp/perf-%d.map", &tid) == 1) {
+		snprintf(jit, sizeof(jit), "[JIT] tid %d", tid);
+		return strpool_intern(pool, jit);
+	}
+	return strpool_intern(pool, slash && long_name[0] != '[' ? slash + 1 : long_name);
 }
 
 struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *long_name)
@@ -67,7 +75,7 @@ struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *l
 	dso = xzalloc(sizeof(*dso));
 	refcount_init(&dso->ref, "dso");
 	dso->long_name = strpool_intern(pool, long_name);
-	dso->short_name = strpool_intern(pool, short_name_of(long_name));
+	dso->short_name = short_name_of(pool, long_name);
 	if (strcmp(long_name, "[vdso]") == 0)
 		dso->kind = DSO_KIND_VDSO;
 	else if (long_name[0] == '[' && strncmp(long_name, "[kernel.kallsyms]", 17) == 0)

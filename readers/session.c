@@ -504,6 +504,9 @@ int perf_session__process(struct perf_session *s, struct event_consumer *consume
 	int ret = 0;
 
 	ordered_queue_init(&w.queue, deliver_queued, &w);
+	/* one pass front to back: let the kernel read ahead generously */
+	if (end > released)
+		madvise(s->base + released, end - released, MADV_SEQUENTIAL);
 	while (off < end) {
 		struct perf_event_header *event = (struct perf_event_header *)(s->base + off);
 		struct evsel *ev;

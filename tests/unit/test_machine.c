@@ -64,6 +64,12 @@ Test(dsos, same_name_same_dso_and_short_name)
 	cr_assert_str_eq(a->short_name, "libc.so.6");
 	cr_assert_str_eq(k->short_name, "[kernel.kallsyms]");
 	cr_assert_eq(k->kind, DSO_KIND_KERNEL);
+	{
+		struct dso *jit = new_dso(&dsos, &pool, "/tmp/perf-4242.map");
+
+		cr_assert_str_eq(jit->short_name, "[JIT] tid 4242");
+		dso__put(jit);
+	}
 	dso__put(a);
 	dso__put(b);
 	dso__put(k);
