@@ -804,8 +804,9 @@ static int process_feature(struct header_env *env, struct perf_session *s, int f
 
 static struct feat_buf feat_buf(const struct perf_session *s, int feat)
 {
-	const struct perf_file_section *sec = &s->feat[feat];
-	struct feat_buf b = { s->base + sec->offset, s->base + sec->offset + sec->size, sec->size };
+	size_t size = 0;
+	const u8 *data = perf_session__feat(s, feat, &size);
+	struct feat_buf b = { data, data + size, size };
 
 	return b;
 }

@@ -33,8 +33,10 @@ struct report {
 	struct machine machine;
 	struct sort_list sort;
 	struct hists *hists;	/* one per evsel */
-	int *sockets;
+	size_t nr_hists;
+	int *sockets;	/* from CPU_TOPOLOGY, read at the first sample (pipes bring it late) */
 	int nr_cpus;
+	bool sockets_read;
 	struct name_list comms, dsos, symbols;
 	struct name_list pids, tids;
 	bool stats_mode;
@@ -172,6 +174,10 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	he.level = al.level;
 	he.cpu = (s32)s->cpu;
 	he.socket = -1;
+	if (!rep->sockets_read) {
+		header__cpu_sockets(&rep->session, &rep->sockets, &rep->nr_cpus);
+		rep->sockets_read = true;
+	}
 	if (he.cpu >= 0 && he.cpu < rep->nr_cpus)
 		he.socket = rep->sockets[he.cpu];
 	he.period = s->period;
@@ -195,6 +201,10 @@ static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 			return 0;
 		}
 		return process_sample(rep, ctx);
+	case PERF_RECORD_HEADER_BUILD_ID:
+		/* pipe mode: build-ids come as records */
+		machine__add_build_ids(&rep->machine, (const u8 *)ev, ev->size);
+		return 0;
 	case PERF_RECORD_LOST_SAMPLES: {
 		const struct perf_record_lost_samples *l = (const void *)ev;
 
@@ -397,14 +407,17 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	symsrc.kallsyms = kallsyms;
 	symsrc.debug_dir = getenv("ANALYZE_DEBUG_DIR");
 	machine__init(&rep.machine, &symsrc);
-	if (perf_session__has_feat(&rep.session, HEADER_BUILD_ID)) {
-		const struct perf_file_section *sec = &rep.session.feat[HEADER_BUILD_ID];
+	{
+		size_t size;
+		const u8 *ids = perf_session__feat(&rep.session, HEADER_BUILD_ID, &size);
 
-		machine__add_build_ids(&rep.machine, rep.session.base + sec->offset, sec->size);
+		if (ids)
+			machine__add_build_ids(&rep.machine, ids, size);
 	}
-	header__cpu_sockets(&rep.session, &rep.sockets, &rep.nr_cpus);
-	rep.hists = xcalloc(rep.session.nr_evsels, sizeof(*rep.hists));
-	for (size_t i = 0; i < rep.session.nr_evsels; i++)
+	/* a pipe describes its events as it goes: room for as many as it may add */
+	rep.nr_hists = rep.session.is_pipe ? MAX_PIPE_EVSELS : rep.session.nr_evsels;
+	rep.hists = xcalloc(rep.nr_hists, sizeof(*rep.hists));
+	for (size_t i = 0; i < rep.nr_hists; i++)
 		hists__init(&rep.hists[i], &rep.sort);
 	name_list__parse(&rep.comms, comms);
 	name_list__parse(&rep.dsos, dsos);
@@ -475,7 +488,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		printf("#\n# (Tip: %s)\n#\n", tips[rep.session.size % ARRAY_SIZE(tips)]);
 	ret = 0;
 out:
-	for (size_t i = 0; i < rep.session.nr_evsels; i++)
+	for (size_t i = 0; i < rep.nr_hists; i++)
 		hists__exit(&rep.hists[i]);
 	free(rep.hists);
 	free(rep.sockets);

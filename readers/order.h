@@ -10,11 +10,16 @@
 
 #include "lib/compiler.h"
 
+struct chunk;
+struct evsel;
+
 struct ordered_entry {
 	u64 timestamp;
 	u64 seq;
 	u64 file_offset;
 	void *event;
+	struct chunk *owner;	/* buffer holding the record, put once delivered; or NULL */
+	struct evsel *evsel;	/* the record's attr, found when it was queued */
 };
 
 typedef int (*ordered_deliver_fn)(void *data, struct ordered_entry *entry);

@@ -5,6 +5,7 @@
  */
 #include "readers/session.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -76,6 +77,16 @@ bool perf_session__has_feat(const struct perf_session *s, int feat)
 	       (s->header.adds_features[feat / 64] >> (feat % 64)) & 1;
 }
 
+const u8 *perf_session__feat(const struct perf_session *s, int feat, size_t *size)
+{
+	if (!perf_session__has_feat(s, feat))
+		return NULL;
+	*size = s->feat[feat].size;
+	if (s->is_pipe)
+		return s->feat_copy[feat];
+	return s->base + s->feat[feat].offset;
+}
+
 /* Is [offset, offset + size) inside the file? */
 static bool in_file(const struct perf_session *s, u64 offset, u64 size)
 {
@@ -86,7 +97,7 @@ static int fail_section(const struct perf_session *s, u64 where, const char *wha
 			const struct perf_file_section *sec)
 {
 	error_set("%s: offset %#llx: %s section [%#llx, +%#llx] lies outside the file (%zu bytes)",
-		  s->path, (unsigned long long)where, what, (unsigned long long)sec->offset,
+		  s->data_path, (unsigned long long)where, what, (unsigned long long)sec->offset,
 		  (unsigned long long)sec->size, s->size);
 	return -1;
 }
@@ -97,39 +108,35 @@ static int read_header(struct perf_session *s)
 
 	if (s->size < sizeof(u64)) {
 		error_set("%s: offset 0: file too short for a perf.data header (%zu bytes)",
-			  s->path, s->size);
+			  s->data_path, s->size);
 		return -1;
 	}
 	memcpy(&h->magic, s->base, sizeof(u64));
 	if (h->magic == PERF_MAGIC2_SWAPPED) {
 		s->swap = true;
 	} else if (h->magic != PERF_MAGIC2) {
-		error_set("%s: offset 0: not a perf.data file (bad magic %#llx)", s->path,
+		error_set("%s: offset 0: not a perf.data file (bad magic %#llx)", s->data_path,
 			  (unsigned long long)h->magic);
 		return -1;
 	}
 	if (s->size < 2 * sizeof(u64)) {
 		error_set("%s: offset 0x8: file too short for a perf.data header (%zu bytes)",
-			  s->path, s->size);
+			  s->data_path, s->size);
 		return -1;
 	}
 	memcpy(&h->size, s->base + 8, sizeof(u64));
 	if (s->swap)
 		h->size = __builtin_bswap64(h->size);
-	if (h->size == PERF_PIPE_HEADER_SIZE) {
-		error_set("%s: offset 0x8: pipe-mode data is not supported yet", s->path);
-		return -1;
-	}
 	if (s->size < sizeof(*h)) {
 		error_set("%s: offset %#zx: file too short for a perf.data header (%zu of %zu bytes)",
-			  s->path, s->size, s->size, sizeof(*h));
+			  s->data_path, s->size, s->size, sizeof(*h));
 		return -1;
 	}
 	memcpy(h, s->base, sizeof(*h));
 	if (s->swap)
 		swap_file_header(h);
 	if (h->size != sizeof(*h)) {
-		error_set("%s: offset 0x8: unsupported header size %llu (expected %zu)", s->path,
+		error_set("%s: offset 0x8: unsupported header size %llu (expected %zu)", s->data_path,
 			  (unsigned long long)h->size, sizeof(*h));
 		return -1;
 	}
@@ -146,17 +153,17 @@ static int read_attrs(struct perf_session *s)
 	u64 entry = h->attr_size, nr, off;
 
 	if (entry < sizeof(struct perf_file_section) + PERF_ATTR_SIZE_VER0 || entry > 4096) {
-		error_set("%s: offset 0x10: bad attr_size %llu", s->path, (unsigned long long)entry);
+		error_set("%s: offset 0x10: bad attr_size %llu", s->data_path, (unsigned long long)entry);
 		return -1;
 	}
 	if (h->attrs.size % entry) {
 		error_set("%s: offset 0x20: attrs section size %llu is not a multiple of attr_size %llu",
-			  s->path, (unsigned long long)h->attrs.size, (unsigned long long)entry);
+			  s->data_path, (unsigned long long)h->attrs.size, (unsigned long long)entry);
 		return -1;
 	}
 	nr = h->attrs.size / entry;
 	if (nr == 0) {
-		error_set("%s: offset 0x20: the file has no event attributes", s->path);
+		error_set("%s: offset 0x20: the file has no event attributes", s->data_path);
 		return -1;
 	}
 	s->evsels = xcalloc(nr, sizeof(*s->evsels));
@@ -174,7 +181,7 @@ static int read_attrs(struct perf_session *s)
 		u32 sz;
 
 		if (h->attrs.offset + h->attrs.size - off < PERF_ATTR_SIZE_VER0) {
-			error_set("%s: offset %#llx: attr %llu runs past the attrs section", s->path,
+			error_set("%s: offset %#llx: attr %llu runs past the attrs section", s->data_path,
 				  (unsigned long long)off, (unsigned long long)i);
 			return -1;
 		}
@@ -185,7 +192,7 @@ static int read_attrs(struct perf_session *s)
 			sz = PERF_ATTR_SIZE_VER0;
 		if (sz < PERF_ATTR_SIZE_VER0 || sz % 8 ||
 		    h->attrs.offset + h->attrs.size - off < (u64)sz + sizeof(ids)) {
-			error_set("%s: offset %#llx: attr %llu has a bad size %u", s->path,
+			error_set("%s: offset %#llx: attr %llu has a bad size %u", s->data_path,
 				  (unsigned long long)off, (unsigned long long)i, sz);
 			return -1;
 		}
@@ -232,7 +239,7 @@ static int read_feature_table(struct perf_session *s)
 			continue;
 		if (!in_file(s, off, sizeof(*sec))) {
 			error_set("%s: offset %#llx: feature table entry for feature %d lies outside the file (%zu bytes)",
-				  s->path, (unsigned long long)off, bit, s->size);
+				  s->data_path, (unsigned long long)off, bit, s->size);
 			return -1;
 		}
 		memcpy(sec, s->base + off, sizeof(*sec));
@@ -241,7 +248,7 @@ static int read_feature_table(struct perf_session *s)
 		if (!in_file(s, sec->offset, sec->size))
 			return fail_section(s, off, "feature", sec);
 		if (s->swap && swap_feature(bit, s->base + sec->offset, sec->size, true)) {
-			error_set("%s: offset %#llx: malformed feature section %d", s->path,
+			error_set("%s: offset %#llx: malformed feature section %d", s->data_path,
 				  (unsigned long long)sec->offset, bit);
 			return -1;
 		}
@@ -250,7 +257,7 @@ static int read_feature_table(struct perf_session *s)
 	return 0;
 }
 
-static struct evsel *evsel_by_id(const struct perf_session *s, u64 id)
+struct evsel *perf_session__evsel_by_id(const struct perf_session *s, u64 id)
 {
 	if (id < SMALL_IDS)
 		return s->small_ids[id];
@@ -276,13 +283,13 @@ static const char *read_string(const u8 **pos, const u8 *end)
 }
 
 /* EVENT_DESC: u32 nr, u32 attr_size, then nr * { attr, u32 nr_ids, string name, u64 ids[] } */
-static void read_event_names(struct perf_session *s)
+void perf_session__read_event_names(struct perf_session *s)
 {
-	const struct perf_file_section *sec = &s->feat[HEADER_EVENT_DESC];
-	const u8 *p = s->base + sec->offset, *end = p + sec->size;
+	size_t size = 0;
+	const u8 *p = perf_session__feat(s, HEADER_EVENT_DESC, &size), *end = p + size;
 	u32 nr, attr_size;
 
-	if (!perf_session__has_feat(s, HEADER_EVENT_DESC) || sec->size < 8)
+	if (!p || size < 8)
 		return;
 	memcpy(&nr, p, 4);
 	memcpy(&attr_size, p + 4, 4);
@@ -304,7 +311,7 @@ static void read_event_names(struct perf_session *s)
 			u64 id;
 
 			memcpy(&id, p, 8);
-			ev = evsel_by_id(s, id);
+			ev = perf_session__evsel_by_id(s, id);
 		} else if (i < s->nr_evsels) {
 			ev = &s->evsels[i];
 		}
@@ -314,49 +321,181 @@ static void read_event_names(struct perf_session *s)
 	}
 }
 
+static int map_file(struct perf_session *s, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		error_set("%s: not a regular file", s->data_path);
+		return -1;
+	}
+	s->size = st.st_size;
+	if (!s->size)
+		return 0;
+	s->base = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (s->base == MAP_FAILED) {
+		s->base = NULL;
+		error_set("%s: cannot map the file: %s", s->data_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* perf_data__open_dir: the regular files named data.* in readdir order (perf's order). */
+static int open_dir(struct perf_session *s)
+{
+	DIR *dir = opendir(s->path);
+	struct dirent *d;
+	size_t alloc = 0;
+
+	if (!dir) {
+		error_set("%s: %s", s->path, strerror(errno));
+		return -1;
+	}
+	while ((d = readdir(dir))) {
+		struct stat st;
+		char *file;
+
+		if (strncmp(d->d_name, "data.", 5))
+			continue;
+		if (asprintf(&file, "%s/%s", s->path, d->d_name) < 0) {
+			closedir(dir);
+			error_set("%s: out of memory", s->path);
+			return -1;
+		}
+		if (stat(file, &st) || !S_ISREG(st.st_mode)) {
+			free(file);
+			continue;
+		}
+		ARRAY_GROW(s->dir_files, alloc, s->nr_dir_files + 1);
+		s->dir_files[s->nr_dir_files++] = (struct data_file){ file, (u64)st.st_size };
+	}
+	closedir(dir);
+	return 0;
+}
+
+static int open_pipe(struct perf_session *s, int fd, const u8 *head, size_t have)
+{
+	u8 buf[PERF_PIPE_HEADER_SIZE];
+	u64 magic, size;
+
+	memcpy(buf, head, have);
+	while (have < sizeof(buf)) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+
+		if (n <= 0) {
+			error_set("%s: offset %#zx: file too short for a perf.data header (%zu bytes)",
+				  s->path, have, have);
+			return -1;
+		}
+		have += n;
+	}
+	memcpy(&magic, buf, 8);
+	memcpy(&size, buf + 8, 8);
+	if (magic == PERF_MAGIC2_SWAPPED) {
+		s->swap = true;
+		size = __builtin_bswap64(size);
+	} else if (magic != PERF_MAGIC2) {
+		error_set("%s: offset 0: not a perf.data file (bad magic %#llx)", s->path,
+			  (unsigned long long)magic);
+		return -1;
+	}
+	if (size != PERF_PIPE_HEADER_SIZE) {
+		error_set("%s: offset 0x8: unsupported header size %llu for a stream", s->path,
+			  (unsigned long long)size);
+		return -1;
+	}
+	s->is_pipe = true;
+	s->pipe_fd = fd;
+	s->header.magic = PERF_MAGIC2;
+	s->header.size = size;
+	s->evsels = xcalloc(MAX_PIPE_EVSELS, sizeof(*s->evsels));
+	s->small_ids = xcalloc(SMALL_IDS, sizeof(*s->small_ids));
+	s->id_pos = s->is_pos = -1;
+	return 0;
+}
+
 int perf_session__open(struct perf_session *s, const char *path)
 {
 	struct stat st;
+	u64 head[2];
+	ssize_t n;
 	int fd;
 
 	memset(s, 0, sizeof(*s));
 	s->path = path;
+	s->pipe_fd = -1;
 	hashmap_init(&s->id_map);
-	fd = open(path, O_RDONLY);
+	if (strcmp(path, "-") == 0)
+		return open_pipe(s, 0, NULL, 0);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		s->is_dir = true;
+		if (asprintf(&s->data_path, "%s/data", path) < 0)
+			s->data_path = NULL;
+	} else {
+		s->data_path = xstrdup(path);
+	}
+	if (!s->data_path)
+		return error_set("%s: out of memory", path), -1;
+	fd = open(s->data_path, O_RDONLY);
 	if (fd < 0) {
-		error_set("%s: %s", path, strerror(errno));
-		return -1;
+		error_set("%s: %s", s->data_path, strerror(errno));
+		goto fail;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		error_set("%s: not a regular file", path);
-		close(fd);
-		return -1;
-	}
-	s->size = st.st_size;
-	if (s->size) {
-		s->base = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-		if (s->base == MAP_FAILED) {
-			s->base = NULL;
-			error_set("%s: cannot map the file: %s", path, strerror(errno));
+	/* a pipe-mode file (16-byte header) is read as a stream */
+	n = pread(fd, head, sizeof(head), 0);
+	if (!s->is_dir && n == sizeof(head) &&
+	    (head[0] == PERF_MAGIC2 || head[0] == PERF_MAGIC2_SWAPPED) &&
+	    (head[1] == PERF_PIPE_HEADER_SIZE ||
+	     __builtin_bswap64(head[1]) == PERF_PIPE_HEADER_SIZE)) {
+		if (lseek(fd, 0, SEEK_SET) < 0 || open_pipe(s, fd, NULL, 0)) {
 			close(fd);
-			return -1;
+			goto fail;
 		}
+		return 0;
+	}
+	if (map_file(s, fd)) {
+		close(fd);
+		goto fail;
 	}
 	close(fd);
-	if (read_header(s) || read_attrs(s) || read_feature_table(s)) {
-		perf_session__close(s);
-		return -1;
+	if (read_header(s) || read_attrs(s) || read_feature_table(s))
+		goto fail;
+	if (s->is_dir && open_dir(s))
+		goto fail;
+	if (s->is_dir && s->swap) {
+		error_set("%s: opposite-endian data directories are not supported", path);
+		goto fail;
 	}
-	read_event_names(s);
+	perf_session__read_event_names(s);
 	return 0;
+fail:
+	perf_session__close(s);
+	return -1;
 }
 
 void perf_session__close(struct perf_session *s)
 {
 	if (s->base)
 		munmap(s->base, s->size);
-	for (size_t i = 0; i < s->nr_evsels; i++)
+	if (s->pipe_fd > 0)
+		close(s->pipe_fd);
+	s->pipe_fd = -1;
+	for (size_t i = 0; i < s->nr_dir_files; i++)
+		free(s->dir_files[i].path);
+	free(s->dir_files);
+	s->dir_files = NULL;
+	s->nr_dir_files = 0;
+	for (int i = 0; i < HEADER_FEAT_BITS; i++) {
+		free(s->feat_copy[i]);
+		s->feat_copy[i] = NULL;
+	}
+	free(s->data_path);
+	s->data_path = NULL;
+	for (size_t i = 0; i < s->nr_evsels; i++) {
 		free(s->evsels[i].name);
+		free(s->evsels[i].ids_owned);
+	}
 	free(s->evsels);
 	hashmap_exit(&s->id_map);
 	free(s->small_ids);
@@ -389,186 +528,5 @@ struct evsel *perf_session__evsel_of(struct perf_session *s, const struct perf_e
 	}
 	if (!id)
 		return first;
-	return evsel_by_id(s, id);
-}
-
-struct walk {
-	struct perf_session *session;
-	struct event_consumer *consumer;
-	struct ordered_queue queue;
-	int error;	/* -1 once error_get() holds a parse error */
-};
-
-static int deliver_one(struct walk *w, struct perf_event_header *event, u64 file_offset)
-{
-	struct event_ctx ctx = { .event = event, .file_offset = file_offset };
-	struct perf_session *s = w->session;
-
-	if (event->type < PERF_RECORD_USER_TYPE_START) {
-		ctx.evsel = perf_session__evsel_of(s, event);
-		if (!ctx.evsel) {
-			error_set("%s: offset %#llx: %s record carries an id that matches no event",
-				  s->path, (unsigned long long)file_offset,
-				  perf_event__name(event->type));
-			w->error = -1;
-			return -1;
-		}
-		if (sample_parse(&ctx.evsel->attr, event, &ctx.sample)) {
-			error_set("%s: offset %#llx: %s record of %u bytes is too short for its sample_type %#llx",
-				  s->path, (unsigned long long)file_offset,
-				  perf_event__name(event->type), event->size,
-				  (unsigned long long)ctx.evsel->attr.sample_type);
-			w->error = -1;
-			return -1;
-		}
-	}
-	return w->consumer->deliver(w->consumer, &ctx);
-}
-
-static int deliver_queued(void *data, struct ordered_entry *e)
-{
-	return deliver_one(data, e->event, e->file_offset);
-}
-
-/* The timestamp ordering uses: 0 or ~0 means "deliver now", as perf does. */
-static u64 event_timestamp(struct perf_session *s, struct perf_event_header *event,
-			   struct evsel **evsel_out)
-{
-	struct evsel *ev = perf_session__evsel_of(s, event);
-
-	*evsel_out = ev;
-	if (!ev)
-		return (u64)-1;	/* reported when delivered */
-	return sample_time(&ev->attr, event);
-}
-
-static int swap_record(struct perf_session *s, struct perf_event_header *event, u64 offset)
-{
-	const struct perf_event_attr *attr = NULL;
-
-	if (event->type < PERF_RECORD_USER_TYPE_START) {
-		/* Find the attr from the id while the body is still foreign-endian. */
-		u64 *words = (u64 *)(event + 1);
-		size_t nr_words = (event->size - sizeof(*event)) / sizeof(u64);
-		struct evsel *ev = NULL;
-		u64 id;
-
-		if (s->nr_evsels == 1) {
-			ev = &s->evsels[0];
-		} else if (event->type == PERF_RECORD_SAMPLE && s->id_pos >= 0 &&
-			   (size_t)s->id_pos < nr_words) {
-			id = __builtin_bswap64(words[s->id_pos]);
-			ev = id ? evsel_by_id(s, id) : &s->evsels[0];
-		} else if (event->type != PERF_RECORD_SAMPLE && s->evsels[0].attr.sample_id_all &&
-			   s->is_pos >= 0 && (size_t)s->is_pos <= nr_words) {
-			id = __builtin_bswap64(words[nr_words - s->is_pos]);
-			ev = id ? evsel_by_id(s, id) : &s->evsels[0];
-		} else {
-			ev = &s->evsels[0];
-		}
-		attr = ev ? &ev->attr : NULL;
-	}
-	if (swap_event_body(event, attr, true)) {
-		error_set("%s: offset %#llx: malformed %s record of %u bytes", s->path,
-			  (unsigned long long)offset, perf_event__name(event->type), event->size);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Keep the resident set bounded by the ordering window, not the file: pages before the
- * oldest record still queued are dropped (the mapping is private, so this only discards our
- * copies; nothing reads them again).
- */
-static void release_pages(struct perf_session *s, const struct ordered_queue *q, u64 cur,
-			  u64 *released)
-{
-	u64 keep = cur, page = (u64)sysconf(_SC_PAGESIZE);
-
-	for (size_t i = q->head; i < q->nr; i++)
-		keep = MIN(keep, q->entries[i].file_offset);
-	keep &= ~(page - 1);
-	if (keep <= *released || keep - *released < (8u << 20))
-		return;
-	madvise(s->base + *released, keep - *released, MADV_DONTNEED);
-	*released = keep;
-}
-
-int perf_session__process(struct perf_session *s, struct event_consumer *consumer)
-{
-	struct walk w = { .session = s, .consumer = consumer };
-	u64 off = s->header.data.offset, end = off + s->header.data.size;
-	u64 page = (u64)sysconf(_SC_PAGESIZE);
-	u64 released = ALIGN_UP(off, page);	/* header, attrs and ids stay */
-	int ret = 0;
-
-	ordered_queue_init(&w.queue, deliver_queued, &w);
-	/* one pass front to back: let the kernel read ahead generously */
-	if (end > released)
-		madvise(s->base + released, end - released, MADV_SEQUENTIAL);
-	while (off < end) {
-		struct perf_event_header *event = (struct perf_event_header *)(s->base + off);
-		struct evsel *ev;
-		u64 ts;
-
-		if (end - off < sizeof(*event)) {
-			error_set("%s: offset %#llx: truncated record header (%llu bytes left in the data section)",
-				  s->path, (unsigned long long)off, (unsigned long long)(end - off));
-			ret = -1;
-			break;
-		}
-		if (s->swap)
-			swap_event_header(event);
-		if (event->size < sizeof(*event)) {
-			error_set("%s: offset %#llx: record of type %u has invalid size %u", s->path,
-				  (unsigned long long)off, event->type, event->size);
-			ret = -1;
-			break;
-		}
-		if (event->size > end - off) {
-			error_set("%s: offset %#llx: record of type %u and size %u extends past the end of the data section at %#llx",
-				  s->path, (unsigned long long)off, event->type, event->size,
-				  (unsigned long long)end);
-			ret = -1;
-			break;
-		}
-		if (event->type >= PERF_RECORD_HEADER_MAX ||
-		    (event->type >= PERF_RECORD_KERNEL_MAX &&
-		     event->type < PERF_RECORD_USER_TYPE_START) || event->type == 0) {
-			s->stats.nr_unknown_events++;
-			off += event->size;
-			continue;
-		}
-		if (s->swap && swap_record(s, event, off)) {
-			ret = -1;
-			break;
-		}
-		s->stats.nr_events[0]++;
-		s->stats.nr_events[event->type]++;
-		if (event->type >= PERF_RECORD_USER_TYPE_START) {
-			if (event->type == PERF_RECORD_FINISHED_ROUND) {
-				ret = ordered_queue_flush_round(&w.queue);
-				release_pages(s, &w.queue, off, &released);
-			}
-			else
-				ret = deliver_one(&w, event, off);
-		} else {
-			ts = event_timestamp(s, event, &ev);
-			if (ts == 0 || ts == (u64)-1)
-				ret = deliver_one(&w, event, off);
-			else
-				ordered_queue_push(&w.queue, ts, event, off);
-		}
-		if (ret)
-			break;
-		off += event->size;
-	}
-	if (!ret)
-		ret = ordered_queue_flush_all(&w.queue);
-	s->stats.nr_unordered_events = w.queue.nr_unordered;
-	ordered_queue_exit(&w.queue);
-	if (w.error)
-		return -1;
-	return ret < 0 ? -1 : ret;
+	return perf_session__evsel_by_id(s, id);
 }

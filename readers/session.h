@@ -14,12 +14,21 @@
 
 #define SMALL_IDS 4096
 
+#define MAX_PIPE_EVSELS 1024
+
 struct evsel {
 	struct perf_event_attr attr;
-	const u64 *ids;	/* points into the file */
+	const u64 *ids;	/* into the file, or ids_owned (pipe mode) */
 	size_t nr_ids;
+	u64 *ids_owned;
 	char *name;
 	int idx;
+};
+
+/* One data.N file of a perf record --threads directory. */
+struct data_file {
+	char *path;
+	u64 size;
 };
 
 struct events_stats {
@@ -30,9 +39,16 @@ struct events_stats {
 };
 
 struct perf_session {
-	const char *path;
-	u8 *base;	/* private writable mapping of the whole file */
+	const char *path;	/* as given: a file, a directory, or "-" */
+	char *data_path;	/* the file holding the header (path, or path/data) */
+	u8 *base;	/* private writable mapping of the whole file (not in pipe mode) */
 	size_t size;
+	bool is_dir, is_pipe;
+	struct data_file *dir_files;	/* data.N, in the directory's order (perf's) */
+	size_t nr_dir_files;
+	int pipe_fd;	/* pipe mode: the stream, positioned after its 16-byte header */
+	u8 *feat_copy[HEADER_FEAT_BITS];	/* pipe mode: features from HEADER_FEATURE records */
+	int jobs;	/* worker threads for reading (0: one per online CPU) */
 	bool swap;	/* opposite-endian file, converted in place on read */
 	struct perf_file_header header;
 	struct evsel *evsels;
@@ -53,8 +69,17 @@ struct event_ctx {
 };
 
 struct event_consumer {
-	/* Every record, in delivery order. Return 0 to go on, non-zero to stop with that value. */
+	/*
+	 * Every record, in delivery order (FINISHED_ROUND too, after the flush it causes).
+	 * Return 0 to go on, non-zero to stop with that value.
+	 */
 	int (*deliver)(struct event_consumer *consumer, struct event_ctx *ctx);
+	/*
+	 * Optional: every record as it is read, in file order, before ordering (what perf's
+	 * dump_event sees): the file it comes from and its offset there.
+	 */
+	void (*raw)(struct event_consumer *consumer, const struct perf_event_header *event,
+		    const char *path, u64 file_offset);
 };
 
 /* Open and validate. Returns 0, or -1 with error_get() describing the problem. */
@@ -62,6 +87,17 @@ int perf_session__open(struct perf_session *session, const char *path);
 void perf_session__close(struct perf_session *session);
 
 bool perf_session__has_feat(const struct perf_session *session, int feat);
+/* A feature section's bytes (from the file, or from a pipe's HEADER_FEATURE), or NULL. */
+const u8 *perf_session__feat(const struct perf_session *session, int feat, size_t *size);
+struct evsel *perf_session__evsel_by_id(const struct perf_session *session, u64 id);
+
+/* Pipe mode: records that describe the session itself (HEADER_ATTR, HEADER_FEATURE). */
+int perf_session__add_attr(struct perf_session *session, const struct perf_event_header *event,
+			   u64 offset);
+/* Event names from the EVENT_DESC feature. */
+void perf_session__read_event_names(struct perf_session *session);
+int perf_session__add_feature(struct perf_session *session, const struct perf_event_header *event,
+			      u64 offset);
 
 /* Walk all records, delivering them in perf's order. 0, or -1 with error_get() set. */
 int perf_session__process(struct perf_session *session, struct event_consumer *consumer);

@@ -1,0 +1,71 @@
+/*
+ * reader: one stream of perf.data records, the data section of a file (mapped) or a pipe
+ * (read into buffers), with its own zstd stream that inflates PERF_RECORD_COMPRESSED payloads
+ * (a record may straddle two COMPRESSED records). Hands out records in file order; a record
+ * read from a buffer stays valid while its chunk holds a reference.
+ * Never reads outside the input: a truncated record, a bad size or a corrupt frame is an error
+ * naming the file and offset. Not thread safe; one reader per thread.
+ */
+#ifndef READERS_READER_H
+#define READERS_READER_H
+
+#include "lib/compiler.h"
+#include "readers/format.h"
+
+/* A buffer of records (inflated or read from a pipe), freed when its last reference goes. */
+struct chunk {
+	u32 refs;
+	u32 size;
+	u8 data[];
+};
+
+void chunk__get(struct chunk *chunk);
+void chunk__put(struct chunk *chunk);
+
+struct reader_record {
+	struct perf_event_header *event;
+	u64 file_offset;	/* of the record, or of the COMPRESSED record it came from */
+	struct chunk *chunk;	/* NULL when the record lies in the file mapping */
+	bool inflated;		/* came out of a COMPRESSED record */
+};
+
+struct reader {
+	const char *path;
+	bool swap;		/* records are opposite-endian: headers are converted here */
+	/* input: a mapped region, or a file descriptor read in blocks */
+	u8 *map;
+	u64 pos, end;		/* position in the mapping / stream offset and limit */
+	int fd;
+	bool stream;
+	struct chunk *in;	/* stream input buffer */
+	u32 in_head;
+	bool eof;
+	/* inflate */
+	void *zstd;
+	struct chunk *out;	/* inflated records not yet handed out */
+	u32 out_head;
+	u64 out_offset;		/* file offset of the COMPRESSED record they came from */
+	u32 max_inflate;	/* bound on what one COMPRESSED record may inflate to */
+	u64 nr_compressed;
+};
+
+/* Over [offset, offset + size) of a mapping. */
+void reader__init_map(struct reader *rd, const char *path, u8 *map, u64 offset, u64 size,
+		      bool swap);
+/* Over a descriptor (a pipe or a pipe-mode file), starting at stream offset `offset`. */
+void reader__init_fd(struct reader *rd, const char *path, int fd, u64 offset, bool swap);
+void reader__exit(struct reader *rd);
+
+/*
+ * The next record: 1 and *rec filled, 0 at the end, -1 on error (error_get() says where).
+ * COMPRESSED records are returned themselves (they are counted and dumped as perf does),
+ * then the records inflated from them. The caller must chunk__get() rec->chunk to keep a
+ * buffered record beyond the next call.
+ */
+int reader__next(struct reader *rd, struct reader_record *rec);
+/* Is a complete inflated record waiting (read before the next record of the input)? */
+bool reader__pending_inflated(const struct reader *rd);
+/* Skip n bytes of the input that follow the last record (pipe-mode tracing data). */
+int reader__skip(struct reader *rd, u64 n);
+
+#endif
