@@ -317,6 +317,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	bool stdio = false, show_nr = false, quiet = false, header = false, header_only = false;
 	bool stats = false, children = false, no_children = false, inverted = false;
 	bool show_info = false;
+	const char *jobs = NULL;
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
 		{ 0, "stdio", OPT_BOOL, &stdio, NULL, "Use the stdio interface" },
@@ -332,6 +333,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
 		{ 0, "header-only", OPT_BOOL, &header_only, NULL, "Show only data header." },
 		{ 'I', "show-info", OPT_BOOL, &show_info, NULL, "Display extended information about perf.data file" },
+		{ 'j', "jobs", OPT_STRING, &jobs, "n", "worker threads for reading (default: online CPUs)" },
 		{ 0, "stats", OPT_BOOL, &stats, NULL, "Display event stats" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
@@ -386,10 +388,16 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	popts.show_nr_samples = show_nr;
 	popts.show_header = !quiet;
 
+	if (jobs && (atoi(jobs) < 1 || atoi(jobs) > 1024)) {
+		fprintf(stderr, "  Error: --jobs needs a number of threads from 1 to 1024\n");
+		usage_with_options(report_usage, opts);
+		return 129;
+	}
 	if (perf_session__open(&rep.session, input)) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
+	rep.session.jobs = jobs ? atoi(jobs) : 0;
 	if (header_only) {
 		header__fprintf(&rep.session, stdout, show_info);
 		perf_session__close(&rep.session);

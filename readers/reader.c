@@ -67,6 +67,8 @@ void reader__exit(struct reader *rd)
 {
 	chunk__put(rd->in);
 	chunk__put(rd->out);
+	chunk__put(rd->aligned);
+	rd->aligned = NULL;
 	if (rd->zstd)
 		ZSTD_freeDStream(rd->zstd);
 	rd->in = rd->out = NULL;
@@ -123,6 +125,7 @@ static int stream_fill(struct reader *rd, u32 need)
 static int next_raw(struct reader *rd, struct reader_record *rec)
 {
 	struct perf_event_header *h;
+	u16 size16;
 	u32 size;
 
 	if (rd->stream) {
@@ -133,7 +136,8 @@ static int next_raw(struct reader *rd, struct reader_record *rec)
 		if (ret <= 0)
 			return ret;
 		h = (struct perf_event_header *)(rd->in->data + rd->in_head);
-		size = rd->swap ? __builtin_bswap16(h->size) : h->size;
+		memcpy(&size16, (u8 *)h + offsetof(struct perf_event_header, size), sizeof(size16));
+		size = rd->swap ? __builtin_bswap16(size16) : size16;
 		if (size < sizeof(*h))
 			goto bad_size;
 		ret = stream_fill(rd, size);
@@ -150,17 +154,28 @@ static int next_raw(struct reader *rd, struct reader_record *rec)
 		if (rd->end - rd->pos < sizeof(*h))
 			goto truncated;
 		h = (struct perf_event_header *)(rd->map + rd->pos);
-		size = rd->swap ? __builtin_bswap16(h->size) : h->size;
+		memcpy(&size16, (u8 *)h + offsetof(struct perf_event_header, size), sizeof(size16));
+		size = rd->swap ? __builtin_bswap16(size16) : size16;
 		if (size < sizeof(*h))
 			goto bad_size;
 		if (size > rd->end - rd->pos) {
-			error_set("%s: offset %#llx: record of type %u and size %u extends past the end of the data at %#llx",
-				  rd->path, (unsigned long long)rd->pos,
-				  rd->swap ? __builtin_bswap32(h->type) : h->type, size,
+			error_set("%s: offset %#llx: record of size %u extends past the end of the data at %#llx",
+				  rd->path, (unsigned long long)rd->pos, size,
 				  (unsigned long long)rd->end);
 			return -1;
 		}
 		rec->chunk = NULL;
+	}
+	if ((uintptr_t)h & 7) {
+		/* perf does not pad COMPRESSED records: give the record an aligned copy */
+		struct chunk *c = chunk__new(size);
+
+		memcpy(c->data, h, size);
+		c->size = size;
+		chunk__put(rd->aligned);
+		rd->aligned = c;
+		h = (struct perf_event_header *)c->data;
+		rec->chunk = c;
 	}
 	if (rd->swap)
 		header_to_native(h);

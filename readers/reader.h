@@ -38,6 +38,7 @@ struct reader {
 	int fd;
 	bool stream;
 	struct chunk *in;	/* stream input buffer */
+	struct chunk *aligned;	/* aligned copy of the last unaligned mapped record */
 	u32 in_head;
 	bool eof;
 	/* inflate */
