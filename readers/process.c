@@ -25,18 +25,11 @@
 #include "readers/order.h"
 #include "readers/reader.h"
 #include "readers/swap.h"
+#include "readers/walk.h"
 
-#define READER_MAX_SIZE (2u * 1024 * 1024)	/* perf's round-robin quantum (session.c) */
-#define BLOCK_RECORDS 1024			/* records per block of the first pass */
 
-struct walk {
-	struct perf_session *session;
-	struct event_consumer *consumer;
-	struct ordered_queue queue;
-	int error;	/* -1 once error_get() holds a parse error */
-};
 
-static int deliver_one(struct walk *w, struct perf_event_header *event, u64 file_offset,
+int walk__deliver(struct walk *w, struct perf_event_header *event, u64 file_offset,
 		       struct evsel *evsel)
 {
 	struct event_ctx ctx = { .event = event, .file_offset = file_offset };
@@ -63,15 +56,15 @@ static int deliver_one(struct walk *w, struct perf_event_header *event, u64 file
 	return w->consumer->deliver(w->consumer, &ctx);
 }
 
-static int deliver_queued(void *data, struct ordered_entry *e)
+int walk__deliver_queued(void *data, struct ordered_entry *e)
 {
-	int ret = deliver_one(data, e->event, e->file_offset, e->evsel);
+	int ret = walk__deliver(data, e->event, e->file_offset, e->evsel);
 
 	chunk__put(e->owner);
 	return ret;
 }
 
-static bool known_type(u32 type)
+bool walk__known_type(u32 type)
 {
 	return type && type < PERF_RECORD_HEADER_MAX &&
 	       (type < PERF_RECORD_KERNEL_MAX || type >= PERF_RECORD_USER_TYPE_START);
@@ -115,12 +108,12 @@ static int swap_record(struct perf_session *s, struct perf_event_header *event, 
  * body is swapped, the record counted and shown to the raw hook. Returns 1 to go on with it,
  * 0 to skip it, -1 on error.
  */
-static int take_record(struct walk *w, struct reader_record *rec, const char *path)
+int walk__take_record(struct walk *w, struct reader_record *rec, const char *path)
 {
 	struct perf_session *s = w->session;
 	struct perf_event_header *event = rec->event;
 
-	if (!known_type(event->type)) {
+	if (!walk__known_type(event->type)) {
 		s->stats.nr_unknown_events++;
 		return 0;
 	}
@@ -134,7 +127,7 @@ static int take_record(struct walk *w, struct reader_record *rec, const char *pa
 }
 
 /* The timestamp ordering uses: 0 or ~0 means "deliver now", as perf does. */
-static u64 record_time(struct perf_session *s, const struct perf_event_header *event,
+u64 walk__record_time(struct perf_session *s, const struct perf_event_header *event,
 		       struct evsel **evsel)
 {
 	*evsel = NULL;
@@ -146,7 +139,7 @@ static u64 record_time(struct perf_session *s, const struct perf_event_header *e
 	return sample_time(&(*evsel)->attr, event);
 }
 
-static bool untimed(u64 ts)
+bool walk__untimed(u64 ts)
 {
 	return ts == 0 || ts == (u64)-1;
 }
@@ -204,7 +197,7 @@ static int walk_single(struct walk *w, struct reader *rd)
 		struct evsel *evsel;
 		u64 ts;
 
-		ret = take_record(w, &rec, s->is_pipe ? "pipe" : s->data_path);
+		ret = walk__take_record(w, &rec, s->is_pipe ? "pipe" : s->data_path);
 		if (ret < 0)
 			break;
 		if (ret == 0)
@@ -230,9 +223,9 @@ static int walk_single(struct walk *w, struct reader *rd)
 		}
 		if (ret)
 			break;
-		ts = record_time(s, event, &evsel);
-		if (event->type >= PERF_RECORD_USER_TYPE_START || untimed(ts)) {
-			ret = deliver_one(w, event, rec.file_offset, evsel);
+		ts = walk__record_time(s, event, &evsel);
+		if (event->type >= PERF_RECORD_USER_TYPE_START || walk__untimed(ts)) {
+			ret = walk__deliver(w, event, rec.file_offset, evsel);
 		} else {
 			chunk__get(rec.chunk);
 			ordered_queue_push(&w->queue, ts, event, rec.file_offset);
@@ -247,391 +240,13 @@ static int walk_single(struct walk *w, struct reader *rd)
 	return ret;
 }
 
-/* ---- data directories ---- */
-
-struct dir_reader {
-	struct reader rd;
-	const char *path;
-	u8 *map;		/* data.N mapping (the main file uses the session's) */
-	size_t map_size;
-	u64 offset, size;	/* data region */
-	/* first pass */
-	u64 *block_min;		/* suffix minima: no record at or after block b is earlier */
-	size_t nr_blocks;
-	bool has_rounds;
-	int error;
-	/* merge */
-	u64 seq, turn, turn_bytes;
-	bool done;
-};
-
-static void dir_reader__start(struct dir_reader *d, bool swap)
-{
-	reader__exit(&d->rd);
-	reader__init_map(&d->rd, d->path, d->map, d->offset, d->size, swap);
-}
-
-/* First pass over one file: the smallest timestamp of each block of records. */
-static void scan_times(struct perf_session *s, struct dir_reader *d)
-{
-	struct reader_record rec;
-	size_t alloc = 0;
-	u64 n = 0, min = UINT64_MAX;
-	int ret;
-
-	dir_reader__start(d, false);
-	while ((ret = reader__next(&d->rd, &rec)) > 0) {
-		struct evsel *evsel;
-		u64 ts;
-
-		if (rec.event->type == PERF_RECORD_COMPRESSED || !known_type(rec.event->type))
-			continue;
-		if (rec.event->type == PERF_RECORD_FINISHED_ROUND)
-			d->has_rounds = true;
-		ts = record_time(s, rec.event, &evsel);
-		if (untimed(ts))
-			ts = 0;
-		min = MIN(min, ts);
-		if (++n % BLOCK_RECORDS == 0) {
-			ARRAY_GROW(d->block_min, alloc, d->nr_blocks + 1);
-			d->block_min[d->nr_blocks++] = min;
-			min = UINT64_MAX;
-		}
-	}
-	if (ret < 0)
-		d->error = -1;
-	ARRAY_GROW(d->block_min, alloc, d->nr_blocks + 1);
-	d->block_min[d->nr_blocks++] = min;
-	for (size_t b = d->nr_blocks - 1; b-- > 0;)
-		d->block_min[b] = MIN(d->block_min[b], d->block_min[b + 1]);
-}
-
-struct scan_job {
-	struct perf_session *s;
-	struct dir_reader *readers;
-	char errors[8][512];
-};
-
-static void scan_one(size_t i, void *arg)
-{
-	struct scan_job *job = arg;
-
-	scan_times(job->s, &job->readers[i]);
-	if (job->readers[i].error && i < ARRAY_SIZE(job->errors))
-		snprintf(job->errors[i], sizeof(job->errors[i]), "%s", error_get());
-}
-
-/* A record read but not yet delivered, keyed as perf would order it. */
-struct merge_entry {
-	u64 ts;		/* 0 for untimed records: perf delivers those as they are read */
-	u64 turn;	/* perf's round-robin turn in which the record was read */
-	u64 seq;	/* position in its file */
-	u32 reader;
-	u64 file_offset;
-	struct perf_event_header *event;
-	struct chunk *chunk;
-	struct evsel *evsel;
-};
-
-static bool key_less(u64 ts, u64 turn, u32 reader, u64 seq, const struct merge_entry *b)
-{
-	if (ts != b->ts)
-		return ts < b->ts;
-	if (turn != b->turn)
-		return turn < b->turn;
-	if (reader != b->reader)
-		return reader < b->reader;
-	return seq < b->seq;
-}
-
-static bool entry_less(const struct merge_entry *a, const struct merge_entry *b)
-{
-	return key_less(a->ts, a->turn, a->reader, a->seq, b);
-}
-
-struct heap {
-	struct merge_entry *e;
-	size_t nr, alloc;
-};
-
-static void heap_push(struct heap *h, const struct merge_entry *x)
-{
-	size_t i;
-
-	ARRAY_GROW(h->e, h->alloc, h->nr + 1);
-	i = h->nr++;
-	while (i && entry_less(x, &h->e[(i - 1) / 2])) {
-		h->e[i] = h->e[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->e[i] = *x;
-}
-
-static struct merge_entry heap_pop(struct heap *h)
-{
-	struct merge_entry top = h->e[0], last = h->e[--h->nr];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= h->nr)
-			break;
-		if (c + 1 < h->nr && entry_less(&h->e[c + 1], &h->e[c]))
-			c++;
-		if (!entry_less(&h->e[c], &last))
-			break;
-		h->e[i] = h->e[c];
-		i = c;
-	}
-	if (h->nr)
-		h->e[i] = last;
-	return top;
-}
-
-/* Smallest timestamp any unread record of d can have. */
-static u64 frontier(const struct dir_reader *d)
-{
-	size_t b;
-
-	if (d->done)
-		return UINT64_MAX;
-	b = d->seq / BLOCK_RECORDS;
-	return b < d->nr_blocks ? d->block_min[b] : UINT64_MAX;
-}
-
-/*
- * perf reads 2 MB of a file's records per turn (counting the bytes in the file: a COMPRESSED
- * record, not what it inflates to) and ends a turn only after the records inflated from the
- * last COMPRESSED record. Returns true when the turn ends after rec.
- */
-static bool end_turn(struct dir_reader *d, const struct reader_record *rec)
-{
-	if (!rec->inflated)
-		d->turn_bytes += rec->event->size;
-	if (d->turn_bytes < READER_MAX_SIZE || reader__pending_inflated(&d->rd))
-		return false;
-	d->turn_bytes = 0;
-	d->turn++;
-	return true;
-}
-
-/* Read one record of reader r into the heap, accounting perf's round-robin turns. */
-static int merge_read(struct walk *w, struct dir_reader *readers, u32 r, struct heap *h)
-{
-	struct dir_reader *d = &readers[r];
-	struct reader_record rec;
-	struct merge_entry e;
-	int ret = reader__next(&d->rd, &rec);
-
-	if (ret <= 0) {
-		d->done = true;
-		return ret;
-	}
-	e = (struct merge_entry){ .turn = d->turn, .seq = d->seq, .reader = r,
-				  .file_offset = rec.file_offset, .event = rec.event };
-	end_turn(d, &rec);
-	if (rec.event->type != PERF_RECORD_COMPRESSED && known_type(rec.event->type))
-		d->seq++;
-	ret = take_record(w, &rec, d->path);
-	if (ret <= 0)
-		goto next_turn;
-	e.ts = record_time(w->session, rec.event, &e.evsel);
-	if (untimed(e.ts))
-		e.ts = 0;
-	e.chunk = rec.chunk;
-	chunk__get(e.chunk);
-	heap_push(h, &e);
-	ret = 0;
-next_turn:
-	return ret < 0 ? -1 : 0;
-}
-
-static int walk_dir_merge(struct walk *w, struct dir_reader *readers, u32 nr)
-{
-	struct heap h = { 0 };
-	int ret = 0;
-
-	for (;;) {
-		u64 fmin = UINT64_MAX;
-		u32 next = nr;
-		bool safe;
-
-		for (u32 r = 0; r < nr; r++) {
-			u64 f = frontier(&readers[r]);
-
-			if (f < fmin || next == nr) {
-				if (!readers[r].done && (f < fmin || next == nr)) {
-					fmin = f;
-					next = r;
-				}
-			}
-		}
-		safe = false;
-		if (h.nr) {
-			const struct merge_entry *top = &h.e[0];
-
-			safe = top->ts < fmin || next == nr;
-			if (!safe && top->ts == fmin) {
-				safe = true;
-				for (u32 r = 0; r < nr && safe; r++) {
-					const struct dir_reader *d = &readers[r];
-
-					if (frontier(d) == top->ts &&
-					    !key_less(top->ts, top->turn, top->reader, top->seq,
-						      &(struct merge_entry){ .ts = top->ts, .turn = d->turn,
-									     .reader = r, .seq = d->seq }))
-						safe = false;
-				}
-			}
-		}
-		if (safe) {
-			struct merge_entry e = heap_pop(&h);
-
-			ret = deliver_one(w, e.event, e.file_offset, e.evsel);
-			chunk__put(e.chunk);
-			if (ret)
-				break;
-			continue;
-		}
-		if (next == nr)
-			break;
-		ret = merge_read(w, readers, next, &h);
-		if (ret)
-			break;
-	}
-	while (h.nr)
-		chunk__put(heap_pop(&h).chunk);
-	free(h.e);
-	return ret;
-}
-
-/* perf's own reading order (for -D): round-robin 2 MB turns into the ordered queue. */
-static int walk_dir_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
-{
-	u32 active = nr, i = 0;
-	int ret = 0;
-
-	while (active) {
-		struct dir_reader *d = &readers[i];
-		struct reader_record rec;
-		struct evsel *evsel;
-		bool switch_reader;
-		u64 ts;
-
-		if (d->done) {
-			i = (i + 1) % nr;
-			continue;
-		}
-		ret = reader__next(&d->rd, &rec);
-		if (ret < 0)
-			break;
-		if (ret == 0) {
-			d->done = true;
-			active--;
-			continue;
-		}
-		switch_reader = end_turn(d, &rec);
-		ret = take_record(w, &rec, d->path);
-		if (ret < 0)
-			break;
-		if (ret > 0) {
-			ret = 0;
-			if (rec.event->type == PERF_RECORD_FINISHED_ROUND)
-				ret = ordered_queue_flush_round(&w->queue);
-			ts = record_time(w->session, rec.event, &evsel);
-			if (!ret && (rec.event->type >= PERF_RECORD_USER_TYPE_START || untimed(ts))) {
-				ret = deliver_one(w, rec.event, rec.file_offset, evsel);
-			} else if (!ret) {
-				chunk__get(rec.chunk);
-				ordered_queue_push(&w->queue, ts, rec.event, rec.file_offset);
-				w->queue.entries[w->queue.nr - 1].owner = rec.chunk;
-				w->queue.entries[w->queue.nr - 1].evsel = evsel;
-			}
-			if (ret)
-				break;
-		}
-		if (switch_reader)
-			i = (i + 1) % nr;
-	}
-	return ret < 0 ? -1 : ret;
-}
-
-static int walk_dir(struct walk *w)
-{
-	struct perf_session *s = w->session;
-	u32 nr = 1;
-	struct dir_reader *readers = xcalloc(s->nr_dir_files + 1, sizeof(*readers));
-	int ret = -1;
-
-	readers[0] = (struct dir_reader){ .path = s->data_path, .map = s->base,
-					  .offset = s->header.data.offset,
-					  .size = s->header.data.size };
-	for (size_t i = 0; i < s->nr_dir_files; i++) {
-		struct dir_reader *d = &readers[nr];
-		int fd;
-
-		if (!s->dir_files[i].size)
-			continue;
-		d->path = s->dir_files[i].path;
-		fd = open(d->path, O_RDONLY);
-		if (fd < 0) {
-			error_set("%s: %s", d->path, strerror(errno));
-			goto out;
-		}
-		d->map_size = s->dir_files[i].size;
-		d->map = mmap(NULL, d->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-		close(fd);
-		if (d->map == MAP_FAILED) {
-			d->map = NULL;
-			error_set("%s: cannot map the file: %s", d->path, strerror(errno));
-			goto out;
-		}
-		d->size = d->map_size;
-		nr++;
-	}
-	if (w->consumer->raw) {
-		for (u32 r = 0; r < nr; r++)
-			dir_reader__start(&readers[r], s->swap);
-		ret = walk_dir_round_robin(w, readers, nr);
-	} else {
-		struct scan_job job = { .s = s, .readers = readers };
-		bool rounds = false;
-
-		for (u32 r = 0; r < nr; r++)
-			scan_one(r, &job);
-		for (u32 r = 0; r < nr; r++) {
-			if (readers[r].error) {
-				error_set("%s", r < ARRAY_SIZE(job.errors) ? job.errors[r]
-								   : "a data file is damaged");
-				goto out;
-			}
-			rounds |= readers[r].has_rounds;
-			dir_reader__start(&readers[r], s->swap);
-		}
-		/* files with FINISHED_ROUND are not what perf's directory reader assumes */
-		ret = rounds ? walk_dir_round_robin(w, readers, nr) : walk_dir_merge(w, readers, nr);
-	}
-out:
-	for (u32 r = 0; r < nr; r++) {
-		reader__exit(&readers[r].rd);
-		free(readers[r].block_min);
-		if (r && readers[r].map)
-			munmap(readers[r].map, readers[r].map_size);
-	}
-	free(readers);
-	if (ret < 0 && !w->error)
-		w->error = -1;
-	return ret;
-}
-
 int perf_session__process(struct perf_session *s, struct event_consumer *consumer)
 {
 	struct walk w = { .session = s, .consumer = consumer };
 	struct reader rd = { 0 };
 	int ret;
 
-	ordered_queue_init(&w.queue, deliver_queued, &w);
+	ordered_queue_init(&w.queue, walk__deliver_queued, &w);
 	if (s->is_dir) {
 		ret = walk_dir(&w);
 	} else {

@@ -26,15 +26,16 @@ static struct chunk *chunk__new(u32 size)
 	return c;
 }
 
+/* Atomic: a reader fills chunks on a worker while the merge releases them on the main thread. */
 void chunk__get(struct chunk *chunk)
 {
 	if (chunk)
-		chunk->refs++;
+		__atomic_add_fetch(&chunk->refs, 1, __ATOMIC_RELAXED);
 }
 
 void chunk__put(struct chunk *chunk)
 {
-	if (chunk && --chunk->refs == 0)
+	if (chunk && __atomic_sub_fetch(&chunk->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		free(chunk);
 }
 

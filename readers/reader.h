@@ -12,7 +12,10 @@
 #include "lib/compiler.h"
 #include "readers/format.h"
 
-/* A buffer of records (inflated or read from a pipe), freed when its last reference goes. */
+/*
+ * A buffer of records (inflated or read from a pipe), freed when its last reference goes.
+ * References may be taken and dropped from different threads.
+ */
 struct chunk {
 	u32 refs;
 	u32 size;

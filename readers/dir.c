@@ -1,0 +1,568 @@
+/*
+ * dir: a perf record --threads directory, in perf 6.1's delivery order with bounded memory.
+ *
+ * perf reads the files round-robin, 2 MB of records per turn, into one ordered queue; the
+ * files carry no FINISHED_ROUND, so untimed records are delivered as they are read and every
+ * other record at the end, sorted by time, ties in reading order. The same order comes out of
+ * a merge: a first pass (one file per worker) notes the smallest timestamp of each block of
+ * records; then each file is read again in batches, on the workqueue, ahead of the merge,
+ * which delivers a record as soon as no unread record anywhere can come before it (its key:
+ * time, then perf's turn, file and position). With a raw-record hook (-D) the files are read
+ * in perf's own round-robin order through the ordered queue instead, so dump lines come out
+ * where perf prints them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/workqueue.h"
+#include "lib/xalloc.h"
+#include "readers/walk.h"
+
+#define READER_MAX_SIZE (2u * 1024 * 1024)	/* perf's round-robin quantum (session.c) */
+#define BLOCK_RECORDS 1024			/* records per block of the first pass */
+#define BATCH_RECORDS 8192			/* records a worker reads ahead per batch */
+
+/* A record read but not yet delivered, keyed as perf would order it. */
+struct merge_entry {
+	u64 ts;		/* 0 for untimed records: perf delivers those as they are read */
+	u64 turn;	/* perf's round-robin turn in which the record was read */
+	u64 seq;	/* position in its file */
+	u32 reader;
+	u64 file_offset;
+	struct perf_event_header *event;
+	struct chunk *chunk;
+	struct evsel *evsel;
+};
+
+struct batch {
+	struct merge_entry *e;
+	size_t nr, alloc, pos;
+	u64 nr_unknown;	/* skipped records of unknown types */
+	u64 nr_compressed;	/* COMPRESSED records read (counted, never delivered) */
+	bool last;	/* nothing follows in the file */
+	bool error;
+	char msg[256];	/* error_get() of the worker (it is thread-local) */
+};
+
+struct merge;
+
+struct dir_reader {
+	struct reader rd;
+	const char *path;
+	u8 *map;		/* data.N mapping (the main file uses the session's) */
+	size_t map_size;
+	u64 offset, size;	/* data region */
+	u32 index;
+	/* first pass */
+	u64 *block_min;		/* suffix minima: no record at or after block b is earlier */
+	size_t nr_blocks;
+	bool has_rounds;
+	bool error;
+	char msg[256];
+	/* reading (the producer's side) */
+	u64 seq, turn, turn_bytes;
+	/* merging (the consumer's side) */
+	struct batch batch[2];
+	int cur;
+	bool ready;		/* batch[!cur] produced; guarded by merge->lock */
+	struct work work;
+	struct merge *merge;
+	u64 next_seq, next_turn;	/* lower bounds of what is still unread */
+	bool done;
+};
+
+struct merge {
+	struct walk *w;
+	struct workqueue *wq;	/* NULL: one thread does everything (-j1) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void dir_reader__start(struct dir_reader *d, bool swap)
+{
+	reader__exit(&d->rd);
+	reader__init_map(&d->rd, d->path, d->map, d->offset, d->size, swap);
+	d->seq = d->turn = d->turn_bytes = 0;
+}
+
+/*
+ * perf reads 2 MB of a file's records per turn (counting the bytes in the file: a COMPRESSED
+ * record, not what it inflates to) and ends a turn only after the records inflated from the
+ * last COMPRESSED record. Returns true when the turn ends after rec.
+ */
+static bool end_turn(struct dir_reader *d, const struct reader_record *rec)
+{
+	if (!rec->inflated)
+		d->turn_bytes += rec->event->size;
+	if (d->turn_bytes < READER_MAX_SIZE || reader__pending_inflated(&d->rd))
+		return false;
+	d->turn_bytes = 0;
+	d->turn++;
+	return true;
+}
+
+static bool counted(const struct perf_event_header *event)
+{
+	return event->type != PERF_RECORD_COMPRESSED && walk__known_type(event->type);
+}
+
+/* First pass over one file: the smallest timestamp of each block of records. */
+static void scan_times(struct perf_session *s, struct dir_reader *d)
+{
+	struct reader_record rec;
+	size_t alloc = 0;
+	u64 n = 0, min = UINT64_MAX;
+	int ret;
+
+	dir_reader__start(d, false);
+	while ((ret = reader__next(&d->rd, &rec)) > 0) {
+		struct evsel *evsel;
+		u64 ts;
+
+		if (!counted(rec.event))
+			continue;
+		if (rec.event->type == PERF_RECORD_FINISHED_ROUND)
+			d->has_rounds = true;
+		ts = walk__record_time(s, rec.event, &evsel);
+		if (walk__untimed(ts))
+			ts = 0;
+		min = MIN(min, ts);
+		if (++n % BLOCK_RECORDS == 0) {
+			ARRAY_GROW(d->block_min, alloc, d->nr_blocks + 1);
+			d->block_min[d->nr_blocks++] = min;
+			min = UINT64_MAX;
+		}
+	}
+	if (ret < 0) {
+		d->error = true;
+		snprintf(d->msg, sizeof(d->msg), "%s", error_get());
+	}
+	ARRAY_GROW(d->block_min, alloc, d->nr_blocks + 1);
+	d->block_min[d->nr_blocks++] = min;
+	for (size_t b = d->nr_blocks - 1; b-- > 0;)
+		d->block_min[b] = MIN(d->block_min[b], d->block_min[b + 1]);
+}
+
+struct scan_job {
+	struct perf_session *s;
+	struct dir_reader *readers;
+};
+
+static void scan_one(size_t i, void *arg)
+{
+	struct scan_job *job = arg;
+
+	scan_times(job->s, &job->readers[i]);
+}
+
+/* Read the next batch of records of d (on a worker, or inline with -j1). */
+static void produce(struct dir_reader *d, struct batch *b, struct perf_session *s)
+{
+	struct reader_record rec;
+	int ret = 1;
+
+	b->nr = b->pos = 0;
+	b->nr_unknown = b->nr_compressed = 0;
+	while (b->nr < BATCH_RECORDS && (ret = reader__next(&d->rd, &rec)) > 0) {
+		struct merge_entry e = { .turn = d->turn, .seq = d->seq, .reader = d->index,
+					 .file_offset = rec.file_offset, .event = rec.event };
+
+		end_turn(d, &rec);
+		if (rec.event->type == PERF_RECORD_COMPRESSED) {
+			b->nr_compressed++;	/* counted, never delivered: perf inflates it */
+			continue;
+		}
+		if (!walk__known_type(rec.event->type)) {
+			b->nr_unknown++;
+			continue;
+		}
+		d->seq++;
+		e.ts = walk__record_time(s, rec.event, &e.evsel);
+		if (walk__untimed(e.ts))
+			e.ts = 0;
+		e.chunk = rec.chunk;
+		chunk__get(e.chunk);
+		ARRAY_GROW(b->e, b->alloc, b->nr + 1);
+		b->e[b->nr++] = e;
+	}
+	b->last = ret <= 0;
+	b->error = ret < 0;
+	if (b->error)
+		snprintf(b->msg, sizeof(b->msg), "%s", error_get());
+}
+
+static void produce_work(struct work *work)
+{
+	struct dir_reader *d = container_of(work, struct dir_reader, work);
+	struct merge *m = d->merge;
+
+	produce(d, &d->batch[!d->cur], m->w->session);
+	pthread_mutex_lock(&m->lock);
+	d->ready = true;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Start reading the batch after the one being merged. */
+static void start_batch(struct merge *m, struct dir_reader *d)
+{
+	if (!m->wq) {
+		produce(d, &d->batch[!d->cur], m->w->session);
+		d->ready = true;
+		return;
+	}
+	pthread_mutex_lock(&m->lock);
+	d->ready = false;
+	pthread_mutex_unlock(&m->lock);
+	workqueue__queue(m->wq, &d->work);
+}
+
+static void batch_counts(struct perf_session *s, const struct batch *b)
+{
+	s->stats.nr_unknown_events += b->nr_unknown;
+	s->stats.nr_events[0] += b->nr_compressed;
+	s->stats.nr_events[PERF_RECORD_COMPRESSED] += b->nr_compressed;
+}
+
+/* The next record of d not yet merged, or NULL at its end (or on error: m->w->error). */
+static struct merge_entry *peek(struct merge *m, struct dir_reader *d)
+{
+	struct batch *b = &d->batch[d->cur];
+
+	if (b->pos < b->nr)
+		return &b->e[b->pos];
+	if (b->last || d->done) {
+		d->done = true;
+		return NULL;
+	}
+	pthread_mutex_lock(&m->lock);
+	while (!d->ready)
+		pthread_cond_wait(&m->cond, &m->lock);
+	pthread_mutex_unlock(&m->lock);
+	d->cur = !d->cur;
+	b = &d->batch[d->cur];
+	batch_counts(m->w->session, b);
+	if (b->error) {
+		error_set("%s", b->msg);
+		m->w->error = -1;
+		d->done = true;
+		return NULL;
+	}
+	if (!b->last)
+		start_batch(m, d);
+	if (b->pos < b->nr)
+		return &b->e[b->pos];
+	d->done = true;
+	return NULL;
+}
+
+static bool key_less(u64 ts, u64 turn, u32 reader, u64 seq, const struct merge_entry *b)
+{
+	if (ts != b->ts)
+		return ts < b->ts;
+	if (turn != b->turn)
+		return turn < b->turn;
+	if (reader != b->reader)
+		return reader < b->reader;
+	return seq < b->seq;
+}
+
+static bool entry_less(const struct merge_entry *a, const struct merge_entry *b)
+{
+	return key_less(a->ts, a->turn, a->reader, a->seq, b);
+}
+
+struct heap {
+	struct merge_entry *e;
+	size_t nr, alloc;
+};
+
+static void heap_push(struct heap *h, const struct merge_entry *x)
+{
+	size_t i;
+
+	ARRAY_GROW(h->e, h->alloc, h->nr + 1);
+	i = h->nr++;
+	while (i && entry_less(x, &h->e[(i - 1) / 2])) {
+		h->e[i] = h->e[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->e[i] = *x;
+}
+
+static struct merge_entry heap_pop(struct heap *h)
+{
+	struct merge_entry top = h->e[0], last = h->e[--h->nr];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->nr)
+			break;
+		if (c + 1 < h->nr && entry_less(&h->e[c + 1], &h->e[c]))
+			c++;
+		if (!entry_less(&h->e[c], &last))
+			break;
+		h->e[i] = h->e[c];
+		i = c;
+	}
+	if (h->nr)
+		h->e[i] = last;
+	return top;
+}
+
+/* Smallest timestamp any unread record of d can have. */
+static u64 frontier(const struct dir_reader *d)
+{
+	size_t b;
+
+	if (d->done)
+		return UINT64_MAX;
+	b = d->next_seq / BLOCK_RECORDS;
+	return b < d->nr_blocks ? d->block_min[b] : UINT64_MAX;
+}
+
+/* May the heap's top go now: can no unread record come before it? */
+static bool top_is_safe(const struct heap *h, const struct dir_reader *readers, u32 nr,
+			u64 fmin)
+{
+	const struct merge_entry *top = &h->e[0];
+
+	if (top->ts < fmin)
+		return true;
+	if (top->ts > fmin)
+		return false;
+	for (u32 r = 0; r < nr; r++) {
+		const struct dir_reader *d = &readers[r];
+
+		if (frontier(d) == top->ts &&
+		    !key_less(top->ts, top->turn, top->reader, top->seq,
+			      &(struct merge_entry){ .ts = top->ts, .turn = d->next_turn, .reader = r,
+						     .seq = d->next_seq }))
+			return false;
+	}
+	return true;
+}
+
+static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
+{
+	struct walk *w = m->w;
+	struct heap h = { 0 };
+	int ret = 0;
+
+	for (u32 r = 0; r < nr; r++) {
+		readers[r].merge = m;
+		readers[r].work.func = produce_work;
+		readers[r].cur = 1;	/* so that the first batch is produced into batch[0] */
+		readers[r].batch[1].last = false;
+		produce(&readers[r], &readers[r].batch[0], w->session);
+		readers[r].cur = 0;
+		batch_counts(w->session, &readers[r].batch[0]);
+		if (readers[r].batch[0].error) {
+			error_set("%s", readers[r].batch[0].msg);
+			w->error = -1;
+			return -1;
+		}
+		if (!readers[r].batch[0].last)
+			start_batch(m, &readers[r]);
+	}
+	for (;;) {
+		u64 fmin = UINT64_MAX;
+		u32 next = nr;
+		struct merge_entry *e;
+
+		for (u32 r = 0; r < nr; r++) {
+			u64 f = frontier(&readers[r]);
+
+			if (!readers[r].done && (next == nr || f < fmin)) {
+				fmin = f;
+				next = r;
+			}
+		}
+		if (h.nr && (next == nr || top_is_safe(&h, readers, nr, fmin))) {
+			struct merge_entry top = heap_pop(&h);
+
+			ret = walk__deliver(w, top.event, top.file_offset, top.evsel);
+			chunk__put(top.chunk);
+			if (ret)
+				break;
+			continue;
+		}
+		if (next == nr)
+			break;
+		e = peek(m, &readers[next]);
+		if (!e) {
+			if (w->error) {
+				ret = -1;
+				break;
+			}
+			continue;
+		}
+		readers[next].batch[readers[next].cur].pos++;
+		readers[next].next_seq = e->seq + 1;
+		readers[next].next_turn = e->turn;
+		w->session->stats.nr_events[0]++;
+		w->session->stats.nr_events[e->event->type]++;
+		heap_push(&h, e);
+	}
+	while (h.nr)
+		chunk__put(heap_pop(&h).chunk);
+	free(h.e);
+	return ret;
+}
+
+/* perf's own reading order (for -D): round-robin 2 MB turns into the ordered queue. */
+static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
+{
+	u32 active = nr, i = 0;
+	int ret = 0;
+
+	while (active) {
+		struct dir_reader *d = &readers[i];
+		struct reader_record rec;
+		struct evsel *evsel;
+		bool switch_reader;
+		u64 ts;
+
+		if (d->done) {
+			i = (i + 1) % nr;
+			continue;
+		}
+		ret = reader__next(&d->rd, &rec);
+		if (ret < 0)
+			break;
+		if (ret == 0) {
+			d->done = true;
+			active--;
+			continue;
+		}
+		switch_reader = end_turn(d, &rec);
+		ret = walk__take_record(w, &rec, d->path);
+		if (ret < 0)
+			break;
+		if (ret > 0 && rec.event->type != PERF_RECORD_COMPRESSED) {
+			ret = 0;
+			if (rec.event->type == PERF_RECORD_FINISHED_ROUND)
+				ret = ordered_queue_flush_round(&w->queue);
+			ts = walk__record_time(w->session, rec.event, &evsel);
+			if (!ret && (rec.event->type >= PERF_RECORD_USER_TYPE_START ||
+				     walk__untimed(ts))) {
+				ret = walk__deliver(w, rec.event, rec.file_offset, evsel);
+			} else if (!ret) {
+				chunk__get(rec.chunk);
+				ordered_queue_push(&w->queue, ts, rec.event, rec.file_offset);
+				w->queue.entries[w->queue.nr - 1].owner = rec.chunk;
+				w->queue.entries[w->queue.nr - 1].evsel = evsel;
+			}
+			if (ret)
+				break;
+		}
+		ret = 0;
+		if (switch_reader)
+			i = (i + 1) % nr;
+	}
+	return ret < 0 ? -1 : ret;
+}
+
+static int map_data_file(struct dir_reader *d, const struct data_file *f)
+{
+	int fd = open(f->path, O_RDONLY);
+
+	d->path = f->path;
+	if (fd < 0) {
+		error_set("%s: %s", d->path, strerror(errno));
+		return -1;
+	}
+	d->map_size = f->size;
+	d->map = mmap(NULL, d->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (d->map == MAP_FAILED) {
+		d->map = NULL;
+		error_set("%s: cannot map the file: %s", d->path, strerror(errno));
+		return -1;
+	}
+	d->size = d->map_size;
+	return 0;
+}
+
+int walk_dir(struct walk *w)
+{
+	struct perf_session *s = w->session;
+	struct dir_reader *readers = xcalloc(s->nr_dir_files + 1, sizeof(*readers));
+	struct merge m = { .w = w };
+	u32 nr = 1;
+	int jobs = s->jobs > 0 ? s->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int ret = -1;
+
+	pthread_mutex_init(&m.lock, NULL);
+	pthread_cond_init(&m.cond, NULL);
+	readers[0] = (struct dir_reader){ .path = s->data_path, .map = s->base,
+					  .offset = s->header.data.offset,
+					  .size = s->header.data.size };
+	for (size_t i = 0; i < s->nr_dir_files; i++) {
+		if (!s->dir_files[i].size)
+			continue;	/* perf makes no reader for an empty file */
+		readers[nr].index = nr;
+		if (map_data_file(&readers[nr], &s->dir_files[i]))
+			goto out;
+		nr++;
+	}
+	/* -j N: N threads in all, this one included */
+	m.wq = jobs > 1 ? workqueue__new(jobs - 1) : NULL;
+	if (w->consumer->raw) {
+		for (u32 r = 0; r < nr; r++)
+			dir_reader__start(&readers[r], s->swap);
+		ret = walk_round_robin(w, readers, nr);
+	} else {
+		struct scan_job job = { .s = s, .readers = readers };
+		bool rounds = false;
+
+		if (m.wq)
+			workqueue__parallel_for(m.wq, 0, nr, 1, scan_one, &job);
+		else
+			for (u32 r = 0; r < nr; r++)
+				scan_one(r, &job);
+		for (u32 r = 0; r < nr; r++) {
+			if (readers[r].error) {
+				error_set("%s", readers[r].msg);
+				goto out;
+			}
+			rounds |= readers[r].has_rounds;
+			dir_reader__start(&readers[r], s->swap);
+		}
+		/* files with FINISHED_ROUND are not what perf's directory reader assumes */
+		ret = rounds ? walk_round_robin(w, readers, nr) : merge(&m, readers, nr);
+	}
+out:
+	if (m.wq) {
+		workqueue__flush(m.wq);
+		workqueue__destroy(m.wq);
+	}
+	for (u32 r = 0; r < nr; r++) {
+		struct dir_reader *d = &readers[r];
+
+		for (int k = 0; k < 2; k++) {
+			for (size_t i = d->batch[k].pos; i < d->batch[k].nr; i++)
+				chunk__put(d->batch[k].e[i].chunk);
+			free(d->batch[k].e);
+		}
+		reader__exit(&d->rd);
+		free(d->block_min);
+		if (r && d->map)
+			munmap(d->map, d->map_size);
+	}
+	free(readers);
+	pthread_mutex_destroy(&m.lock);
+	pthread_cond_destroy(&m.cond);
+	if (ret < 0 && !w->error)
+		w->error = -1;
+	return ret;
+}
