@@ -31,7 +31,7 @@ expect_error() {	# NAME FILE
 	if [ "$status" -ne 1 ]; then
 		echo "FAIL $name: exit status $status (want 1)"; head -3 "$WORK/err" | sed 's/^/    /'
 		fail=$((fail + 1))
-	elif [ "$lines" -ne 1 ] || ! grep -q "$f: offset 0x[0-9a-f]*\|$f: offset [0-9]" "$WORK/err"; then
+	elif [ "$lines" -ne 1 ] || ! grep -q -E "$f(/[^:]*)?: offset (0x[0-9a-f]+|[0-9])" "$WORK/err"; then
 		echo "FAIL $name: want one error line naming the file and offset, got:"
 		head -3 "$WORK/err" | sed 's/^/    /'
 		fail=$((fail + 1))
@@ -108,6 +108,62 @@ else
 	echo "FAIL unknown record types: status $status, $n patched"; head -3 "$WORK/err" | sed 's/^/    /'
 	fail=$((fail + 1))
 fi
+
+# 9. Data directories and compressed records.
+expect_ok_same() {	# NAME DIR-OR-FILE WANT-FILE
+	"$ANALYZE" --buildid-dir "$WORK/none" report -i "$2" --kallsyms /dev/null >"$WORK/got" 2>"$WORK/err"
+	if [ $? -eq 0 ] && cmp -s "$3" "$WORK/got"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL $1: want the same report as the intact input"; head -3 "$WORK/err" | sed 's/^/    /'
+		fail=$((fail + 1))
+	fi
+}
+DIR=tests/fixtures/dir_none/perf.data
+ZF=tests/fixtures/zfile/perf.data
+"$ANALYZE" --buildid-dir "$WORK/none" report -i "$DIR" --kallsyms /dev/null >"$WORK/dir.want" 2>/dev/null
+# an extra file that is not data.N is ignored, as perf ignores it
+cp -r "$DIR" "$WORK/dir1.data"; echo "notes" >"$WORK/dir1.data/README"
+expect_ok_same "extra file in a directory" "$WORK/dir1.data" "$WORK/dir.want"
+# a missing data.N: perf reports what the other files hold; so do we
+cp -r "$DIR" "$WORK/dir2.data"
+big=$(ls -S "$WORK/dir2.data"/data.* | head -1); rm "$big"
+if "$ANALYZE" --buildid-dir "$WORK/none" report -i "$WORK/dir2.data" --kallsyms /dev/null >"$WORK/got" 2>"$WORK/err" &&
+	! cmp -s "$WORK/dir.want" "$WORK/got" && grep -q "^# Samples" "$WORK/got"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL missing data.N: want a report of what is left"; fail=$((fail + 1))
+fi
+# a directory without its data file
+mkdir -p "$WORK/dir3.data"; cp "$DIR"/data.* "$WORK/dir3.data/"
+timeout 20 "$ANALYZE" report -i "$WORK/dir3.data" >"$WORK/out" 2>"$WORK/err"
+if [ $? -eq 1 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "dir3.data/data" "$WORK/err"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL directory without data: $(head -1 "$WORK/err")"; fail=$((fail + 1))
+fi
+# a data.N cut inside a record
+cp -r "$DIR" "$WORK/dir4.data"; f=$(ls -S "$WORK/dir4.data"/data.* | head -1)
+head -c $(($(stat -c %s "$f") - 5)) "$f" >"$f.cut" && mv "$f.cut" "$f"
+expect_error "data.N cut inside a record" "$WORK/dir4.data"
+
+# compressed records: find the first COMPRESSED (81) record of the -z file
+zoff=$(u64_at "$ZF" 40) zend=$(($(u64_at "$ZF" 40) + $(u64_at "$ZF" 48))) first=""
+while [ "$zoff" -lt "$zend" ]; do
+	if [ "$(u16_at "$ZF" "$zoff")" = 81 ]; then first=$zoff; break; fi
+	zoff=$((zoff + $(u16_at "$ZF" $((zoff + 6)))))
+done
+[ -n "$first" ] || { echo "FAIL: no COMPRESSED record in $ZF"; fail=$((fail + 1)); }
+zsize=$(u16_at "$ZF" $((first + 6)))
+# a truncated frame: the data section ends inside the first COMPRESSED record's payload
+cp "$ZF" "$WORK/z1.data"; put_le "$WORK/z1.data" 48 8 $((first + zsize / 2 - zoff + zoff - $(u64_at "$ZF" 40)))
+expect_error "truncated zstd frame" "$WORK/z1.data"
+# a corrupt frame: garbage over the frame header
+cp "$ZF" "$WORK/z2.data"; printf 'GARBAGE!GARBAGE!' | dd of="$WORK/z2.data" bs=1 seek=$((first + 8)) conv=notrunc status=none
+expect_error "corrupt zstd frame" "$WORK/z2.data"
+# a COMPRESSED record claiming more than the file holds
+cp "$ZF" "$WORK/z3.data"; put_le "$WORK/z3.data" $((first + 6)) 2 65535
+expect_error "compressed record claiming a huge size" "$WORK/z3.data"
 
 echo "bad-input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
