@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyzer/header.h"
 #include "analyzer/hist.h"
 #include "analyzer/options.h"
 #include "lib/error.h"
+#include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
 #include "readers/session.h"
@@ -348,7 +350,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	struct symsrc_config symsrc = { 0 };
 	struct hists_print_opts popts = { 0 };
 	char bad[64], *symfs_cache = NULL;
-	int nr_args, ret = 1;
+	int nr_args, ret = 1, nr_jobs;
+	struct workqueue *wq = NULL;
+	struct dso_loader loader;
 
 	nr_args = parse_options(argc, argv, opts, report_usage);
 	if (nr_args < 0)
@@ -397,7 +401,6 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
-	rep.session.jobs = jobs ? atoi(jobs) : 0;
 	if (header_only) {
 		header__fprintf(&rep.session, stdout, show_info);
 		perf_session__close(&rep.session);
@@ -414,7 +417,13 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	symsrc.symfs = symfs ? symfs : "";
 	symsrc.kallsyms = kallsyms;
 	symsrc.debug_dir = getenv("ANALYZE_DEBUG_DIR");
+	/* -j N: N threads in all, this one included */
+	nr_jobs = jobs ? atoi(jobs) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
+	rep.session.wq = wq;
 	machine__init(&rep.machine, &symsrc);
+	dso_loader__init(&loader, wq, &rep.machine.symsrc);
+	rep.machine.loader = &loader;
 	{
 		size_t size;
 		const u8 *ids = perf_session__feat(&rep.session, HEADER_BUILD_ID, &size);
@@ -507,7 +516,11 @@ out:
 	name_list__free(&rep.tids);
 	regfree(&rep.parent_regex);
 	free(symfs_cache);
+	if (wq)
+		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
+	wq = NULL;
 	machine__exit(&rep.machine);
+	dso_loader__exit(&loader);
 	perf_session__close(&rep.session);
 	return ret;
 }

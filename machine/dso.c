@@ -106,13 +106,71 @@ void dso__put(struct dso *dso)
 	}
 }
 
+static void dso__load(struct dso *dso, const struct symsrc_config *cfg, u64 kernel_ref_reloc)
+{
+	const u8 *bid = dso->build_id_size ? dso->build_id : NULL;
+
+	if (dso->kind == DSO_KIND_KERNEL && !strcmp(dso->long_name, "[kernel.kallsyms]"))
+		symtab__load_kernel(&dso->symtab, cfg, bid, dso->build_id_size, kernel_ref_reloc,
+				    &dso->kernel_bounds);
+	else
+		symtab__load_dso(&dso->symtab, cfg, dso->kind, dso->long_name, bid,
+				 dso->build_id_size);
+}
+
+void dso_loader__init(struct dso_loader *l, struct workqueue *wq, const struct symsrc_config *cfg)
+{
+	l->wq = wq;
+	l->cfg = cfg;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, NULL);
+}
+
+void dso_loader__exit(struct dso_loader *l)
+{
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->cond);
+}
+
+static void load_work(struct work *work)
+{
+	struct dso *dso = container_of(work, struct dso, load_work);
+	struct dso_loader *l = dso->loader;
+
+	dso__load(dso, l->cfg, dso->kernel_ref_reloc);
+	pthread_mutex_lock(&l->lock);
+	dso->load_state = DSO_LOAD_DONE;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	dso__put(dso);
+}
+
+void dso__load_ahead(struct dso *dso, struct dso_loader *l, u64 kernel_ref_reloc)
+{
+	if (!l || !l->wq || dso->symbols_loaded || dso->load_state != DSO_LOAD_NONE)
+		return;
+	dso->loader = l;
+	dso->kernel_ref_reloc = kernel_ref_reloc;
+	dso->load_state = DSO_LOAD_QUEUED;	/* no worker has it yet: no lock needed */
+	dso->load_work.func = load_work;
+	workqueue__queue(l->wq, &dso__get(dso)->load_work);
+}
+
 const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg)
 {
-	if (!dso->symbols_loaded) {
-		dso->symbols_loaded = true;
-		symtab__load_dso(&dso->symtab, cfg, dso->kind, dso->long_name,
-				 dso->build_id_size ? dso->build_id : NULL, dso->build_id_size);
+	if (dso->symbols_loaded)
+		return &dso->symtab;
+	if (dso->load_state != DSO_LOAD_NONE) {
+		struct dso_loader *l = dso->loader;
+
+		pthread_mutex_lock(&l->lock);
+		while (dso->load_state != DSO_LOAD_DONE)
+			pthread_cond_wait(&l->cond, &l->lock);
+		pthread_mutex_unlock(&l->lock);
+	} else {
+		dso__load(dso, cfg, 0);
 	}
+	dso->symbols_loaded = true;
 	return &dso->symtab;
 }
 

@@ -8,9 +8,26 @@
 #ifndef MACHINE_DSO_H
 #define MACHINE_DSO_H
 
+#include <pthread.h>
+
 #include "lib/compiler.h"
 #include "lib/refcount.h"
+#include "lib/workqueue.h"
 #include "symtab/symtab.h"
+
+/*
+ * Loads symbol tables ahead on the workqueue: the dsos a recording says it hit are loaded in
+ * parallel while records are read; the first lookup waits for its table if it is not ready.
+ * The lock guards every dso's load_state.
+ */
+struct dso_loader {
+	struct workqueue *wq;	/* NULL: everything loads lazily on the caller's thread */
+	const struct symsrc_config *cfg;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+enum { DSO_LOAD_NONE, DSO_LOAD_QUEUED, DSO_LOAD_DONE };
 
 struct dso {
 	struct refcount ref;
@@ -19,8 +36,13 @@ struct dso {
 	enum dso_kind kind;
 	u8 build_id[20];
 	u8 build_id_size;
-	bool symbols_loaded;
+	bool symbols_loaded;	/* written by the thread that reads records only */
+	u8 load_state;		/* DSO_LOAD_*, under the loader's lock */
 	struct symtab symtab;
+	struct kernel_map_bounds kernel_bounds;	/* what loading the kernel's symbols found */
+	u64 kernel_ref_reloc;
+	struct dso_loader *loader;
+	struct work load_work;
 	/* last lookup: every address in [span_lo, span_hi) finds span_sym */
 	u64 span_lo, span_hi;
 	const struct symbol *span_sym;
@@ -43,7 +65,12 @@ struct dso *dsos__find(struct dsos *dsos, const char *long_name);
 
 struct dso *dso__get(struct dso *dso);
 void dso__put(struct dso *dso);
-/* Load symbols on first use; returns the (possibly empty) table. */
+void dso_loader__init(struct dso_loader *loader, struct workqueue *wq,
+		      const struct symsrc_config *cfg);
+void dso_loader__exit(struct dso_loader *loader);
+/* Start loading dso's symbols on the loader's workqueue (the kernel: relocated to ref_reloc). */
+void dso__load_ahead(struct dso *dso, struct dso_loader *loader, u64 kernel_ref_reloc);
+/* Load symbols on first use (or wait for the load started ahead); the (possibly empty) table. */
 const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg);
 /* The symbol at addr (symtab__find), through a one-entry cache. */
 const struct symbol *dso__find_symbol(struct dso *dso, const struct symsrc_config *cfg,

@@ -213,6 +213,7 @@ static void process_kernel_mmap(struct machine *m, u64 start, u64 len, u64 pgoff
 		m->kernel_map = map;
 		/* perf's ref_reloc_sym: where _text was at record time (0 under kptr_restrict) */
 		m->kernel_ref_reloc = pgoff;
+		dso__load_ahead(dso, m->loader, pgoff);
 		if (!m->kernel_dso)
 			m->kernel_dso = dso__get(dso);
 		map__put(map);
@@ -392,6 +393,10 @@ void machine__add_build_ids(struct machine *m, const u8 *data, size_t size)
 		dso = dsos__findnew(&m->dsos, &m->strings, name);
 		memcpy(dso->build_id, b->data, bid_size);
 		dso->build_id_size = bid_size;
+		/* the recording hit it: load its symbols while records are read (not the
+		 * kernel: its relocation comes with its MMAP record) */
+		if (dso->kind != DSO_KIND_KERNEL)
+			dso__load_ahead(dso, m->loader, 0);
 		dso__put(dso);
 		off += len;
 	}
@@ -405,14 +410,20 @@ void machine__add_build_ids(struct machine *m, const u8 *data, size_t size)
 static void load_kernel_symbols(struct machine *m, struct map *map)
 {
 	struct dso *dso = map->dso;
-	struct kernel_map_bounds bounds = { 0 };
 
-	dso->symbols_loaded = true;
-	symtab__load_kernel(&dso->symtab, &m->symsrc, dso->build_id_size ? dso->build_id : NULL,
-			    dso->build_id_size, m->kernel_ref_reloc, &bounds);
-	if (bounds.valid) {
-		map->start = bounds.start;
-		map->end = bounds.end;
+	/* started ahead at the kernel's MMAP, with the same relocation */
+	dso->kernel_ref_reloc = m->kernel_ref_reloc;
+	if (dso->load_state == DSO_LOAD_NONE) {
+		dso->symbols_loaded = true;
+		symtab__load_kernel(&dso->symtab, &m->symsrc,
+				    dso->build_id_size ? dso->build_id : NULL, dso->build_id_size,
+				    m->kernel_ref_reloc, &dso->kernel_bounds);
+	} else {
+		dso__symtab(dso, &m->symsrc);
+	}
+	if (dso->kernel_bounds.valid) {
+		map->start = dso->kernel_bounds.start;
+		map->end = dso->kernel_bounds.end;
 		m->kmaps->sorted = false;
 	}
 }

@@ -50,6 +50,7 @@ struct machine {
 	struct symsrc_config symsrc;
 	u64 kernel_start;
 	u64 kernel_ref_reloc;	/* pgoff of the [kernel.kallsyms]_text MMAP */
+	struct dso_loader *loader;	/* loads symbol tables ahead, or NULL */
 };
 
 struct addr_location {

@@ -26,7 +26,7 @@
 #include "readers/walk.h"
 
 #define READER_MAX_SIZE (2u * 1024 * 1024)	/* perf's round-robin quantum (session.c) */
-#define BLOCK_RECORDS 1024			/* records per block of the first pass */
+#define BLOCK_RECORDS 64			/* records per block of the first pass */
 #define BATCH_RECORDS 8192			/* records a worker reads ahead per batch */
 
 /* A record read but not yet delivered, keyed as perf would order it. */
@@ -497,9 +497,8 @@ int walk_dir(struct walk *w)
 {
 	struct perf_session *s = w->session;
 	struct dir_reader *readers = xcalloc(s->nr_dir_files + 1, sizeof(*readers));
-	struct merge m = { .w = w };
+	struct merge m = { .w = w, .wq = s->wq };
 	u32 nr = 1;
-	int jobs = s->jobs > 0 ? s->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	int ret = -1;
 
 	pthread_mutex_init(&m.lock, NULL);
@@ -515,8 +514,6 @@ int walk_dir(struct walk *w)
 			goto out;
 		nr++;
 	}
-	/* -j N: N threads in all, this one included */
-	m.wq = jobs > 1 ? workqueue__new(jobs - 1) : NULL;
 	if (w->consumer->raw) {
 		for (u32 r = 0; r < nr; r++)
 			dir_reader__start(&readers[r], s->swap);
@@ -542,10 +539,9 @@ int walk_dir(struct walk *w)
 		ret = rounds ? walk_round_robin(w, readers, nr) : merge(&m, readers, nr);
 	}
 out:
-	if (m.wq) {
+	/* batches still being read refer to the readers */
+	if (m.wq)
 		workqueue__flush(m.wq);
-		workqueue__destroy(m.wq);
-	}
 	for (u32 r = 0; r < nr; r++) {
 		struct dir_reader *d = &readers[r];
 

@@ -38,6 +38,8 @@ struct events_stats {
 	u64 nr_unordered_events;
 };
 
+struct workqueue;
+
 struct perf_session {
 	const char *path;	/* as given: a file, a directory, or "-" */
 	char *data_path;	/* the file holding the header (path, or path/data) */
@@ -48,7 +50,7 @@ struct perf_session {
 	size_t nr_dir_files;
 	int pipe_fd;	/* pipe mode: the stream, positioned after its 16-byte header */
 	u8 *feat_copy[HEADER_FEAT_BITS];	/* pipe mode: features from HEADER_FEATURE records */
-	int jobs;	/* worker threads for reading (0: one per online CPU) */
+	struct workqueue *wq;	/* workers for reading ahead, or NULL (set by the caller) */
 	bool swap;	/* opposite-endian file, converted in place on read */
 	struct perf_file_header header;
 	struct evsel *evsels;
