@@ -374,12 +374,12 @@ static int open_dir(struct perf_session *s)
 	return 0;
 }
 
-static int open_pipe(struct perf_session *s, int fd, const u8 *head, size_t have)
+static int open_pipe(struct perf_session *s, int fd)
 {
 	u8 buf[PERF_PIPE_HEADER_SIZE];
+	size_t have = 0;
 	u64 magic, size;
 
-	memcpy(buf, head, have);
 	while (have < sizeof(buf)) {
 		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
 
@@ -427,7 +427,7 @@ int perf_session__open(struct perf_session *s, const char *path)
 	s->pipe_fd = -1;
 	hashmap_init(&s->id_map);
 	if (strcmp(path, "-") == 0)
-		return open_pipe(s, 0, NULL, 0);
+		return open_pipe(s, 0);
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		s->is_dir = true;
 		if (asprintf(&s->data_path, "%s/data", path) < 0)
@@ -448,7 +448,7 @@ int perf_session__open(struct perf_session *s, const char *path)
 	    (head[0] == PERF_MAGIC2 || head[0] == PERF_MAGIC2_SWAPPED) &&
 	    (head[1] == PERF_PIPE_HEADER_SIZE ||
 	     __builtin_bswap64(head[1]) == PERF_PIPE_HEADER_SIZE)) {
-		if (lseek(fd, 0, SEEK_SET) < 0 || open_pipe(s, fd, NULL, 0)) {
+		if (lseek(fd, 0, SEEK_SET) < 0 || open_pipe(s, fd)) {
 			close(fd);
 			goto fail;
 		}
