@@ -1,38 +1,39 @@
 #!/usr/bin/env bash
-# Benchmark: time analyze and perf 6.1 on the same large system-wide recording, in one run,
-# and write the figures and ratios to bench/RESULTS.md. The recording is made on demand
-# (never committed) under bench/work/; BENCH_SECONDS sets its length (default 25 s at -F 20000
-# on every CPU, about a million samples). BENCH_REUSE=1 reuses an existing recording.
+# Benchmarks: time analyze and perf 6.1 on the same large system-wide recordings, in one run,
+# and write the figures and ratios to bench/RESULTS.md. The recordings are made on demand
+# (never committed) under bench/work/: a plain file (perf record -a -F 20000) and a
+# --threads -z data directory of the same busy workload. BENCH_SECONDS sets their length
+# (default 25 s each, about a million samples); BENCH_REUSE=1 reuses existing recordings;
+# BENCH_RUNS sets the runs per command (best one kept).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=bench/work
-DATA=$WORK/sysw.data
 SECONDS_TO_RECORD=${BENCH_SECONDS:-25}
 RUNS=${BENCH_RUNS:-3}
 ANALYZE=${ANALYZE:-./analyze}
+INFLATE=${INFLATE:-build/tools/perf-inflate}
 mkdir -p "$WORK"
 
-if [ "${BENCH_REUSE:-0}" != 1 ] || [ ! -f "$DATA" ]; then
-	echo "bench: recording $SECONDS_TO_RECORD s system-wide at -F 20000 into $DATA" >&2
-	# A busy mix on every CPU: compressors, sorting, hashing, and many short-lived processes.
-	load() {
-		local end=$((SECONDS + SECONDS_TO_RECORD))
-		while [ $SECONDS -lt $end ]; do
-			gzip -1 -c /usr/bin/perf >/dev/null
-			sha256sum /usr/lib/x86_64-linux-gnu/*.so* >/dev/null 2>&1 || true
-			for i in $(seq 20); do /bin/true; done
-			sort -R /usr/share/dict/words 2>/dev/null | head -1 >/dev/null || seq 100000 | sort -R >/dev/null
-		done
-	}
-	perf record -q -a -F 20000 -e cpu-clock -o "$DATA" -- bash -c "$(declare -f load); SECONDS_TO_RECORD=$SECONDS_TO_RECORD; for c in \$(seq $(nproc)); do load & done; wait" \
+# A busy mix on every CPU: compressors, hashing, sorting, and many short-lived processes.
+LOAD='load() { end=$((SECONDS + T)); while [ $SECONDS -lt $end ]; do
+	gzip -1 -c /usr/bin/perf >/dev/null
+	sha256sum /usr/lib/x86_64-linux-gnu/*.so* >/dev/null 2>&1 || true
+	for i in $(seq 20); do /bin/true; done
+	seq 100000 | sort -R >/dev/null
+done; }'
+
+record() {	# OUTPUT PERF-RECORD-ARGS...
+	local out=$1
+	shift
+	if [ "${BENCH_REUSE:-0}" = 1 ] && [ -e "$out" ]; then return; fi
+	echo "bench: recording $SECONDS_TO_RECORD s into $out ($*)" >&2
+	rm -rf "$out"
+	perf record -q "$@" -o "$out" -- bash -c "T=$SECONDS_TO_RECORD; $LOAD; for c in \$(seq $(nproc)); do load & done; wait" \
 		>/dev/null 2>"$WORK/record.log" || { cat "$WORK/record.log" >&2; exit 1; }
-fi
+}
 
-size_mb=$(( $(stat -c %s "$DATA") / 1024 / 1024 ))
-samples=$(perf report -i "$DATA" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
-
-# time_cmd NAME CMD...: best wall time and the peak RSS of that run over $RUNS runs
-time_cmd() {
+# best NAME CMD...: best wall time and the peak RSS (KB) of that run over $RUNS runs
+best() {
 	local best_t="" best_m="" t m
 	for ((r = 0; r < RUNS; r++)); do
 		/usr/bin/time -f '%e %M' -o "$WORK/time.out" "$@" >"$WORK/out.txt" 2>/dev/null
@@ -41,31 +42,98 @@ time_cmd() {
 	done
 	echo "$best_t $best_m"
 }
-
-read -r p_t p_m < <(time_cmd perf report -i "$DATA" --stdio)
-cp "$WORK/out.txt" "$WORK/perf.txt"
-read -r a_t a_m < <(time_cmd "$ANALYZE" report -i "$DATA")
-cp "$WORK/out.txt" "$WORK/analyze.txt"
-read -r p2_t p2_m < <(time_cmd perf report -i "$DATA" --stdio --sort dso,sym)
-read -r a2_t a2_m < <(time_cmd "$ANALYZE" report -i "$DATA" --sort dso,sym)
-
-same=no
-if diff <(grep -v '^# (Tip' "$WORK/perf.txt") <(grep -v '^# (Tip' "$WORK/analyze.txt") >/dev/null; then same=yes; fi
 ratio() { awk "BEGIN{ if ($2 > 0) printf \"%.1f\", $1 / $2; else print \"inf\" }"; }
+same_as_perf() {	# the two outputs of the last pair of runs, but for the random tip
+	if diff <(grep -v '^# (Tip' "$WORK/perf.txt") <(grep -v '^# (Tip' "$WORK/analyze.txt") >/dev/null
+	then echo yes; else echo no; fi
+}
+row() {	# LABEL PERF-TIME PERF-KB ANALYZE-TIME ANALYZE-KB
+	echo "| $1 | $2 s, $(($3 / 1024)) MB | $4 s, $(($5 / 1024)) MB | $(ratio "$2" "$4")x | $(ratio "$3" "$5")x less |"
+}
+
+FILE=$WORK/sysw.data
+DIR=$WORK/sysw-threads-z.data
+record "$FILE" -a -F 20000 -e cpu-clock
+record "$DIR" -a -F 20000 -e cpu-clock --threads -z
+
+samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}'; }
+size_mb() { du -sm "$1" | cut -f1; }
+
+# 1. The plain file (issue 2)
+read -r p1_t p1_m < <(best perf report -i "$FILE" --stdio); cp "$WORK/out.txt" "$WORK/perf.txt"
+read -r a1_t a1_m < <(best "$ANALYZE" report -i "$FILE"); cp "$WORK/out.txt" "$WORK/analyze.txt"
+same1=$(same_as_perf)
+read -r p2_t p2_m < <(best perf report -i "$FILE" --stdio --sort dso,sym)
+read -r a2_t a2_m < <(best "$ANALYZE" report -i "$FILE" --sort dso,sym)
+
+# 2. The --threads -z directory (issue 3)
+read -r p3_t p3_m < <(best perf report -i "$DIR" --stdio); cp "$WORK/out.txt" "$WORK/perf.txt"
+read -r a3_t a3_m < <(best "$ANALYZE" report -i "$DIR"); cp "$WORK/out.txt" "$WORK/analyze.txt"
+same3=$(same_as_perf)
+read -r j1_t j1_m < <(best "$ANALYZE" report -j 1 -i "$DIR")
+read -r j2_t j2_m < <(best "$ANALYZE" report -j 2 -i "$DIR")
+
+# 3. Inflating: analyze's reader on one thread against zstd -d on the same payloads
+rm -f "$WORK"/payload.*.zst
+read -r zin zout zt < <("$INFLATE" -x "$WORK/payload" "$DIR")
+zt_best=$zt
+for ((r = 1; r < RUNS; r++)); do
+	read -r _ _ t < <("$INFLATE" "$DIR"); awk "BEGIN{exit !($t < $zt_best)}" && zt_best=$t
+done
+zstd_best=""
+for ((r = 0; r < RUNS; r++)); do
+	s=$(date +%s.%N)
+	for f in "$WORK"/payload.*.zst; do [ -s "$f" ] && { zstd -q -d -c "$f" 2>/dev/null || true; }; done >/dev/null
+	t=$(awk "BEGIN{print $(date +%s.%N) - $s}")
+	if [ -z "$zstd_best" ] || awk "BEGIN{exit !($t < $zstd_best)}"; then zstd_best=$t; fi
+done
+mbps() { awk "BEGIN{ printf \"%.0f\", $1 / 1048576 / $2 }"; }
 
 cat >bench/RESULTS.md <<MD
 # Benchmark results
 
-Made by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB.
-Input: a ${SECONDS_TO_RECORD} s system-wide \`perf record -a -F 20000 -e cpu-clock\` of a busy mix
-(${size_mb} MB, ${samples} samples). Best of ${RUNS} runs each; peak RSS from /usr/bin/time.
-Output identical to perf's (except the random tip line): **${same}**.
+Made by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB,
+perf $(perf version | awk '{print $3}'). Each figure is the best of ${RUNS} runs; peak RSS from /usr/bin/time.
+Both recordings: ${SECONDS_TO_RECORD} s, \`perf record -a -F 20000 -e cpu-clock\` of a busy mix on every CPU.
 
-| command | perf 6.1 | analyze | speed-up | memory ratio |
+## A perf.data file (issue 2)
+
+Input: $(size_mb "$FILE") MB, $(samples "$FILE") samples. analyze's output is identical to perf's (but for
+the random tip line): **${same1}**.
+
+| command | perf 6.1 | analyze | faster | memory |
 | --- | --- | --- | --- | --- |
-| \`report --stdio\` (default sort) | ${p_t} s, $((p_m / 1024)) MB | ${a_t} s, $((a_m / 1024)) MB | $(ratio "$p_t" "$a_t")x | $(ratio "$p_m" "$a_m")x less |
-| \`report --stdio --sort dso,sym\` | ${p2_t} s, $((p2_m / 1024)) MB | ${a2_t} s, $((a2_m / 1024)) MB | $(ratio "$p2_t" "$a2_t")x | $(ratio "$p2_m" "$a2_m")x less |
+$(row '`report --stdio`' "$p1_t" "$p1_m" "$a1_t" "$a1_m")
+$(row '`report --stdio --sort dso,sym`' "$p2_t" "$p2_m" "$a2_t" "$a2_m")
 
-Targets (issue 2): at least 3x faster than perf 6.1 with at most half its peak RSS.
+Target: at least 3x faster than perf 6.1 with at most half its peak RSS.
+
+## A \`--threads -z\` data directory (issue 3)
+
+Input: $(size_mb "$DIR") MB on disk, $(awk "BEGIN{printf \"%.0f\", $zout / 1048576}") MB of records once inflated, $(samples "$DIR") samples.
+Identical to perf's output: **${same3}**.
+
+| command | perf 6.1 | analyze | faster | memory |
+| --- | --- | --- | --- | --- |
+$(row '`report --stdio`' "$p3_t" "$p3_m" "$a3_t" "$a3_m")
+
+| reader scaling | wall | peak RSS |
+| --- | --- | --- |
+| \`analyze report -j1\` | ${j1_t} s | $((j1_m / 1024)) MB |
+| \`analyze report -j2\` | ${j2_t} s | $((j2_m / 1024)) MB |
+| -j2 against -j1 | $(ratio "$j1_t" "$j2_t")x faster | |
+
+| inflating the same zstd payloads, one thread | time | rate (inflated bytes) |
+| --- | --- | --- |
+| \`zstd -d\` | ${zstd_best} s | $(mbps "$zout" "$zstd_best") MB/s |
+| analyze's reader (tools/perf-inflate) | ${zt_best} s | $(mbps "$zout" "$zt_best") MB/s |
+| analyze against zstd -d | $(awk "BEGIN{printf \"%.0f%%\", 100 * $zstd_best / $zt_best}") of its rate | |
+
+Bounded memory: analyze's peak RSS on this directory is $((a3_m / 1024)) MB for
+$(awk "BEGIN{printf \"%.0f\", $zout / 1048576}") MB of inflated records (perf: $((p3_m / 1024)) MB); the plain file above, read
+from a mapping released behind the ordering window, takes $((a1_m / 1024)) MB for $(size_mb "$FILE") MB.
+
+Targets: at least 4x faster than perf 6.1 with at most half its peak RSS; -j2 at least 1.7x
+faster than -j1; inflating within 80% of zstd -d's rate per core.
 MD
 cat bench/RESULTS.md
