@@ -86,7 +86,6 @@ void hists__init(struct hists *hists, const struct sort_list *sort)
 {
 	memset(hists, 0, sizeof(*hists));
 	hists->sort = sort;
-	hashmap_init(&hists->index);
 }
 
 void hists__exit(struct hists *hists)
@@ -96,8 +95,7 @@ void hists__exit(struct hists *hists)
 		map__put(hists->entries[i].map);
 	}
 	free(hists->entries);
-	free(hists->chain);
-	hashmap_exit(&hists->index);
+	free(hists->index.slots);
 }
 
 static const char *dso_name(const struct hist_entry *he)
@@ -278,6 +276,47 @@ static bool entry_equal(const struct sort_list *sort, const struct hist_entry *a
 	return true;
 }
 
+/*
+ * The entry index: open addressing over entry numbers (+1, 0 is empty), probed by the bits
+ * of the entries' key hashes, which are good hashes already. Grows at half full.
+ */
+static void index_grow(struct entry_index *x, const struct hist_entry *entries, size_t nr)
+{
+	size_t cap = x->cap ? x->cap * 2 : 1024;
+
+	free(x->slots);
+	x->slots = xcalloc(cap, sizeof(*x->slots));
+	x->cap = cap;
+	for (size_t i = 0; i < nr; i++) {
+		size_t j = entries[i].hash & (cap - 1);
+
+		if (entries[i].merged)
+			continue;
+		while (x->slots[j])
+			j = (j + 1) & (cap - 1);
+		x->slots[j] = (u32)(i + 1);
+	}
+}
+
+/* The entry equal to proto (with hash), or NULL; *slot is where it would go. */
+static struct hist_entry *index_find(const struct entry_index *x, struct hist_entry *entries,
+				     const struct sort_list *sort, const struct hist_entry *proto,
+				     u64 hash, size_t *slot)
+{
+	size_t j = hash & (x->cap - 1);
+
+	for (; x->slots[j]; j = (j + 1) & (x->cap - 1)) {
+		struct hist_entry *he = &entries[x->slots[j] - 1];
+
+		if (he->hash == hash && entry_equal(sort, he, proto)) {
+			*slot = j;
+			return he;
+		}
+	}
+	*slot = j;
+	return NULL;
+}
+
 static void entry_merge(struct hist_entry *he, const struct hist_entry *proto)
 {
 	he->period += proto->period;
@@ -292,7 +331,7 @@ static void entry_merge(struct hist_entry *he, const struct hist_entry *proto)
 void hists__add(struct hists *hists, const struct hist_entry *proto)
 {
 	struct hist_entry *he;
-	uintptr_t idx;
+	size_t slot;
 	u64 hash;
 
 	hists->nr_samples++;
@@ -306,31 +345,24 @@ void hists__add(struct hists *hists, const struct hist_entry *proto)
 		return;
 	}
 	hash = entry_hash(hists->sort, proto);
-	for (idx = (uintptr_t)hashmap_find(&hists->index, hash); idx; idx = hists->chain[idx - 1]) {
-		he = &hists->entries[idx - 1];
-		if (he->hash == hash && entry_equal(hists->sort, he, proto)) {
-			entry_merge(he, proto);
-			hists->last = idx;
-			return;
-		}
+	if (2 * (hists->nr + 1) > hists->index.cap)
+		index_grow(&hists->index, hists->entries, hists->nr);
+	he = index_find(&hists->index, hists->entries, hists->sort, proto, hash, &slot);
+	if (he) {
+		entry_merge(he, proto);
+		hists->last = (size_t)(he - hists->entries) + 1;
+		return;
 	}
-	if (hists->nr == hists->alloc) {
-		size_t alloc = hists->alloc;
-
-		ARRAY_GROW(hists->entries, alloc, hists->nr + 1);
-		hists->chain = xreallocarray(hists->chain, alloc, sizeof(*hists->chain));
-		hists->alloc = alloc;
-	}
+	ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
 	he = &hists->entries[hists->nr];
 	*he = *proto;
 	he->hash = hash;
 	he->nr_events = 1;
 	he->thread = thread__get(proto->thread);
 	he->map = map__get(proto->map);
-	hists->chain[hists->nr] = (u32)(uintptr_t)hashmap_find(&hists->index, hash);
 	hists->nr++;
 	hists->last = hists->nr;
-	hashmap_insert(&hists->index, hash, (void *)(uintptr_t)hists->nr);
+	hists->index.slots[slot] = (u32)hists->nr;
 }
 
 /*
@@ -340,36 +372,28 @@ void hists__add(struct hists *hists, const struct hist_entry *proto)
  */
 static void hists__collapse(struct hists *hists)
 {
-	struct hashmap index;
-	u32 *next = xcalloc(hists->nr ? hists->nr : 1, sizeof(*next));
+	struct entry_index x = { 0 };
 
-	if (!sort_list__has(hists->sort, SORT_COMM)) {
-		free(next);
+	if (!sort_list__has(hists->sort, SORT_COMM))
 		return;
-	}
-	hashmap_init(&index);
+	for (size_t i = 0; i < hists->nr; i++)
+		hists->entries[i].hash = entry_hash(hists->sort, &hists->entries[i]);
 	for (size_t i = 0; i < hists->nr; i++) {
-		struct hist_entry *he = &hists->entries[i];
-		u64 hash = entry_hash(hists->sort, he);
-		uintptr_t j = (uintptr_t)hashmap_find(&index, hash);
+		struct hist_entry *he = &hists->entries[i], *first;
+		size_t slot;
 
-		for (; j; j = next[j - 1]) {
-			struct hist_entry *first = &hists->entries[j - 1];
-
-			if (entry_equal(hists->sort, first, he)) {
-				first->period += he->period;
-				first->nr_events += he->nr_events;
-				he->merged = true;
-				break;
-			}
-		}
-		if (!he->merged) {
-			next[i] = (u32)(uintptr_t)hashmap_find(&index, hash);
-			hashmap_insert(&index, hash, (void *)(uintptr_t)(i + 1));
+		if (2 * (i + 1) > x.cap)
+			index_grow(&x, hists->entries, i);
+		first = index_find(&x, hists->entries, hists->sort, he, he->hash, &slot);
+		if (first) {
+			first->period += he->period;
+			first->nr_events += he->nr_events;
+			he->merged = true;
+		} else {
+			x.slots[slot] = (u32)(i + 1);
 		}
 	}
-	hashmap_exit(&index);
-	free(next);
+	free(x.slots);
 }
 
 /* ---- ordering ---- */

@@ -11,7 +11,6 @@
 #include <stdio.h>
 
 #include "lib/compiler.h"
-#include "lib/hashmap.h"
 #include "machine/machine.h"
 
 enum sort_key {
@@ -57,11 +56,15 @@ struct hist_entry {
 	u64 hash;
 };
 
+struct entry_index {
+	u32 *slots;	/* entry number + 1, or 0 */
+	size_t cap;	/* power of two */
+};
+
 struct hists {
 	const struct sort_list *sort;
-	struct hashmap index;	/* hash of the key tuple -> first entry index + 1 (chained) */
+	struct entry_index index;
 	struct hist_entry *entries;
-	u32 *chain;	/* next entry index + 1 with the same bucket hash */
 	size_t nr, alloc;
 	size_t last;	/* index + 1 of the entry the last sample went to */
 	u64 nr_samples, nr_non_filtered_samples;

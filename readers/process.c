@@ -299,12 +299,8 @@ int perf_session__add_attr(struct perf_session *s, const struct perf_event_heade
 	memcpy(ev->ids_owned, body + sz, ev->nr_ids * sizeof(u64));
 	ev->ids = ev->ids_owned;
 	ev->idx = (int)s->nr_evsels;
-	for (size_t k = 0; k < ev->nr_ids; k++) {
-		if (ev->ids[k] < SMALL_IDS)
-			s->small_ids[ev->ids[k]] = ev;
-		else
-			hashmap_insert(&s->id_map, ev->ids[k], ev);
-	}
+	for (size_t k = 0; k < ev->nr_ids; k++)
+		perf_session__register_id(s, ev->ids[k], ev);
 	if (!s->nr_evsels) {
 		s->id_pos = sample_id_pos(ev->attr.sample_type);
 		s->is_pos = sample_is_pos(ev->attr.sample_type);

@@ -147,6 +147,45 @@ static int read_header(struct perf_session *s)
 	return 0;
 }
 
+#define MAX_ID_SPAN (1u << 20)
+
+/*
+ * perf's sample ids are allocated in sequence, so a file's ids span a small range: look
+ * them up in a table over that range (bounded; ids outside it go to the hashmap). Runs
+ * before the attrs are checked: ids sections outside the file are just not looked at.
+ */
+static void set_id_window(struct perf_session *s, u64 attrs_off, u64 nr, u64 entry)
+{
+	u64 min = UINT64_MAX, max = 0;
+
+	for (u64 i = 0; i < nr; i++) {
+		struct perf_file_section ids;
+		u64 off = attrs_off + (i + 1) * entry - sizeof(ids);
+
+		if (off > s->size || sizeof(ids) > s->size - off)
+			return;
+		memcpy(&ids, s->base + off, sizeof(ids));
+		if (s->swap)
+			swap_file_section(&ids);
+		if (ids.offset > s->size || ids.size > s->size - ids.offset)
+			continue;
+		for (u64 k = 0; k < ids.size / 8; k++) {
+			u64 id;
+
+			memcpy(&id, s->base + ids.offset + k * 8, 8);
+			if (s->swap)
+				id = __builtin_bswap64(id);
+			min = MIN(min, id);
+			max = MAX(max, id);
+		}
+	}
+	if (min > max || max - min >= MAX_ID_SPAN)
+		return;
+	s->id_base = min;
+	s->id_span = max - min + 1;
+	s->id_table = xcalloc(s->id_span, sizeof(*s->id_table));
+}
+
 static int read_attrs(struct perf_session *s)
 {
 	const struct perf_file_header *h = &s->header;
@@ -167,8 +206,8 @@ static int read_attrs(struct perf_session *s)
 		return -1;
 	}
 	s->evsels = xcalloc(nr, sizeof(*s->evsels));
-	s->small_ids = xcalloc(SMALL_IDS, sizeof(*s->small_ids));
 	s->nr_evsels = nr;
+	set_id_window(s, h->attrs.offset, nr, entry);
 	/*
 	 * perf's read_attr: each attr is as long as its own size field says (0: the first ABI),
 	 * and its ids section follows it directly; nr comes from attr_size.
@@ -216,12 +255,8 @@ static int read_attrs(struct perf_session *s)
 				w[k] = __builtin_bswap64(w[k]);
 		}
 		ev->idx = (int)i;
-		for (size_t k = 0; k < ev->nr_ids; k++) {
-			if (ev->ids[k] < SMALL_IDS)
-				s->small_ids[ev->ids[k]] = ev;
-			else
-				hashmap_insert(&s->id_map, ev->ids[k], ev);
-		}
+		for (size_t k = 0; k < ev->nr_ids; k++)
+			perf_session__register_id(s, ev->ids[k], ev);
 	}
 	s->id_pos = sample_id_pos(s->evsels[0].attr.sample_type);
 	s->is_pos = sample_is_pos(s->evsels[0].attr.sample_type);
@@ -257,10 +292,18 @@ static int read_feature_table(struct perf_session *s)
 	return 0;
 }
 
+void perf_session__register_id(struct perf_session *s, u64 id, struct evsel *ev)
+{
+	if (id - s->id_base < s->id_span)
+		s->id_table[id - s->id_base] = ev;
+	else
+		hashmap_insert(&s->id_map, id, ev);
+}
+
 struct evsel *perf_session__evsel_by_id(const struct perf_session *s, u64 id)
 {
-	if (id < SMALL_IDS)
-		return s->small_ids[id];
+	if (id - s->id_base < s->id_span)
+		return s->id_table[id - s->id_base];
 	return hashmap_find(&s->id_map, id);
 }
 
@@ -410,7 +453,6 @@ static int open_pipe(struct perf_session *s, int fd)
 	s->header.magic = PERF_MAGIC2;
 	s->header.size = size;
 	s->evsels = xcalloc(MAX_PIPE_EVSELS, sizeof(*s->evsels));
-	s->small_ids = xcalloc(SMALL_IDS, sizeof(*s->small_ids));
 	s->id_pos = s->is_pos = -1;
 	return 0;
 }
@@ -498,8 +540,9 @@ void perf_session__close(struct perf_session *s)
 	}
 	free(s->evsels);
 	hashmap_exit(&s->id_map);
-	free(s->small_ids);
-	s->small_ids = NULL;
+	free(s->id_table);
+	s->id_table = NULL;
+	s->id_span = 0;
 	s->base = NULL;
 	s->evsels = NULL;
 	s->nr_evsels = 0;

@@ -12,8 +12,6 @@
 #include "readers/format.h"
 #include "readers/sample.h"
 
-#define SMALL_IDS 4096
-
 #define MAX_PIPE_EVSELS 1024
 
 struct evsel {
@@ -57,7 +55,10 @@ struct perf_session {
 	size_t nr_evsels;
 	struct hashmap id_map;	/* sample id -> evsel */
 	int id_pos, is_pos;	/* from the first evsel's sample_type */
-	struct evsel **small_ids;	/* ids below SMALL_IDS (perf's are small): direct lookup */
+	/* ids in [id_base, id_base + id_span) by direct lookup (perf's ids are dense), others
+	 * through id_map */
+	struct evsel **id_table;
+	u64 id_base, id_span;
 	struct perf_file_section feat[HEADER_FEAT_BITS];
 	struct events_stats stats;
 };
@@ -92,6 +93,7 @@ bool perf_session__has_feat(const struct perf_session *session, int feat);
 /* A feature section's bytes (from the file, or from a pipe's HEADER_FEATURE), or NULL. */
 const u8 *perf_session__feat(const struct perf_session *session, int feat, size_t *size);
 struct evsel *perf_session__evsel_by_id(const struct perf_session *session, u64 id);
+void perf_session__register_id(struct perf_session *session, u64 id, struct evsel *evsel);
 
 /* Pipe mode: records that describe the session itself (HEADER_ATTR, HEADER_FEATURE). */
 int perf_session__add_attr(struct perf_session *session, const struct perf_event_header *event,
