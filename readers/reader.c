@@ -252,27 +252,34 @@ static int inflate(struct reader *rd, const struct reader_record *comp)
 	return 0;
 }
 
-/* The next complete record among the inflated bytes, if any. */
-static bool next_inflated(struct reader *rd, struct reader_record *rec)
+/* The next complete record among the inflated bytes (its size in *size), or NULL. */
+static struct perf_event_header *peek_inflated(const struct reader *rd, u32 *size)
 {
 	struct perf_event_header *h;
-	u32 left, size;
+	u32 left;
 
 	if (!rd->out)
-		return false;
+		return NULL;
 	left = rd->out->size - rd->out_head;
 	if (left < sizeof(*h))
-		return false;
+		return NULL;
 	h = (struct perf_event_header *)(rd->out->data + rd->out_head);
-	size = rd->swap ? __builtin_bswap16(h->size) : h->size;
-	if (size > left)
-		return false;	/* straddles: the rest comes with the next COMPRESSED record */
-	if (size < sizeof(*h)) {
-		size = sizeof(*h);	/* reported by the caller as a bad record */
-	}
+	*size = rd->swap ? __builtin_bswap16(h->size) : h->size;
+	/* a record that straddles: the rest comes with the next COMPRESSED record */
+	return *size <= left ? h : NULL;
+}
+
+static bool next_inflated(struct reader *rd, struct reader_record *rec)
+{
+	u32 size;
+	struct perf_event_header *h = peek_inflated(rd, &size);
+
+	if (!h)
+		return false;
 	if (rd->swap)
 		header_to_native(h);
-	rd->out_head += size;
+	/* a bad size is reported by the caller; step over the header at least */
+	rd->out_head += MAX(size, (u32)sizeof(*h));
 	rec->event = h;
 	rec->file_offset = rd->out_offset;
 	rec->chunk = rd->out;
@@ -337,15 +344,7 @@ truncated:
 
 bool reader__pending_inflated(const struct reader *rd)
 {
-	const struct perf_event_header *h;
-	u32 left, size;
+	u32 size;
 
-	if (!rd->out)
-		return false;
-	left = rd->out->size - rd->out_head;
-	if (left < sizeof(*h))
-		return false;
-	h = (const struct perf_event_header *)(rd->out->data + rd->out_head);
-	size = rd->swap ? __builtin_bswap16(h->size) : h->size;
-	return size <= left;
+	return peek_inflated(rd, &size) != NULL;
 }
