@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/strpool.h"
 #include "lib/xalloc.h"
@@ -106,16 +107,52 @@ void dso__put(struct dso *dso)
 	}
 }
 
+/*
+ * perf reads a [vdso] it finds in no build-id cache from its own process's vdso (copied to a
+ * temporary file), checked against the recorded build-id when there is one.
+ */
+static void load_own_vdso(struct dso *dso, const struct symsrc_config *cfg)
+{
+	char path[] = "/tmp/analyze-vdso.so-XXXXXX";
+	unsigned long start = 0, end = 0;
+	char line[256];
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int fd;
+
+	if (!maps)
+		return;
+	while (fgets(line, sizeof(line), maps))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &start, &end) == 2)
+			break;
+	fclose(maps);
+	if (!start || end <= start || end - start > (64u << 20))
+		return;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	if (write(fd, (const void *)start, end - start) == (ssize_t)(end - start)) {
+		struct symsrc_config own = *cfg;
+
+		own.symfs = "";
+		symtab__load_dso(&dso->symtab, &own, DSO_KIND_USER, path,
+				 dso->build_id_size ? dso->build_id : NULL, dso->build_id_size);
+	}
+	close(fd);
+	unlink(path);
+}
+
 static void dso__load(struct dso *dso, const struct symsrc_config *cfg, u64 kernel_ref_reloc)
 {
 	const u8 *bid = dso->build_id_size ? dso->build_id : NULL;
 
-	if (dso->kind == DSO_KIND_KERNEL && !strcmp(dso->long_name, "[kernel.kallsyms]"))
+	if (dso->kind == DSO_KIND_KERNEL && !strcmp(dso->long_name, "[kernel.kallsyms]")) {
 		symtab__load_kernel(&dso->symtab, cfg, bid, dso->build_id_size, kernel_ref_reloc,
 				    &dso->kernel_bounds);
-	else
-		symtab__load_dso(&dso->symtab, cfg, dso->kind, dso->long_name, bid,
-				 dso->build_id_size);
+		return;
+	}
+	if (symtab__load_dso(&dso->symtab, cfg, dso->kind, dso->long_name, bid,
+			     dso->build_id_size) < 0 && dso->kind == DSO_KIND_VDSO)
+		load_own_vdso(dso, cfg);
 }
 
 void dso_loader__init(struct dso_loader *l, struct workqueue *wq, const struct symsrc_config *cfg)
