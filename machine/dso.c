@@ -179,7 +179,6 @@ static void load_work(struct work *work)
 	dso->load_state = DSO_LOAD_DONE;
 	pthread_cond_broadcast(&l->cond);
 	pthread_mutex_unlock(&l->lock);
-	dso__put(dso);
 }
 
 void dso__load_ahead(struct dso *dso, struct dso_loader *l, u64 kernel_ref_reloc)
@@ -190,7 +189,11 @@ void dso__load_ahead(struct dso *dso, struct dso_loader *l, u64 kernel_ref_reloc
 	dso->kernel_ref_reloc = kernel_ref_reloc;
 	dso->load_state = DSO_LOAD_QUEUED;	/* no worker has it yet: no lock needed */
 	dso->load_work.func = load_work;
-	workqueue__queue(l->wq, &dso__get(dso)->load_work);
+	/*
+	 * No reference taken: refcounts belong to the thread that reads records, and the dsos
+	 * list keeps every dso until the machine goes, after the workqueue has drained.
+	 */
+	workqueue__queue(l->wq, &dso->load_work);
 }
 
 const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg)

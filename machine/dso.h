@@ -68,7 +68,10 @@ void dso__put(struct dso *dso);
 void dso_loader__init(struct dso_loader *loader, struct workqueue *wq,
 		      const struct symsrc_config *cfg);
 void dso_loader__exit(struct dso_loader *loader);
-/* Start loading dso's symbols on the loader's workqueue (the kernel: relocated to ref_reloc). */
+/*
+ * Start loading dso's symbols on the loader's workqueue (the kernel: relocated to ref_reloc).
+ * The workqueue must drain before the dsos go (machine__exit).
+ */
 void dso__load_ahead(struct dso *dso, struct dso_loader *loader, u64 kernel_ref_reloc);
 /* Load symbols on first use (or wait for the load started ahead); the (possibly empty) table. */
 const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg);
