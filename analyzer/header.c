@@ -613,7 +613,7 @@ static int capture_time(const struct perf_session *s, time_t *when)
 {
 	struct stat st;
 
-	if (!s->path || stat(s->path, &st))
+	if (!s->path || (strcmp(s->path, "-") ? stat(s->path, &st) : fstat(0, &st)))
 		return -1;
 	if (S_ISDIR(st.st_mode)) {
 		char *data = xmalloc(strlen(s->path) + sizeof("/data"));
@@ -644,6 +644,8 @@ static void header_info_fprintf(struct perf_session *s, FILE *fp, bool full)
 	fprintf(fp, "# data offset    : %" PRIu64 "\n", (u64)h->data.offset);
 	fprintf(fp, "# data size      : %" PRIu64 "\n", (u64)h->data.size);
 	fprintf(fp, "# feat offset    : %" PRIu64 "\n", (u64)(h->data.offset + h->data.size));
+	if (s->is_pipe)
+		return;	/* features come as records: header__fprintf_feature prints each */
 
 	perf_env__load(&env, s);
 	for (int feat = 1; feat < HEADER_LAST_FEATURE_61; feat++) {
@@ -668,6 +670,21 @@ void header__fprintf(struct perf_session *session, FILE *fp, bool full)
 	fprintf(fp, "# ========\n");
 	header_info_fprintf(session, fp, full);
 	fprintf(fp, "# ========\n#\n");
+}
+
+void header__fprintf_feature(struct perf_session *s, FILE *fp, int feat, bool full)
+{
+	struct perf_env env;
+
+	if (feat <= 0 || feat >= HEADER_LAST_FEATURE_61 || !perf_session__has_feat(s, feat))
+		return;
+	if (feat_full_only(feat) && !full) {
+		fprintf(fp, "# %s info available, use -I to display\n", feat_names[feat]);
+		return;
+	}
+	perf_env__load(&env, s);
+	print_feature(&env, s, feat, fp);
+	perf_env__exit(&env);
 }
 
 void header__fprintf_report(struct perf_session *session, FILE *fp, bool header, bool full)

@@ -18,6 +18,9 @@ void header__fprintf(struct perf_session *session, FILE *fp, bool full);
  */
 void header__fprintf_report(struct perf_session *session, FILE *fp, bool header, bool full);
 
+/* Pipe mode: one feature, as perf prints it when its HEADER_FEATURE record arrives. */
+void header__fprintf_feature(struct perf_session *session, FILE *fp, int feat, bool full);
+
 /*
  * CPU topology from the CPU_TOPOLOGY feature: socket of each cpu (perf's env->cpu[].socket_id).
  * 0 with an array of *nr_cpus entries the caller frees, or -ENOENT with NULL and 0 when the
