@@ -447,6 +447,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		if (ids)
 			machine__add_build_ids(&rep.machine, ids, size);
 	}
+	/* kernel symbols are wanted first and take longest: start them now */
+	if (!stats && !header_only)
+		machine__load_kernel_ahead(&rep.machine, perf_session__kernel_text(&rep.session));
 	/* a pipe describes its events as it goes: room for as many as it may add */
 	rep.nr_hists = rep.session.is_pipe ? MAX_PIPE_EVSELS : rep.session.nr_evsels;
 	rep.hists = xcalloc(rep.nr_hists, sizeof(*rep.hists));

@@ -366,6 +366,17 @@ int machine__process_event(struct machine *m, const struct perf_event_header *ev
 	(void)time;
 }
 
+void machine__load_kernel_ahead(struct machine *m, u64 text)
+{
+	struct dso *dso;
+
+	if (!text || !m->loader || !m->loader->wq)
+		return;
+	dso = dsos__findnew(&m->dsos, &m->strings, KERNEL_MMAP_PREFIX);
+	dso__load_ahead(dso, m->loader, text);
+	dso__put(dso);
+}
+
 /* BUILD_ID feature: a sequence of perf_record_header_build_id records. */
 void machine__add_build_ids(struct machine *m, const u8 *data, size_t size)
 {
@@ -411,8 +422,7 @@ static void load_kernel_symbols(struct machine *m, struct map *map)
 {
 	struct dso *dso = map->dso;
 
-	/* started ahead at the kernel's MMAP, with the same relocation */
-	dso->kernel_ref_reloc = m->kernel_ref_reloc;
+	/* or started ahead (at open, or at the kernel's MMAP) with the same relocation */
 	if (dso->load_state == DSO_LOAD_NONE) {
 		dso->symbols_loaded = true;
 		symtab__load_kernel(&dso->symtab, &m->symsrc,

@@ -80,6 +80,8 @@ void thread__put(struct thread *thread);
 /* Side-band records. Return 0, or -1 for a malformed record (error_get() says why). */
 int machine__process_event(struct machine *machine, const struct perf_event_header *event,
 			   u64 time);
+/* Start loading the kernel's symbols now, relocated to text (its _text at record time). */
+void machine__load_kernel_ahead(struct machine *machine, u64 text);
 /* Build-ids from the BUILD_ID feature section. */
 void machine__add_build_ids(struct machine *machine, const u8 *data, size_t size);
 

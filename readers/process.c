@@ -337,3 +337,40 @@ int perf_session__add_feature(struct perf_session *s, const struct perf_event_he
 		perf_session__read_event_names(s);
 	return 0;
 }
+
+u64 perf_session__kernel_text(struct perf_session *s)
+{
+	struct reader rd;
+	struct reader_record rec;
+	u64 pgoff = 0;
+
+	if (!s->base || s->swap)
+		return 0;
+	reader__init_map(&rd, s->data_path, s->base, s->header.data.offset, s->header.data.size,
+			 false);
+	for (int n = 0; n < 256 && reader__next(&rd, &rec) > 0; n++) {
+		const struct perf_event_header *ev = rec.event;
+		u8 cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		const char *name;
+		u64 off;
+
+		if (cpumode != PERF_RECORD_MISC_KERNEL)
+			continue;
+		if (ev->type == PERF_RECORD_MMAP && ev->size > sizeof(struct perf_record_mmap)) {
+			name = ((const struct perf_record_mmap *)ev)->filename;
+			off = ((const struct perf_record_mmap *)ev)->pgoff;
+		} else if (ev->type == PERF_RECORD_MMAP2 &&
+			   ev->size > sizeof(struct perf_record_mmap2)) {
+			name = ((const struct perf_record_mmap2 *)ev)->filename;
+			off = ((const struct perf_record_mmap2 *)ev)->pgoff;
+		} else {
+			continue;
+		}
+		if (!strncmp(name, "[kernel.kallsyms]", 17)) {
+			pgoff = off;
+			break;
+		}
+	}
+	reader__exit(&rd);
+	return pgoff;
+}

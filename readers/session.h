@@ -98,6 +98,12 @@ void perf_session__register_id(struct perf_session *session, u64 id, struct evse
 /* Pipe mode: records that describe the session itself (HEADER_ATTR, HEADER_FEATURE). */
 int perf_session__add_attr(struct perf_session *session, const struct perf_event_header *event,
 			   u64 offset);
+/*
+ * Where the kernel's _text was at record time: the pgoff of the `[kernel.kallsyms]_text`
+ * MMAP among the first records of the data (synthesized there by perf record), so kernel
+ * symbols can start loading before the records are read. 0 if not found.
+ */
+u64 perf_session__kernel_text(struct perf_session *session);
 /* Event names from the EVENT_DESC feature. */
 void perf_session__read_event_names(struct perf_session *session);
 int perf_session__add_feature(struct perf_session *session, const struct perf_event_header *event,
