@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Benchmarks: time analyze and perf 6.1 on the same large system-wide recordings, in one run,
 # and write the figures and ratios to bench/RESULTS.md. The recordings are made on demand
-# (never committed) under bench/work/: a plain file (perf record -a -F 20000) and a
+# (never committed) under bench/out/: a plain file (perf record -a -F 20000) and a
 # --threads -z data directory of the same busy workload. BENCH_SECONDS sets their length
 # (default 25 s each, about a million samples); BENCH_REUSE=1 reuses existing recordings;
 # BENCH_RUNS sets the runs per command (best one kept).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK=bench/work
+WORK=bench/out
 SECONDS_TO_RECORD=${BENCH_SECONDS:-25}
 RUNS=${BENCH_RUNS:-3}
 ANALYZE=${ANALYZE:-./analyze}
