@@ -443,7 +443,6 @@ static int output_order(const void *pa, const void *pb)
 
 struct widths {
 	int col[SORT_NR_KEYS];
-	int comm_max;
 };
 
 static void calc_widths(const struct hists *hists, const struct ordered *order, size_t nr,

@@ -248,7 +248,6 @@ static int inflate(struct reader *rd, const struct reader_record *comp)
 	rd->out = c;
 	rd->out_head = 0;
 	rd->out_offset = comp->file_offset;
-	rd->nr_compressed++;
 	return 0;
 }
 

@@ -50,7 +50,6 @@ struct reader {
 	u32 out_head;
 	u64 out_offset;		/* file offset of the COMPRESSED record they came from */
 	u32 max_inflate;	/* bound on what one COMPRESSED record may inflate to */
-	u64 nr_compressed;
 };
 
 /* Over [offset, offset + size) of a mapping. */
