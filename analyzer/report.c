@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyzer/dump.h"
 #include "analyzer/header.h"
 #include "analyzer/hist.h"
 #include "analyzer/options.h"
@@ -331,6 +332,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	bool stdio = false, show_nr = false, quiet = false, header = false, header_only = false;
 	bool stats = false, children = false, no_children = false, inverted = false;
 	bool show_info = false;
+	bool dump_raw = false;
 	const char *jobs = NULL;
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
@@ -356,6 +358,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "no-children", OPT_BOOL, &no_children, NULL, "Don't accumulate callchains" },
 		{ 'g', "call-graph", OPT_STRING, &call_graph, "print_type,threshold[,print_limit],order,sort_key[,branch],value", "Display call graph (only none is supported yet)", true },
 		{ 'G', "inverted", OPT_BOOL, &inverted, NULL, "alias for inverted call graph" },
+		{ 'D', "dump-raw-trace", OPT_BOOL, &dump_raw, NULL, "dump raw trace in ASCII" },
 		OPT_END_MARK,
 	};
 	struct report rep = { .consumer.deliver = report_deliver };
@@ -365,10 +368,13 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	int nr_args, ret = 1, nr_jobs;
 	struct workqueue *wq = NULL;
 	struct dso_loader loader;
+	struct dump dump = { 0 };
 
 	nr_args = parse_options(argc, argv, opts, report_usage);
 	if (nr_args < 0)
 		return 129;
+	/* -D: the raw dump, then perf's stats block; samples are only counted, as --stats does */
+	stats |= dump_raw;
 	if (nr_args > 1 || (nr_args == 1 && input)) {
 		fprintf(stderr, "  Error: too many input files\n");
 		usage_with_options(report_usage, opts);
@@ -485,7 +491,12 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	if (!stats && !header_only)
 		print_elided(&rep, stdout);
 
-	if (perf_session__process(&rep.session, &rep.consumer)) {
+	if (dump_raw) {
+		if (!quiet)
+			header__fprintf_report(&rep.session, stdout, header, show_info);
+		dump__init(&dump, &rep.session, &rep.machine, &rep.consumer, stdout);
+	}
+	if (perf_session__process(&rep.session, dump_raw ? &dump.consumer : &rep.consumer)) {
 		fflush(stdout);
 		fprintf(stderr, "analyze: %s\n", error_get());
 		goto out;
@@ -530,6 +541,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		printf("#\n# (Tip: %s)\n#\n", tips[rep.session.size % ARRAY_SIZE(tips)]);
 	ret = 0;
 out:
+	dump__exit(&dump);
 	for (size_t i = 0; i < rep.nr_hists; i++)
 		hists__exit(&rep.hists[i]);
 	free(rep.hists);

@@ -469,6 +469,9 @@ static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
 		if (switch_reader)
 			i = (i + 1) % nr;
 	}
+	/* deliver what waits before the files are unmapped */
+	if (ret >= 0)
+		ret = ordered_queue_flush_all(&w->queue);
 	return ret < 0 ? -1 : ret;
 }
 
