@@ -2,6 +2,7 @@
  * main: the `analyze` command line. Global options (perf's --buildid-dir) come before the
  * command; each command parses its own options.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,13 @@ int main(int argc, const char **argv)
 	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
 	int i = 1;
 
+	/*
+	 * Readers allocate and free a large inflate buffer per COMPRESSED record: keep such
+	 * buffers in the heap and the heap's top mapped, so the pages are reused rather than
+	 * faulted in and zeroed again for every record.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	if (env && *env) {
 		cfg.buildid_dir = env;
 	} else {

@@ -41,14 +41,21 @@ struct merge_entry {
 	struct evsel *evsel;
 };
 
+/*
+ * A batch of one file's records, sorted by their key by the worker that read them: a run
+ * of the merge. Batches are recycled through their reader's free list.
+ */
 struct batch {
-	struct merge_entry *e;
+	struct merge_entry *e, *tmp;
 	size_t nr, alloc, pos;
+	u64 end_seq, end_turn;	/* where the file's next batch starts */
 	u64 nr_unknown;	/* skipped records of unknown types */
 	u64 nr_compressed;	/* COMPRESSED records read (counted, never delivered) */
+	u32 reader;
 	bool last;	/* nothing follows in the file */
 	bool error;
 	char msg[256];	/* error_get() of the worker (it is thread-local) */
+	struct batch *next;	/* free list */
 };
 
 struct merge;
@@ -69,13 +76,13 @@ struct dir_reader {
 	/* reading (the producer's side) */
 	u64 seq, turn, turn_bytes;
 	/* merging (the consumer's side) */
-	struct batch batch[2];
-	int cur;
-	bool ready;		/* batch[!cur] produced; guarded by merge->lock */
+	struct batch *ahead;	/* being read, or read and not yet merged */
+	bool ready;		/* ahead is read; guarded by merge->lock */
+	struct batch *free;
 	struct work work;
 	struct merge *merge;
-	u64 next_seq, next_turn;	/* lower bounds of what is still unread */
-	bool done;
+	u64 next_seq, next_turn;	/* where the first record not yet merged starts */
+	bool done;		/* every batch has been taken into the merge */
 };
 
 struct merge {
@@ -162,6 +169,57 @@ static void scan_one(size_t i, void *arg)
 	scan_times(job->s, &job->readers[i]);
 }
 
+/* The merge's order among the records of one file: time, then position. */
+static bool file_order_less(const struct merge_entry *a, const struct merge_entry *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+/*
+ * Sort a batch by time (stable: it was read in file order). A file's records are runs of
+ * rising timestamps (one per ring buffer drained into it), so a natural merge sort does
+ * O(n log runs) work, and nothing when the batch is in order already.
+ */
+static void sort_batch(struct batch *b)
+{
+	size_t n = b->nr, width;
+	struct merge_entry *src = b->e, *dst;
+
+	for (width = 1; width < n && !file_order_less(&src[width], &src[width - 1]); width++)
+		;
+	if (width >= n)
+		return;
+	b->tmp = xreallocarray(b->tmp, b->alloc, sizeof(*b->tmp));
+	dst = b->tmp;
+	for (;;) {
+		size_t i = 0, runs = 0;
+
+		while (i < n) {
+			size_t mid = i + 1, end, a, c, k = i;
+
+			while (mid < n && !file_order_less(&src[mid], &src[mid - 1]))
+				mid++;
+			end = mid < n ? mid + 1 : n;
+			while (end < n && !file_order_less(&src[end], &src[end - 1]))
+				end++;
+			for (a = i, c = mid; a < mid && c < end;)
+				dst[k++] = file_order_less(&src[c], &src[a]) ? src[c++] : src[a++];
+			while (a < mid)
+				dst[k++] = src[a++];
+			while (c < end)
+				dst[k++] = src[c++];
+			i = end;
+			runs++;
+		}
+		b->e = dst;
+		b->tmp = src;
+		if (runs == 1)
+			return;
+		dst = src;
+		src = b->e;
+	}
+}
+
 /* Read the next batch of records of d (on a worker, or inline with -j1). */
 static void produce(struct dir_reader *d, struct batch *b, struct perf_session *s)
 {
@@ -170,9 +228,10 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 
 	b->nr = b->pos = 0;
 	b->nr_unknown = b->nr_compressed = 0;
+	b->reader = d->index;
 	while (b->nr < BATCH_RECORDS && (ret = reader__next(&d->rd, &rec)) > 0) {
-		struct merge_entry e = { .turn = d->turn, .seq = d->seq, .reader = d->index,
-					 .file_offset = rec.file_offset, .event = rec.event };
+		struct merge_entry *e;
+		u64 turn = d->turn;
 
 		end_turn(d, &rec);
 		if (rec.event->type == PERF_RECORD_COMPRESSED) {
@@ -183,19 +242,23 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 			b->nr_unknown++;
 			continue;
 		}
-		d->seq++;
-		e.ts = walk__record_time(s, rec.event, &e.evsel);
-		if (walk__untimed(e.ts))
-			e.ts = 0;
-		e.chunk = rec.chunk;
-		chunk__get(e.chunk);
 		ARRAY_GROW(b->e, b->alloc, b->nr + 1);
-		b->e[b->nr++] = e;
+		e = &b->e[b->nr++];
+		*e = (struct merge_entry){ .turn = turn, .seq = d->seq++, .reader = d->index,
+					   .file_offset = rec.file_offset, .event = rec.event,
+					   .chunk = rec.chunk };
+		e->ts = walk__record_time(s, rec.event, &e->evsel);
+		if (walk__untimed(e->ts))
+			e->ts = 0;
+		chunk__get(e->chunk);
 	}
+	b->end_seq = d->seq;
+	b->end_turn = d->turn;
 	b->last = ret <= 0;
 	b->error = ret < 0;
 	if (b->error)
 		snprintf(b->msg, sizeof(b->msg), "%s", error_get());
+	sort_batch(b);
 }
 
 static void produce_work(struct work *work)
@@ -203,18 +266,25 @@ static void produce_work(struct work *work)
 	struct dir_reader *d = container_of(work, struct dir_reader, work);
 	struct merge *m = d->merge;
 
-	produce(d, &d->batch[!d->cur], m->w->session);
+	produce(d, d->ahead, m->w->session);
 	pthread_mutex_lock(&m->lock);
 	d->ready = true;
 	pthread_cond_broadcast(&m->cond);
 	pthread_mutex_unlock(&m->lock);
 }
 
-/* Start reading the batch after the one being merged. */
+/* Start reading d's next batch. */
 static void start_batch(struct merge *m, struct dir_reader *d)
 {
+	struct batch *b = d->free;
+
+	if (b)
+		d->free = b->next;
+	else
+		b = xcalloc(1, sizeof(*b));
+	d->ahead = b;
 	if (!m->wq) {
-		produce(d, &d->batch[!d->cur], m->w->session);
+		produce(d, b, m->w->session);
 		d->ready = true;
 		return;
 	}
@@ -224,42 +294,38 @@ static void start_batch(struct merge *m, struct dir_reader *d)
 	workqueue__queue(m->wq, &d->work);
 }
 
-static void batch_counts(struct perf_session *s, const struct batch *b)
+/*
+ * Take d's next batch into the merge (waiting for its worker) and start reading the one
+ * after. NULL when it holds no record, or on error (m->w->error set).
+ */
+static struct batch *open_batch(struct merge *m, struct dir_reader *d)
 {
-	s->stats.nr_unknown_events += b->nr_unknown;
-	s->stats.nr_events[0] += b->nr_compressed;
-	s->stats.nr_events[PERF_RECORD_COMPRESSED] += b->nr_compressed;
-}
+	struct perf_session *s = m->w->session;
+	struct batch *b;
 
-/* The next record of d not yet merged, or NULL at its end (or on error: m->w->error). */
-static struct merge_entry *peek(struct merge *m, struct dir_reader *d)
-{
-	struct batch *b = &d->batch[d->cur];
-
-	if (b->pos < b->nr)
-		return &b->e[b->pos];
-	if (b->last || d->done) {
-		d->done = true;
-		return NULL;
-	}
 	pthread_mutex_lock(&m->lock);
 	while (!d->ready)
 		pthread_cond_wait(&m->cond, &m->lock);
 	pthread_mutex_unlock(&m->lock);
-	d->cur = !d->cur;
-	b = &d->batch[d->cur];
-	batch_counts(m->w->session, b);
+	b = d->ahead;
+	d->ahead = NULL;
+	s->stats.nr_unknown_events += b->nr_unknown;
+	s->stats.nr_events[0] += b->nr_compressed;
+	s->stats.nr_events[PERF_RECORD_COMPRESSED] += b->nr_compressed;
+	d->next_seq = b->end_seq;
+	d->next_turn = b->end_turn;
+	d->done = b->last;
 	if (b->error) {
 		error_set("%s", b->msg);
 		m->w->error = -1;
 		d->done = true;
-		return NULL;
-	}
-	if (!b->last)
+	} else if (!b->last) {
 		start_batch(m, d);
-	if (b->pos < b->nr)
-		return &b->e[b->pos];
-	d->done = true;
+	}
+	if (b->nr && !b->error)
+		return b;
+	b->next = d->free;
+	d->free = b;
 	return NULL;
 }
 
@@ -274,52 +340,52 @@ static bool key_less(u64 ts, u64 turn, u32 reader, u64 seq, const struct merge_e
 	return seq < b->seq;
 }
 
-static bool entry_less(const struct merge_entry *a, const struct merge_entry *b)
+static bool run_less(const struct batch *a, const struct batch *b)
 {
-	return key_less(a->ts, a->turn, a->reader, a->seq, b);
+	const struct merge_entry *x = &a->e[a->pos];
+
+	return key_less(x->ts, x->turn, x->reader, x->seq, &b->e[b->pos]);
 }
 
+/* The open runs, a min-heap by their first record not yet delivered. */
 struct heap {
-	struct merge_entry *e;
+	struct batch **run;
 	size_t nr, alloc;
 };
 
-static void heap_push(struct heap *h, const struct merge_entry *x)
+static void heap_sift_down(struct heap *h, size_t i)
 {
-	size_t i;
-
-	ARRAY_GROW(h->e, h->alloc, h->nr + 1);
-	i = h->nr++;
-	while (i && entry_less(x, &h->e[(i - 1) / 2])) {
-		h->e[i] = h->e[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->e[i] = *x;
-}
-
-static struct merge_entry heap_pop(struct heap *h)
-{
-	struct merge_entry top = h->e[0], last = h->e[--h->nr];
-	size_t i = 0;
+	struct batch *x = h->run[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= h->nr)
 			break;
-		if (c + 1 < h->nr && entry_less(&h->e[c + 1], &h->e[c]))
+		if (c + 1 < h->nr && run_less(h->run[c + 1], h->run[c]))
 			c++;
-		if (!entry_less(&h->e[c], &last))
+		if (!run_less(h->run[c], x))
 			break;
-		h->e[i] = h->e[c];
+		h->run[i] = h->run[c];
 		i = c;
 	}
-	if (h->nr)
-		h->e[i] = last;
-	return top;
+	h->run[i] = x;
 }
 
-/* Smallest timestamp any unread record of d can have. */
+static void heap_push(struct heap *h, struct batch *b)
+{
+	size_t i;
+
+	ARRAY_GROW(h->run, h->alloc, h->nr + 1);
+	i = h->nr++;
+	while (i && run_less(b, h->run[(i - 1) / 2])) {
+		h->run[i] = h->run[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->run[i] = b;
+}
+
+/* Smallest timestamp any record of d not yet in the merge can have. */
 static u64 frontier(const struct dir_reader *d)
 {
 	size_t b;
@@ -330,94 +396,101 @@ static u64 frontier(const struct dir_reader *d)
 	return b < d->nr_blocks ? d->block_min[b] : UINT64_MAX;
 }
 
-/* May the heap's top go now: can no unread record come before it? */
-static bool top_is_safe(const struct heap *h, const struct dir_reader *readers, u32 nr,
-			u64 fmin)
+/* x has the smallest timestamp of the unread records, fmin: can one of them precede it? */
+static bool tie_is_safe(const struct merge_entry *x, const struct dir_reader *readers, u32 nr)
 {
-	const struct merge_entry *top = &h->e[0];
-
-	if (top->ts < fmin)
-		return true;
-	if (top->ts > fmin)
-		return false;
 	for (u32 r = 0; r < nr; r++) {
 		const struct dir_reader *d = &readers[r];
 
-		if (frontier(d) == top->ts &&
-		    !key_less(top->ts, top->turn, top->reader, top->seq,
-			      &(struct merge_entry){ .ts = top->ts, .turn = d->next_turn, .reader = r,
+		if (frontier(d) == x->ts &&
+		    !key_less(x->ts, x->turn, x->reader, x->seq,
+			      &(struct merge_entry){ .ts = x->ts, .turn = d->next_turn, .reader = r,
 						     .seq = d->next_seq }))
 			return false;
 	}
 	return true;
 }
 
+static void release_run(struct dir_reader *readers, struct batch *b)
+{
+	struct dir_reader *d = &readers[b->reader];
+
+	for (; b->pos < b->nr; b->pos++)
+		chunk__put(b->e[b->pos].chunk);
+	b->next = d->free;
+	d->free = b;
+}
+
 static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 {
 	struct walk *w = m->w;
+	struct perf_session *s = w->session;
 	struct heap h = { 0 };
+	u64 fmin = 0;
+	u32 next = nr;
 	int ret = 0;
 
 	for (u32 r = 0; r < nr; r++) {
 		readers[r].merge = m;
 		readers[r].work.func = produce_work;
-		readers[r].cur = 1;	/* so that the first batch is produced into batch[0] */
-		readers[r].batch[1].last = false;
-		produce(&readers[r], &readers[r].batch[0], w->session);
-		readers[r].cur = 0;
-		batch_counts(w->session, &readers[r].batch[0]);
-		if (readers[r].batch[0].error) {
-			error_set("%s", readers[r].batch[0].msg);
-			w->error = -1;
-			return -1;
-		}
-		if (!readers[r].batch[0].last)
-			start_batch(m, &readers[r]);
+		start_batch(m, &readers[r]);
 	}
-	for (;;) {
-		u64 fmin = UINT64_MAX;
-		u32 next = nr;
-		struct merge_entry *e;
+	for (bool opened = true;;) {
+		if (opened) {
+			/* the reader whose unread records may come first */
+			fmin = UINT64_MAX;
+			next = nr;
+			for (u32 r = 0; r < nr; r++) {
+				u64 f = frontier(&readers[r]);
 
-		for (u32 r = 0; r < nr; r++) {
-			u64 f = frontier(&readers[r]);
-
-			if (!readers[r].done && (next == nr || f < fmin)) {
-				fmin = f;
-				next = r;
+				if (!readers[r].done && (next == nr || f < fmin)) {
+					fmin = f;
+					next = r;
+				}
 			}
+			opened = false;
 		}
-		if (h.nr && (next == nr || top_is_safe(&h, readers, nr, fmin))) {
-			struct merge_entry top = heap_pop(&h);
+		if (h.nr) {
+			struct batch *top = h.run[0];
+			struct merge_entry *x = &top->e[top->pos];
 
-			ret = walk__deliver(w, top.event, top.file_offset, top.evsel);
-			chunk__put(top.chunk);
-			if (ret)
-				break;
-			continue;
+			if (next == nr || x->ts < fmin ||
+			    (x->ts == fmin && tie_is_safe(x, readers, nr))) {
+				s->stats.nr_events[0]++;
+				s->stats.nr_events[x->event->type]++;
+				ret = walk__deliver(w, x->event, x->file_offset, x->evsel);
+				chunk__put(x->chunk);
+				if (++top->pos == top->nr) {
+					release_run(readers, top);
+					h.run[0] = h.run[--h.nr];
+				}
+				if (h.nr > 1)
+					heap_sift_down(&h, 0);
+				if (ret)
+					break;
+				continue;
+			}
 		}
 		if (next == nr)
 			break;
-		e = peek(m, &readers[next]);
-		if (!e) {
+		{
+			struct batch *b = open_batch(m, &readers[next]);
+
 			if (w->error) {
 				ret = -1;
 				break;
 			}
-			continue;
+			if (b)
+				heap_push(&h, b);
+			opened = true;
 		}
-		readers[next].batch[readers[next].cur].pos++;
-		readers[next].next_seq = e->seq + 1;
-		readers[next].next_turn = e->turn;
-		w->session->stats.nr_events[0]++;
-		w->session->stats.nr_events[e->event->type]++;
-		heap_push(&h, e);
 	}
 	while (h.nr)
-		chunk__put(heap_pop(&h).chunk);
-	free(h.e);
+		release_run(readers, h.run[--h.nr]);
+	free(h.run);
 	return ret;
 }
+
 
 /* perf's own reading order (for -D): round-robin 2 MB turns into the ordered queue. */
 static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
@@ -548,10 +621,15 @@ out:
 	for (u32 r = 0; r < nr; r++) {
 		struct dir_reader *d = &readers[r];
 
-		for (int k = 0; k < 2; k++) {
-			for (size_t i = d->batch[k].pos; i < d->batch[k].nr; i++)
-				chunk__put(d->batch[k].e[i].chunk);
-			free(d->batch[k].e);
+		if (d->ahead)
+			release_run(readers, d->ahead);
+		while (d->free) {
+			struct batch *b = d->free;
+
+			d->free = b->next;
+			free(b->e);
+			free(b->tmp);
+			free(b);
 		}
 		reader__exit(&d->rd);
 		free(d->block_min);
