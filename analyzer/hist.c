@@ -165,7 +165,7 @@ static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struc
 	case SORT_PID:
 		return (s64)right->thread->tid - left->thread->tid;
 	case SORT_COMM:
-		return strcmp(right->comm->str, left->comm->str);
+		return strcmp(comm__str(right->comm), comm__str(left->comm));
 	case SORT_DSO:
 		return dso_cmp(left, right);
 	case SORT_SYM:
@@ -210,7 +210,7 @@ static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
 			v[n++] = (u64)he->thread->tid;
 			break;
 		case SORT_COMM:
-			v[n++] = (u64)(uintptr_t)he->comm->str;
+			v[n++] = (u64)(uintptr_t)comm__str(he->comm);
 			break;
 		case SORT_DSO:
 			v[n++] = (u64)(uintptr_t)dso_name(he);
@@ -252,7 +252,7 @@ static bool key_equal(enum sort_key key, const struct hist_entry *a, const struc
 {
 	switch (key) {
 	case SORT_COMM:
-		return a->comm->str == b->comm->str;
+		return comm__str(a->comm) == comm__str(b->comm);
 	case SORT_DSO:
 		return dso_name(a) == dso_name(b);
 	case SORT_SYM:
@@ -317,18 +317,20 @@ static struct hist_entry *index_find(const struct entry_index *x, struct hist_en
 	return NULL;
 }
 
-static void entry_merge(struct hist_entry *he, const struct hist_entry *proto)
+static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
 {
 	he->period += proto->period;
 	he->nr_events++;
-	/* perf refreshes the map of an entry whose mapping was replaced */
+	/* perf refreshes the map of an entry whose mapping was replaced (references swap) */
 	if (he->map != proto->map) {
-		map__put(he->map);
-		he->map = map__get(proto->map);
+		struct map *old = he->map;
+
+		he->map = proto->map;
+		proto->map = old;
 	}
 }
 
-void hists__add(struct hists *hists, const struct hist_entry *proto)
+void hists__add(struct hists *hists, struct hist_entry *proto)
 {
 	struct hist_entry *he;
 	size_t slot;
@@ -358,8 +360,8 @@ void hists__add(struct hists *hists, const struct hist_entry *proto)
 	*he = *proto;
 	he->hash = hash;
 	he->nr_events = 1;
-	he->thread = thread__get(proto->thread);
-	he->map = map__get(proto->map);
+	proto->thread = NULL;	/* the entry took both references */
+	proto->map = NULL;
 	hists->nr++;
 	hists->last = hists->nr;
 	hists->index.slots[slot] = (u32)hists->nr;
@@ -514,7 +516,7 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 		return line_printf(l, "%7d:%-*.*s", he->thread->tid, w, w, thread__comm_str(he->thread));
 	}
 	case SORT_COMM:
-		return line_printf(l, "%-*.*s", width, width, he->comm->str);
+		return line_printf(l, "%-*.*s", width, width, comm__str(he->comm));
 	case SORT_DSO:
 		return line_printf(l, "%-*.*s", width, width, he->map ? dso_name(he) : "[unknown]");
 	case SORT_SYM: {

@@ -74,8 +74,13 @@ struct hists {
 
 void hists__init(struct hists *hists, const struct sort_list *sort);
 void hists__exit(struct hists *hists);
-/* Add one resolved sample. */
-void hists__add(struct hists *hists, const struct hist_entry *proto);
+/*
+ * Add one resolved sample. proto holds references to its thread and map: the histogram
+ * takes over what it keeps (those fields become NULL, or another map it lets go); the
+ * caller puts what is left. Takes and puts no reference itself, so that it may run on
+ * another thread than the one that owns the reference counts.
+ */
+void hists__add(struct hists *hists, struct hist_entry *proto);
 
 struct hists_print_opts {
 	bool show_nr_samples;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyzer/aggregate.h"
 #include "analyzer/dump.h"
 #include "analyzer/header.h"
 #include "analyzer/hist.h"
@@ -34,6 +35,7 @@ struct report {
 	struct event_consumer consumer;
 	struct perf_session session;
 	struct machine machine;
+	struct aggregate agg;
 	struct sort_list sort;
 	struct hists *hists;	/* one per evsel */
 	size_t nr_hists;
@@ -94,9 +96,8 @@ static void name_list__free(struct name_list *list)
 	free(list->names);
 }
 
-/* perf's thread__is_filtered + the dso and symbol lists of machine__resolve. */
-static bool sample_filtered(struct report *rep, const struct thread *t,
-			    const struct addr_location *al)
+/* perf's thread__is_filtered: by the thread's comm as it is at the sample. */
+static bool thread_filtered(struct report *rep, const struct thread *t)
 {
 	if (rep->comms.nr && !name_list__has(&rep->comms, thread__comm_str(t)))
 		return true;
@@ -104,6 +105,12 @@ static bool sample_filtered(struct report *rep, const struct thread *t,
 		return true;
 	if (rep->tids.nr && !int_list__has(&rep->tids, t->tid))
 		return true;
+	return false;
+}
+
+/* The dso and symbol lists of perf's machine__resolve. */
+static bool symbol_filtered(struct report *rep, const struct addr_location *al)
+{
 	if (rep->dsos.nr) {
 		if (!al->dso)
 			return true;
@@ -161,38 +168,50 @@ static const char *find_parent(struct report *rep, struct thread *t, const u64 *
 	return NULL;
 }
 
+/*
+ * What needs the model as it is at the sample: its thread, comm and map. The aggregator
+ * finishes it (finish_sample).
+ */
 static int process_sample(struct report *rep, struct event_ctx *ctx)
 {
 	struct perf_sample *s = &ctx->sample;
-	struct hists *hists = &rep->hists[ctx->evsel->idx];
+	struct agg_item *item = aggregate__slot(&rep->agg);
+	struct hist_entry *he = &item->he;
 	struct addr_location al;
-	struct hist_entry he = { 0 };
 	struct thread *t;
 
 	t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
-	machine__resolve(&rep->machine, t, s->misc & PERF_RECORD_MISC_CPUMODE_MASK, s->ip, &al);
-	he.thread = t;
-	he.comm = t->comm;
-	he.map = al.map;
-	he.sym = al.sym;
-	he.symtab = al.symtab;
-	he.ip = al.addr;
-	he.level = al.level;
-	he.cpu = (s32)s->cpu;
-	he.socket = -1;
+	machine__resolve_map(&rep->machine, t, s->misc & PERF_RECORD_MISC_CPUMODE_MASK, s->ip,
+			     &al);
+	*he = (struct hist_entry){ .thread = t, .comm = t->comm, .map = map__get(al.map),
+				   .ip = al.addr, .level = al.level, .cpu = (s32)s->cpu,
+				   .socket = -1, .period = s->period };
 	if (!rep->sockets_read) {
 		header__cpu_sockets(&rep->session, &rep->sockets, &rep->nr_cpus);
 		rep->sockets_read = true;
 	}
-	if (he.cpu >= 0 && he.cpu < rep->nr_cpus)
-		he.socket = rep->sockets[he.cpu];
-	he.period = s->period;
+	if (he->cpu >= 0 && he->cpu < rep->nr_cpus)
+		he->socket = rep->sockets[he->cpu];
 	if (rep->need_parent && s->callchain)
-		he.parent = find_parent(rep, t, s->callchain);
-	he.filtered = sample_filtered(rep, t, &al);
-	hists__add(hists, &he);
-	thread__put(t);
+		he->parent = find_parent(rep, t, s->callchain);
+	he->filtered = thread_filtered(rep, t);
+	item->hists = &rep->hists[ctx->evsel->idx];
+	aggregate__commit(&rep->agg);
 	return 0;
+}
+
+/* On the aggregator: the symbol, the dso and symbol filters, the histogram. */
+static void finish_sample(void *data, struct agg_item *item)
+{
+	struct report *rep = data;
+	struct hist_entry *he = &item->he;
+	struct addr_location al = { .thread = he->thread, .map = he->map, .addr = he->ip };
+
+	machine__resolve_symbol(&rep->machine, &al);
+	he->sym = al.sym;
+	he->symtab = al.symtab;
+	he->filtered |= symbol_filtered(rep, &al);
+	hists__add(item->hists, he);
 }
 
 static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
@@ -444,6 +463,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
 	rep.session.wq = wq;
 	machine__init(&rep.machine, &symsrc);
+	/* finding parents looks symbols up on this thread: then no aggregator elsewhere */
+	aggregate__init(&rep.agg, sort_list__has(&rep.sort, SORT_PARENT) ? NULL : wq,
+			finish_sample, &rep);
 	dso_loader__init(&loader, wq, &rep.machine.symsrc);
 	rep.machine.loader = &loader;
 	{
@@ -496,7 +518,10 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 			header__fprintf_report(&rep.session, stdout, header, show_info);
 		dump__init(&dump, &rep.session, &rep.machine, &rep.consumer, stdout);
 	}
-	if (perf_session__process(&rep.session, dump_raw ? &dump.consumer : &rep.consumer)) {
+	ret = perf_session__process(&rep.session, dump_raw ? &dump.consumer : &rep.consumer);
+	aggregate__drain(&rep.agg);
+	if (ret) {
+		ret = 1;
 		fflush(stdout);
 		fprintf(stderr, "analyze: %s\n", error_get());
 		goto out;
@@ -542,6 +567,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	ret = 0;
 out:
 	dump__exit(&dump);
+	aggregate__exit(&rep.agg);
 	for (size_t i = 0; i < rep.nr_hists; i++)
 		hists__exit(&rep.hists[i]);
 	free(rep.hists);

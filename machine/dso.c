@@ -169,16 +169,32 @@ void dso_loader__exit(struct dso_loader *l)
 	pthread_cond_destroy(&l->cond);
 }
 
+/* Load a queued dso unless another thread claimed it first; then wait until it is loaded. */
+static void claim_and_load(struct dso *dso)
+{
+	struct dso_loader *l = dso->loader;
+	bool mine;
+
+	pthread_mutex_lock(&l->lock);
+	mine = dso->load_state == DSO_LOAD_QUEUED;
+	if (mine)
+		dso->load_state = DSO_LOAD_LOADING;
+	pthread_mutex_unlock(&l->lock);
+	if (mine)
+		dso__load(dso, l->cfg, dso->kernel_ref_reloc);
+	pthread_mutex_lock(&l->lock);
+	if (mine) {
+		dso->load_state = DSO_LOAD_DONE;
+		pthread_cond_broadcast(&l->cond);
+	}
+	while (dso->load_state != DSO_LOAD_DONE)
+		pthread_cond_wait(&l->cond, &l->lock);
+	pthread_mutex_unlock(&l->lock);
+}
+
 static void load_work(struct work *work)
 {
-	struct dso *dso = container_of(work, struct dso, load_work);
-	struct dso_loader *l = dso->loader;
-
-	dso__load(dso, l->cfg, dso->kernel_ref_reloc);
-	pthread_mutex_lock(&l->lock);
-	dso->load_state = DSO_LOAD_DONE;
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
+	claim_and_load(container_of(work, struct dso, load_work));
 }
 
 void dso__load_ahead(struct dso *dso, struct dso_loader *l, u64 kernel_ref_reloc)
@@ -200,13 +216,8 @@ const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cf
 {
 	if (dso->symbols_loaded)
 		return &dso->symtab;
-	if (dso->load_state != DSO_LOAD_NONE) {
-		struct dso_loader *l = dso->loader;
-
-		pthread_mutex_lock(&l->lock);
-		while (dso->load_state != DSO_LOAD_DONE)
-			pthread_cond_wait(&l->cond, &l->lock);
-		pthread_mutex_unlock(&l->lock);
+	if (dso->loader) {	/* queued ahead */
+		claim_and_load(dso);
 	} else {
 		dso__load(dso, cfg, 0);
 	}

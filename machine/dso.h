@@ -27,7 +27,11 @@ struct dso_loader {
 	pthread_cond_t cond;
 };
 
-enum { DSO_LOAD_NONE, DSO_LOAD_QUEUED, DSO_LOAD_DONE };
+/*
+ * A load queued ahead is claimed by whoever gets to it first: its work item, or a lookup
+ * that cannot wait for a worker (that worker may be the one waiting).
+ */
+enum { DSO_LOAD_NONE, DSO_LOAD_QUEUED, DSO_LOAD_LOADING, DSO_LOAD_DONE };
 
 struct dso {
 	struct refcount ref;
@@ -36,7 +40,7 @@ struct dso {
 	enum dso_kind kind;
 	u8 build_id[20];
 	u8 build_id_size;
-	bool symbols_loaded;	/* written by the thread that reads records only */
+	bool symbols_loaded;	/* set by the one thread that looks symbols up at a time */
 	u8 load_state;		/* DSO_LOAD_*, under the loader's lock */
 	struct symtab symtab;
 	struct kernel_map_bounds kernel_bounds;	/* what loading the kernel's symbols found */

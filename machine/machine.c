@@ -68,8 +68,9 @@ void thread__put(struct thread *t)
 /* perf's __thread__set_comm: the first name overrides the ":tid" placeholder in place. */
 static void thread__set_comm(struct machine *m, struct thread *t, const char *comm)
 {
-	if (!t->comm_set)
-		t->comm->str = strpool_intern(&m->strings, comm);
+	if (!t->comm_set)	/* histograms may be reading it on another thread */
+		__atomic_store_n(&t->comm->str, strpool_intern(&m->strings, comm),
+				 __ATOMIC_RELAXED);
 	else
 		t->comm = comm__new(m, comm);
 	t->comm_set = true;
@@ -423,7 +424,7 @@ static void load_kernel_symbols(struct machine *m, struct map *map)
 	struct dso *dso = map->dso;
 
 	/* or started ahead (at open, or at the kernel's MMAP) with the same relocation */
-	if (dso->load_state == DSO_LOAD_NONE) {
+	if (!dso->loader) {
 		dso->symbols_loaded = true;
 		symtab__load_kernel(&dso->symtab, &m->symsrc,
 				    dso->build_id_size ? dso->build_id : NULL, dso->build_id_size,
@@ -470,7 +471,7 @@ static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64
 	return al->map;
 }
 
-static void resolve_symbol(struct machine *m, struct addr_location *al)
+void machine__resolve_symbol(struct machine *m, struct addr_location *al)
 {
 	if (al->map) {
 		al->dso = al->map->dso;
@@ -485,11 +486,11 @@ void machine__find_symbol(struct machine *m, struct thread *t, u8 cpumode, u64 i
 	memset(al, 0, sizeof(*al));
 	al->thread = t;
 	find_map(m, t, cpumode, ip, al);
-	resolve_symbol(m, al);
+	machine__resolve_symbol(m, al);
 }
 
-void machine__resolve(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
-		      struct addr_location *al)
+void machine__resolve_map(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+			  struct addr_location *al)
 {
 	u8 addr_cpumode;
 
@@ -501,5 +502,11 @@ void machine__resolve(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
 		    addr_cpumode != cpumode)
 			find_map(m, t, addr_cpumode, ip, al);
 	}
-	resolve_symbol(m, al);
+}
+
+void machine__resolve(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+		      struct addr_location *al)
+{
+	machine__resolve_map(m, t, cpumode, ip, al);
+	machine__resolve_symbol(m, al);
 }

@@ -24,8 +24,14 @@
  * COMM show the real name too. Later COMMs (exec) make new objects. Owned by the machine.
  */
 struct comm {
-	const char *str;	/* interned */
+	const char *str;	/* interned; read it with comm__str() off the reading thread */
 };
+
+/* The string of a comm, read safely while the thread that reads records may rename it. */
+static inline const char *comm__str(const struct comm *comm)
+{
+	return __atomic_load_n(&comm->str, __ATOMIC_RELAXED);
+}
 
 struct thread {
 	struct refcount ref;
@@ -88,7 +94,16 @@ void machine__add_build_ids(struct machine *machine, const u8 *data, size_t size
 /* Resolve an address in one address space, without fallback (perf's thread__find_symbol). */
 void machine__find_symbol(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
 			  struct addr_location *al);
-/* Resolve a sample's ip in its thread (perf's thread__find_map_fb + map__find_symbol). */
+/*
+ * Resolve a sample's ip in its thread in two steps: the map (perf's thread__find_map_fb),
+ * which needs the model as it is at the sample, then the symbol in the map's dso (perf's
+ * map__find_symbol), which may be done later and on another thread: it reads and loads
+ * symbol tables, never the model.
+ */
+void machine__resolve_map(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
+			  struct addr_location *al);
+void machine__resolve_symbol(struct machine *machine, struct addr_location *al);
+/* Both steps at once. */
 void machine__resolve(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
 		      struct addr_location *al);
 

@@ -77,7 +77,9 @@ struct dir_reader {
 	u64 seq, turn, turn_bytes;
 	/* merging (the consumer's side) */
 	struct batch *ahead;	/* being read, or read and not yet merged */
-	bool ready;		/* ahead is read; guarded by merge->lock */
+	/* guarded by merge->lock: */
+	enum { AHEAD_WANTED, AHEAD_READING, AHEAD_READY } state;
+	bool work_queued;	/* work is on the workqueue; it reads ahead if still wanted */
 	struct batch *free;
 	struct work work;
 	struct merge *merge;
@@ -261,15 +263,30 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 	sort_batch(b);
 }
 
+/*
+ * Read the wanted batch ahead unless another thread took it (called with m->lock held; a
+ * worker and the merging thread, which would rather read than wait, race for it).
+ */
+static void claim_and_produce(struct merge *m, struct dir_reader *d)
+{
+	if (d->state != AHEAD_WANTED)
+		return;
+	d->state = AHEAD_READING;
+	pthread_mutex_unlock(&m->lock);
+	produce(d, d->ahead, m->w->session);
+	pthread_mutex_lock(&m->lock);
+	d->state = AHEAD_READY;
+	pthread_cond_broadcast(&m->cond);
+}
+
 static void produce_work(struct work *work)
 {
 	struct dir_reader *d = container_of(work, struct dir_reader, work);
 	struct merge *m = d->merge;
 
-	produce(d, d->ahead, m->w->session);
 	pthread_mutex_lock(&m->lock);
-	d->ready = true;
-	pthread_cond_broadcast(&m->cond);
+	d->work_queued = false;
+	claim_and_produce(m, d);
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -277,6 +294,7 @@ static void produce_work(struct work *work)
 static void start_batch(struct merge *m, struct dir_reader *d)
 {
 	struct batch *b = d->free;
+	bool queue;
 
 	if (b)
 		d->free = b->next;
@@ -285,18 +303,21 @@ static void start_batch(struct merge *m, struct dir_reader *d)
 	d->ahead = b;
 	if (!m->wq) {
 		produce(d, b, m->w->session);
-		d->ready = true;
+		d->state = AHEAD_READY;
 		return;
 	}
 	pthread_mutex_lock(&m->lock);
-	d->ready = false;
+	d->state = AHEAD_WANTED;
+	queue = !d->work_queued;	/* a queued item that has not started will do */
+	d->work_queued = true;
 	pthread_mutex_unlock(&m->lock);
-	workqueue__queue(m->wq, &d->work);
+	if (queue)
+		workqueue__queue(m->wq, &d->work);
 }
 
 /*
- * Take d's next batch into the merge (waiting for its worker) and start reading the one
- * after. NULL when it holds no record, or on error (m->w->error set).
+ * Take d's next batch into the merge (reading it here if no worker has started it) and
+ * start reading the one after. NULL when it holds no record, or on error (m->w->error set).
  */
 static struct batch *open_batch(struct merge *m, struct dir_reader *d)
 {
@@ -304,7 +325,8 @@ static struct batch *open_batch(struct merge *m, struct dir_reader *d)
 	struct batch *b;
 
 	pthread_mutex_lock(&m->lock);
-	while (!d->ready)
+	claim_and_produce(m, d);
+	while (d->state != AHEAD_READY)
 		pthread_cond_wait(&m->cond, &m->lock);
 	pthread_mutex_unlock(&m->lock);
 	b = d->ahead;

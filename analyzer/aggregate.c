@@ -1,0 +1,169 @@
+/*
+ * aggregate: samples handed from the reading thread to one aggregator at a time, in batches,
+ * finished in delivery order. Owns the batches; knows nothing of what finishing means.
+ */
+#include "analyzer/aggregate.h"
+
+#include <stdlib.h>
+
+#include "lib/xalloc.h"
+#include "machine/machine.h"
+
+#define BATCH_SAMPLES 1024
+#define HELP_PENDING 4		/* batches waiting before the reading thread finishes them */
+#define MAX_PENDING 32		/* ... and before it waits for the aggregator */
+
+struct sample_batch {
+	struct sample_batch *next;
+	size_t nr;
+	struct agg_item items[BATCH_SAMPLES];
+};
+
+/* Finish what is pending, unless an aggregator runs already (it will). */
+static void run(struct aggregate *agg)
+{
+	pthread_mutex_lock(&agg->lock);
+	if (agg->busy) {
+		pthread_mutex_unlock(&agg->lock);
+		return;
+	}
+	agg->busy = true;
+	while (agg->pending) {
+		struct sample_batch *b = agg->pending;
+
+		agg->pending = b->next;
+		if (!agg->pending)
+			agg->pending_tail = &agg->pending;
+		agg->nr_pending--;
+		pthread_mutex_unlock(&agg->lock);
+		for (size_t i = 0; i < b->nr; i++)
+			agg->fn(agg->data, &b->items[i]);
+		pthread_mutex_lock(&agg->lock);
+		b->next = agg->done;
+		agg->done = b;
+		pthread_cond_broadcast(&agg->cond);
+	}
+	agg->busy = false;
+	pthread_cond_broadcast(&agg->cond);
+	pthread_mutex_unlock(&agg->lock);
+}
+
+static void run_work(struct work *work)
+{
+	struct aggregate *agg = container_of(work, struct aggregate, work);
+
+	pthread_mutex_lock(&agg->lock);
+	agg->queued = false;
+	pthread_cond_broadcast(&agg->cond);
+	pthread_mutex_unlock(&agg->lock);
+	run(agg);
+}
+
+/* Put the references finished samples still hold; their batches are free again. */
+static void reclaim(struct aggregate *agg)
+{
+	struct sample_batch *b;
+
+	pthread_mutex_lock(&agg->lock);
+	b = agg->done;
+	agg->done = NULL;
+	pthread_mutex_unlock(&agg->lock);
+	while (b) {
+		struct sample_batch *next = b->next;
+
+		for (size_t i = 0; i < b->nr; i++) {
+			thread__put(b->items[i].he.thread);
+			map__put(b->items[i].he.map);
+		}
+		b->nr = 0;
+		b->next = agg->free;
+		agg->free = b;
+		b = next;
+	}
+}
+
+void aggregate__init(struct aggregate *agg, struct workqueue *wq, agg_item_fn fn, void *data)
+{
+	*agg = (struct aggregate){ .wq = wq, .fn = fn, .data = data };
+	agg->pending_tail = &agg->pending;
+	agg->work.func = run_work;
+	pthread_mutex_init(&agg->lock, NULL);
+	pthread_cond_init(&agg->cond, NULL);
+}
+
+struct agg_item *aggregate__slot(struct aggregate *agg)
+{
+	if (!agg->cur) {
+		agg->cur = agg->free;
+		if (agg->cur)
+			agg->free = agg->cur->next;
+		else
+			agg->cur = xmalloc(sizeof(*agg->cur));
+		agg->cur->nr = 0;
+	}
+	return &agg->cur->items[agg->cur->nr];
+}
+
+static void submit(struct aggregate *agg)
+{
+	struct sample_batch *b = agg->cur;
+	bool queue = false, help;
+
+	agg->cur = NULL;
+	b->next = NULL;
+	pthread_mutex_lock(&agg->lock);
+	*agg->pending_tail = b;
+	agg->pending_tail = &b->next;
+	agg->nr_pending++;
+	if (agg->wq && !agg->queued && !agg->busy)
+		queue = agg->queued = true;
+	/* the workers are busy (reading ahead): finish samples here rather than pile them up */
+	help = !agg->wq || agg->nr_pending > HELP_PENDING;
+	while (agg->nr_pending > MAX_PENDING && agg->busy)
+		pthread_cond_wait(&agg->cond, &agg->lock);
+	pthread_mutex_unlock(&agg->lock);
+	if (queue)
+		workqueue__queue(agg->wq, &agg->work);
+	if (help)
+		run(agg);
+	reclaim(agg);
+}
+
+void aggregate__commit(struct aggregate *agg)
+{
+	if (++agg->cur->nr == BATCH_SAMPLES)
+		submit(agg);
+}
+
+void aggregate__drain(struct aggregate *agg)
+{
+	if (agg->cur && agg->cur->nr)
+		submit(agg);
+	pthread_mutex_lock(&agg->lock);
+	/* the work item, once queued, must have run before agg may go */
+	while (agg->busy || agg->pending || agg->queued) {
+		if (!agg->busy && agg->pending) {
+			pthread_mutex_unlock(&agg->lock);
+			run(agg);
+			pthread_mutex_lock(&agg->lock);
+			continue;
+		}
+		pthread_cond_wait(&agg->cond, &agg->lock);
+	}
+	pthread_mutex_unlock(&agg->lock);
+	reclaim(agg);
+}
+
+void aggregate__exit(struct aggregate *agg)
+{
+	aggregate__drain(agg);
+	free(agg->cur);
+	while (agg->free) {
+		struct sample_batch *next = agg->free->next;
+
+		free(agg->free);
+		agg->free = next;
+	}
+	pthread_mutex_destroy(&agg->lock);
+	pthread_cond_destroy(&agg->cond);
+}

@@ -1,0 +1,53 @@
+/*
+ * aggregate: the second stage of report's sample path. The thread that reads records resolves
+ * what needs the model as it is at each sample (thread, comm, map) and hands the samples on in
+ * batches; one aggregator at a time (a worker, or the reading thread itself when the workers
+ * are busy or absent) finishes them in delivery order: symbol lookup, filters, histograms.
+ * Reference counts stay on the reading thread: a sample carries references to its thread and
+ * map, which the histogram may take over; whatever it leaves is put back on the reading thread.
+ */
+#ifndef ANALYZER_AGGREGATE_H
+#define ANALYZER_AGGREGATE_H
+
+#include <pthread.h>
+
+#include "analyzer/hist.h"
+#include "lib/workqueue.h"
+
+struct sample_batch;
+
+/* One sample: the histogram entry as far as the reading thread could fill it. */
+struct agg_item {
+	struct hist_entry he;	/* holds references to he.thread and he.map */
+	struct hists *hists;
+};
+
+/* Finishes one item (on the aggregator); may take over he.thread and he.map. */
+typedef void (*agg_item_fn)(void *data, struct agg_item *item);
+
+struct aggregate {
+	struct workqueue *wq;	/* NULL: each batch is finished as soon as it is full */
+	agg_item_fn fn;
+	void *data;
+	struct sample_batch *cur;	/* being filled by the reading thread */
+	struct sample_batch *free;	/* reading thread only */
+	struct work work;
+	/* the lock guards the lists and flags below */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct sample_batch *pending, **pending_tail;	/* full, in delivery order */
+	struct sample_batch *done;	/* finished: references to put */
+	size_t nr_pending;
+	bool busy;	/* an aggregator is running */
+	bool queued;	/* the work item is on the workqueue */
+};
+
+void aggregate__init(struct aggregate *agg, struct workqueue *wq, agg_item_fn fn, void *data);
+/* A slot for the next sample (reading thread); aggregate__commit() hands it on. */
+struct agg_item *aggregate__slot(struct aggregate *agg);
+void aggregate__commit(struct aggregate *agg);
+/* Finish every sample handed on so far (reading thread). */
+void aggregate__drain(struct aggregate *agg);
+void aggregate__exit(struct aggregate *agg);
+
+#endif
