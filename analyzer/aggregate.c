@@ -10,7 +10,7 @@
 #include "machine/machine.h"
 
 #define BATCH_SAMPLES 1024
-#define HELP_PENDING 4		/* batches waiting before the reading thread finishes them */
+#define HELP_PENDING 2		/* batches waiting before the reading thread finishes them */
 #define MAX_PENDING 32		/* ... and before it waits for the aggregator */
 
 struct sample_batch {
@@ -72,8 +72,8 @@ static void reclaim(struct aggregate *agg)
 		struct sample_batch *next = b->next;
 
 		for (size_t i = 0; i < b->nr; i++) {
-			thread__put(b->items[i].he.thread);
-			map__put(b->items[i].he.map);
+			thread__put(b->items[i].thread);
+			map__put(b->items[i].map);
 		}
 		b->nr = 0;
 		b->next = agg->free;

@@ -16,13 +16,24 @@
 
 struct sample_batch;
 
-/* One sample: the histogram entry as far as the reading thread could fill it. */
+/*
+ * One sample as far as the reading thread could resolve it. Compact: it crosses from one
+ * core's cache to another's.
+ */
 struct agg_item {
-	struct hist_entry he;	/* holds references to he.thread and he.map */
-	struct hists *hists;
+	struct thread *thread;	/* references, or NULL once the histogram took them */
+	struct map *map;
+	const struct comm *comm;
+	const char *parent;
+	u64 addr;		/* map-relative when map is set */
+	u64 period;
+	s32 cpu;
+	u32 hists;		/* which histogram (the evsel's index) */
+	char level;
+	bool filtered;
 };
 
-/* Finishes one item (on the aggregator); may take over he.thread and he.map. */
+/* Finishes one item (on the aggregator); may take over its thread and map. */
 typedef void (*agg_item_fn)(void *data, struct agg_item *item);
 
 struct aggregate {

@@ -176,26 +176,28 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 {
 	struct perf_sample *s = &ctx->sample;
 	struct agg_item *item = aggregate__slot(&rep->agg);
-	struct hist_entry *he = &item->he;
 	struct addr_location al;
 	struct thread *t;
 
 	t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
 	machine__resolve_map(&rep->machine, t, s->misc & PERF_RECORD_MISC_CPUMODE_MASK, s->ip,
 			     &al);
-	*he = (struct hist_entry){ .thread = t, .comm = t->comm, .map = map__get(al.map),
-				   .ip = al.addr, .level = al.level, .cpu = (s32)s->cpu,
-				   .socket = -1, .period = s->period };
+	item->thread = t;
+	item->map = map__get(al.map);
+	item->comm = t->comm;
+	item->parent = NULL;
+	item->addr = al.addr;
+	item->period = s->period;
+	item->cpu = (s32)s->cpu;
+	item->hists = (u32)ctx->evsel->idx;
+	item->level = al.level;
 	if (!rep->sockets_read) {
 		header__cpu_sockets(&rep->session, &rep->sockets, &rep->nr_cpus);
 		rep->sockets_read = true;
 	}
-	if (he->cpu >= 0 && he->cpu < rep->nr_cpus)
-		he->socket = rep->sockets[he->cpu];
 	if (rep->need_parent && s->callchain)
-		he->parent = find_parent(rep, t, s->callchain);
-	he->filtered = thread_filtered(rep, t);
-	item->hists = &rep->hists[ctx->evsel->idx];
+		item->parent = find_parent(rep, t, s->callchain);
+	item->filtered = thread_filtered(rep, t);
 	aggregate__commit(&rep->agg);
 	return 0;
 }
@@ -204,14 +206,20 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 static void finish_sample(void *data, struct agg_item *item)
 {
 	struct report *rep = data;
-	struct hist_entry *he = &item->he;
-	struct addr_location al = { .thread = he->thread, .map = he->map, .addr = he->ip };
+	struct addr_location al = { .thread = item->thread, .map = item->map, .addr = item->addr };
+	struct hist_entry he = { .thread = item->thread, .comm = item->comm, .map = item->map,
+				 .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
+				 .socket = -1, .level = item->level, .period = item->period };
 
 	machine__resolve_symbol(&rep->machine, &al);
-	he->sym = al.sym;
-	he->symtab = al.symtab;
-	he->filtered |= symbol_filtered(rep, &al);
-	hists__add(item->hists, he);
+	he.sym = al.sym;
+	he.symtab = al.symtab;
+	if (he.cpu >= 0 && he.cpu < rep->nr_cpus)
+		he.socket = rep->sockets[he.cpu];
+	he.filtered = item->filtered || symbol_filtered(rep, &al);
+	hists__add(&rep->hists[item->hists], &he);
+	item->thread = he.thread;	/* what the histogram did not take */
+	item->map = he.map;
 }
 
 static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
@@ -237,7 +245,7 @@ static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 		return process_sample(rep, ctx);
 	case PERF_RECORD_HEADER_BUILD_ID:
 		/* pipe mode: build-ids come as records */
-		machine__add_build_ids(&rep->machine, (const u8 *)ev, ev->size);
+		machine__add_build_ids(&rep->machine, (const u8 *)ev, ev->size, true);
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES: {
 		const struct perf_record_lost_samples *l = (const void *)ev;
@@ -471,13 +479,20 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	{
 		size_t size;
 		const u8 *ids = perf_session__feat(&rep.session, HEADER_BUILD_ID, &size);
+		bool load = !stats && !header_only;
 
+		/*
+		 * The kernel's symbols are wanted first and take longest: they start loading
+		 * before the other dsos', once the kernel's build-id is known.
+		 */
 		if (ids)
-			machine__add_build_ids(&rep.machine, ids, size);
+			machine__add_build_ids(&rep.machine, ids, size, false);
+		if (load)
+			machine__load_kernel_ahead(&rep.machine,
+						   perf_session__kernel_text(&rep.session));
+		if (ids && load)
+			machine__add_build_ids(&rep.machine, ids, size, true);
 	}
-	/* kernel symbols are wanted first and take longest: start them now */
-	if (!stats && !header_only)
-		machine__load_kernel_ahead(&rep.machine, perf_session__kernel_text(&rep.session));
 	/* a pipe describes its events as it goes: room for as many as it may add */
 	rep.nr_hists = rep.session.is_pipe ? MAX_PIPE_EVSELS : rep.session.nr_evsels;
 	rep.hists = xcalloc(rep.nr_hists, sizeof(*rep.hists));

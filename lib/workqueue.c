@@ -182,6 +182,19 @@ void workqueue__queue(struct workqueue *wq, struct work *work)
 	pthread_mutex_unlock(&wq->lock);
 }
 
+bool workqueue__help(struct workqueue *wq)
+{
+	bool ran = false;
+
+	pthread_mutex_lock(&wq->lock);
+	if (wq->head) {
+		run_locked(wq, pop_locked(wq));
+		ran = true;
+	}
+	pthread_mutex_unlock(&wq->lock);
+	return ran;
+}
+
 /* The seq of the innermost item of wq this thread is running, if any. */
 static bool innermost_seq(struct workqueue *wq, u64 *seq)
 {

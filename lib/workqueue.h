@@ -116,6 +116,13 @@ void workqueue__queue(struct workqueue *wq, struct work *work);
 void workqueue__flush(struct workqueue *wq);
 
 /*
+ * Run the oldest pending item on the calling thread, if there is one; true if it ran one.
+ * For a thread that must wait for something a worker is doing: it helps rather than sleeps
+ * (the item is newer than anything running, as the nested-flush rule above requires).
+ */
+bool workqueue__help(struct workqueue *wq);
+
+/*
  * Call fn(i, arg) once for every i in [start, end), `chunk` consecutive indices at a time,
  * spread over the pool, and return when all calls have returned. The calling thread runs
  * chunks too, so it completes even when every worker is busy; it is safe from inside a work

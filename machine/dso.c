@@ -187,8 +187,17 @@ static void claim_and_load(struct dso *dso)
 		dso->load_state = DSO_LOAD_DONE;
 		pthread_cond_broadcast(&l->cond);
 	}
-	while (dso->load_state != DSO_LOAD_DONE)
-		pthread_cond_wait(&l->cond, &l->lock);
+	while (dso->load_state != DSO_LOAD_DONE) {
+		/* a worker loads it: help with other work meanwhile */
+		pthread_mutex_unlock(&l->lock);
+		if (workqueue__help(l->wq)) {
+			pthread_mutex_lock(&l->lock);
+			continue;
+		}
+		pthread_mutex_lock(&l->lock);
+		if (dso->load_state != DSO_LOAD_DONE)
+			pthread_cond_wait(&l->cond, &l->lock);
+	}
 	pthread_mutex_unlock(&l->lock);
 }
 

@@ -379,7 +379,7 @@ void machine__load_kernel_ahead(struct machine *m, u64 text)
 }
 
 /* BUILD_ID feature: a sequence of perf_record_header_build_id records. */
-void machine__add_build_ids(struct machine *m, const u8 *data, size_t size)
+void machine__add_build_ids(struct machine *m, const u8 *data, size_t size, bool load_ahead)
 {
 	size_t off = 0;
 
@@ -407,7 +407,7 @@ void machine__add_build_ids(struct machine *m, const u8 *data, size_t size)
 		dso->build_id_size = bid_size;
 		/* the recording hit it: load its symbols while records are read (not the
 		 * kernel: its relocation comes with its MMAP record) */
-		if (dso->kind != DSO_KIND_KERNEL)
+		if (dso->kind != DSO_KIND_KERNEL && load_ahead)
 			dso__load_ahead(dso, m->loader, 0);
 		dso__put(dso);
 		off += len;

@@ -88,8 +88,9 @@ int machine__process_event(struct machine *machine, const struct perf_event_head
 			   u64 time);
 /* Start loading the kernel's symbols now, relocated to text (its _text at record time). */
 void machine__load_kernel_ahead(struct machine *machine, u64 text);
-/* Build-ids from the BUILD_ID feature section. */
-void machine__add_build_ids(struct machine *machine, const u8 *data, size_t size);
+/* Build-ids from the BUILD_ID feature section; load_ahead: start loading those dsos' symbols. */
+void machine__add_build_ids(struct machine *machine, const u8 *data, size_t size,
+			    bool load_ahead);
 
 /* Resolve an address in one address space, without fallback (perf's thread__find_symbol). */
 void machine__find_symbol(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,

@@ -47,7 +47,7 @@ struct maps *maps__new(void)
 	struct maps *maps = xzalloc(sizeof(*maps));
 
 	refcount_init(&maps->ref, "maps");
-	maps->sorted = true;
+	maps->sorted = maps->disjoint = true;
 	return maps;
 }
 
@@ -82,7 +82,10 @@ static void maps__sort(struct maps *maps)
 	if (!maps->sorted) {
 		if (maps->nr > 1)
 			qsort(maps->arr, maps->nr, sizeof(*maps->arr), map_cmp);
-		maps->sorted = true;
+		maps->sorted = maps->disjoint = true;
+		for (size_t i = 1; i < maps->nr; i++)
+			maps->disjoint &= maps->arr[i - 1]->end <= maps->arr[i]->start;
+		maps->last = NULL;
 	}
 }
 
@@ -91,7 +94,10 @@ static void maps__append(struct maps *maps, struct map *map)
 	ARRAY_GROW(maps->arr, maps->alloc, maps->nr + 1);
 	if (maps->nr && maps->arr[maps->nr - 1]->start > map->start)
 		maps->sorted = false;
+	else if (maps->nr && maps->arr[maps->nr - 1]->end > map->start)
+		maps->disjoint = false;
 	maps->arr[maps->nr++] = map;
+	maps->last = NULL;
 }
 
 /*
@@ -104,6 +110,7 @@ static void maps__fixup_overlaps(struct maps *maps, const struct map *map)
 	struct map **extra = NULL;
 	size_t nr_extra = 0, alloc_extra = 0;
 
+	maps->last = NULL;	/* it may go */
 	for (size_t i = 0; i < n; i++) {
 		struct map *old = maps->arr[i];
 
@@ -161,17 +168,23 @@ struct map *maps__find(struct maps *maps, u64 ip)
 	size_t lo = 0, hi;
 
 	maps__sort(maps);
+	/* samples come in runs in one map; with overlaps, the search decides which map */
+	if (maps->last && ip >= maps->last->start && ip < maps->last->end)
+		return maps->last;
 	hi = maps->nr;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		struct map *m = maps->arr[mid];
 
-		if (ip < m->start)
+		if (ip < m->start) {
 			hi = mid;
-		else if (ip >= m->end)
+		} else if (ip >= m->end) {
 			lo = mid + 1;
-		else
+		} else {
+			if (maps->disjoint)
+				maps->last = m;
 			return m;
+		}
 	}
 	return NULL;
 }

@@ -24,6 +24,8 @@ struct maps {
 	struct map **arr;
 	size_t nr, alloc;
 	bool sorted;
+	bool disjoint;	/* no two maps overlap (known once sorted) */
+	struct map *last;	/* the last lookup's answer, when disjoint; not a reference */
 };
 
 struct map *map__new(u64 start, u64 end, u64 pgoff, struct dso *dso);
@@ -40,7 +42,10 @@ struct maps *maps__get(struct maps *maps);
 void maps__put(struct maps *maps);
 /* Insert, trimming or splitting overlapped maps first. Takes its own reference. */
 void maps__insert(struct maps *maps, struct map *map);
-/* The map containing ip, or NULL. Borrowed: valid until the next change of maps. */
+/*
+ * The map containing ip, or NULL. Borrowed: valid until the next change of maps. Whoever
+ * changes a map's bounds in place must set maps->sorted to false.
+ */
 struct map *maps__find(struct maps *maps, u64 ip);
 /* A new maps holding references to every map of src (perf's maps__clone on fork). */
 struct maps *maps__clone(struct maps *src);

@@ -28,6 +28,7 @@
 #define READER_MAX_SIZE (2u * 1024 * 1024)	/* perf's round-robin quantum (session.c) */
 #define BLOCK_RECORDS 64			/* records per block of the first pass */
 #define BATCH_RECORDS 8192			/* records a worker reads ahead per batch */
+#define AHEAD_BATCHES 3				/* batches read ahead per file */
 
 /* A record read but not yet delivered, keyed as perf would order it. */
 struct merge_entry {
@@ -76,10 +77,12 @@ struct dir_reader {
 	/* reading (the producer's side) */
 	u64 seq, turn, turn_bytes;
 	/* merging (the consumer's side) */
-	struct batch *ahead;	/* being read, or read and not yet merged */
 	/* guarded by merge->lock: */
-	enum { AHEAD_WANTED, AHEAD_READING, AHEAD_READY } state;
-	bool work_queued;	/* work is on the workqueue; it reads ahead if still wanted */
+	struct batch *ready, **ready_tail;	/* read ahead, not yet merged, in file order */
+	u32 nr_ready;
+	bool reading;		/* a thread is reading batches ahead */
+	bool read_all;		/* the file's last batch has been read */
+	bool work_queued;	/* work is on the workqueue: it reads ahead when it runs */
 	struct batch *free;
 	struct work work;
 	struct merge *merge;
@@ -263,61 +266,70 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 	sort_batch(b);
 }
 
-/*
- * Read the wanted batch ahead unless another thread took it (called with m->lock held; a
- * worker and the merging thread, which would rather read than wait, race for it).
- */
-static void claim_and_produce(struct merge *m, struct dir_reader *d)
+/* Put what is left of a run and give its batch back to its reader. */
+static void release_run(struct merge *m, struct dir_reader *d, struct batch *b)
 {
-	if (d->state != AHEAD_WANTED)
-		return;
-	d->state = AHEAD_READING;
-	pthread_mutex_unlock(&m->lock);
-	produce(d, d->ahead, m->w->session);
+	for (; b->pos < b->nr; b->pos++)
+		chunk__put(b->e[b->pos].chunk);
 	pthread_mutex_lock(&m->lock);
-	d->state = AHEAD_READY;
-	pthread_cond_broadcast(&m->cond);
+	b->next = d->free;
+	d->free = b;
+	pthread_mutex_unlock(&m->lock);
 }
 
-static void produce_work(struct work *work)
+/*
+ * Read up to `want` batches of d ahead, unless another thread is at it (called with m->lock
+ * held: workers and the merging thread, which would rather read than wait, race for it).
+ */
+static void read_ahead(struct merge *m, struct dir_reader *d, u32 want)
+{
+	if (d->reading)
+		return;
+	d->reading = true;
+	while (!d->read_all && d->nr_ready < want) {
+		struct batch *b = d->free;
+
+		if (b)
+			d->free = b->next;
+		pthread_mutex_unlock(&m->lock);
+		if (!b)
+			b = xcalloc(1, sizeof(*b));
+		produce(d, b, m->w->session);
+		pthread_mutex_lock(&m->lock);
+		b->next = NULL;
+		*d->ready_tail = b;
+		d->ready_tail = &b->next;
+		d->nr_ready++;
+		d->read_all = b->last;
+		pthread_cond_broadcast(&m->cond);
+	}
+	d->reading = false;
+}
+
+static void read_ahead_work(struct work *work)
 {
 	struct dir_reader *d = container_of(work, struct dir_reader, work);
 	struct merge *m = d->merge;
 
 	pthread_mutex_lock(&m->lock);
 	d->work_queued = false;
-	claim_and_produce(m, d);
+	read_ahead(m, d, AHEAD_BATCHES);
 	pthread_mutex_unlock(&m->lock);
 }
 
-/* Start reading d's next batch. */
-static void start_batch(struct merge *m, struct dir_reader *d)
+/* Have a worker read d ahead (m->lock held). */
+static void queue_read_ahead(struct merge *m, struct dir_reader *d)
 {
-	struct batch *b = d->free;
-	bool queue;
-
-	if (b)
-		d->free = b->next;
-	else
-		b = xcalloc(1, sizeof(*b));
-	d->ahead = b;
-	if (!m->wq) {
-		produce(d, b, m->w->session);
-		d->state = AHEAD_READY;
+	if (!m->wq || d->read_all || d->reading || d->work_queued || d->nr_ready >= AHEAD_BATCHES)
 		return;
-	}
-	pthread_mutex_lock(&m->lock);
-	d->state = AHEAD_WANTED;
-	queue = !d->work_queued;	/* a queued item that has not started will do */
-	d->work_queued = true;
-	pthread_mutex_unlock(&m->lock);
-	if (queue)
-		workqueue__queue(m->wq, &d->work);
+	d->work_queued = true;	/* one queued item at a time: it reads all that is wanted */
+	workqueue__queue(m->wq, &d->work);
 }
 
 /*
- * Take d's next batch into the merge (reading it here if no worker has started it) and
- * start reading the one after. NULL when it holds no record, or on error (m->w->error set).
+ * Take d's next batch into the merge: read ahead by a worker, or read here when none has
+ * started it; while a worker reads it, help with other work. NULL when it holds no
+ * record, or on error (m->w->error set).
  */
 static struct batch *open_batch(struct merge *m, struct dir_reader *d)
 {
@@ -325,12 +337,27 @@ static struct batch *open_batch(struct merge *m, struct dir_reader *d)
 	struct batch *b;
 
 	pthread_mutex_lock(&m->lock);
-	claim_and_produce(m, d);
-	while (d->state != AHEAD_READY)
-		pthread_cond_wait(&m->cond, &m->lock);
+	while (!d->ready) {
+		if (!d->reading) {
+			read_ahead(m, d, 1);
+			continue;
+		}
+		pthread_mutex_unlock(&m->lock);
+		if (!m->wq || !workqueue__help(m->wq)) {
+			pthread_mutex_lock(&m->lock);
+			if (!d->ready && d->reading)
+				pthread_cond_wait(&m->cond, &m->lock);
+			continue;
+		}
+		pthread_mutex_lock(&m->lock);
+	}
+	b = d->ready;
+	d->ready = b->next;
+	if (!d->ready)
+		d->ready_tail = &d->ready;
+	d->nr_ready--;
+	queue_read_ahead(m, d);
 	pthread_mutex_unlock(&m->lock);
-	b = d->ahead;
-	d->ahead = NULL;
 	s->stats.nr_unknown_events += b->nr_unknown;
 	s->stats.nr_events[0] += b->nr_compressed;
 	s->stats.nr_events[PERF_RECORD_COMPRESSED] += b->nr_compressed;
@@ -341,13 +368,10 @@ static struct batch *open_batch(struct merge *m, struct dir_reader *d)
 		error_set("%s", b->msg);
 		m->w->error = -1;
 		d->done = true;
-	} else if (!b->last) {
-		start_batch(m, d);
 	}
 	if (b->nr && !b->error)
 		return b;
-	b->next = d->free;
-	d->free = b;
+	release_run(m, d, b);
 	return NULL;
 }
 
@@ -433,15 +457,6 @@ static bool tie_is_safe(const struct merge_entry *x, const struct dir_reader *re
 	return true;
 }
 
-static void release_run(struct dir_reader *readers, struct batch *b)
-{
-	struct dir_reader *d = &readers[b->reader];
-
-	for (; b->pos < b->nr; b->pos++)
-		chunk__put(b->e[b->pos].chunk);
-	b->next = d->free;
-	d->free = b;
-}
 
 static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 {
@@ -454,8 +469,11 @@ static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 
 	for (u32 r = 0; r < nr; r++) {
 		readers[r].merge = m;
-		readers[r].work.func = produce_work;
-		start_batch(m, &readers[r]);
+		readers[r].ready_tail = &readers[r].ready;
+		readers[r].work.func = read_ahead_work;
+		pthread_mutex_lock(&m->lock);
+		queue_read_ahead(m, &readers[r]);
+		pthread_mutex_unlock(&m->lock);
 	}
 	for (bool opened = true;;) {
 		if (opened) {
@@ -483,7 +501,7 @@ static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 				ret = walk__deliver(w, x->event, x->file_offset, x->evsel);
 				chunk__put(x->chunk);
 				if (++top->pos == top->nr) {
-					release_run(readers, top);
+					release_run(m, &readers[top->reader], top);
 					h.run[0] = h.run[--h.nr];
 				}
 				if (h.nr > 1)
@@ -507,8 +525,11 @@ static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 			opened = true;
 		}
 	}
-	while (h.nr)
-		release_run(readers, h.run[--h.nr]);
+	while (h.nr) {
+		struct batch *b = h.run[--h.nr];
+
+		release_run(m, &readers[b->reader], b);
+	}
 	free(h.run);
 	return ret;
 }
@@ -643,8 +664,12 @@ out:
 	for (u32 r = 0; r < nr; r++) {
 		struct dir_reader *d = &readers[r];
 
-		if (d->ahead)
-			release_run(readers, d->ahead);
+		while (d->ready) {
+			struct batch *b = d->ready;
+
+			d->ready = b->next;
+			release_run(&m, d, b);
+		}
 		while (d->free) {
 			struct batch *b = d->free;
 

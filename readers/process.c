@@ -32,10 +32,16 @@
 int walk__deliver(struct walk *w, struct perf_event_header *event, u64 file_offset,
 		       struct evsel *evsel)
 {
-	struct event_ctx ctx = { .event = event, .file_offset = file_offset };
+	struct event_ctx ctx;
 	struct perf_session *s = w->session;
 
-	if (event->type < PERF_RECORD_USER_TYPE_START) {
+	/* the sample is filled below (sample_parse clears it first): no need to clear it twice */
+	ctx.event = event;
+	ctx.file_offset = file_offset;
+	ctx.evsel = NULL;
+	if (event->type >= PERF_RECORD_USER_TYPE_START) {
+		memset(&ctx.sample, 0, sizeof(ctx.sample));
+	} else {
 		ctx.evsel = evsel ? evsel : perf_session__evsel_of(s, event);
 		if (!ctx.evsel) {
 			error_set("%s: offset %#llx: %s record carries an id that matches no event",

@@ -74,7 +74,7 @@ void builder_init(struct sym_builder *b, struct symtab *st)
 {
 	memset(b, 0, sizeof(*b));
 	b->st = st;
-	b->root = SYM_NIL;
+	b->root = b->first = b->last = SYM_NIL;
 }
 
 void builder_exit(struct sym_builder *b)
@@ -82,7 +82,7 @@ void builder_exit(struct sym_builder *b)
 	free(b->v);
 	b->v = NULL;
 	b->nr = b->alloc = b->live = 0;
-	b->root = SYM_NIL;
+	b->root = b->first = b->last = SYM_NIL;
 }
 
 const char *builder_name(const struct sym_builder *b, u32 n)
@@ -192,11 +192,38 @@ u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const cha
 		.binding = binding,
 		.red = 1,
 	};
-	/* perf's __symbols__insert: smaller starts go left, equal ones right. */
-	while (cur != SYM_NIL) {
-		p = cur;
-		left = start < b->v[cur].start;
-		cur = left ? b->v[cur].left : b->v[cur].right;
+	/*
+	 * perf's __symbols__insert: smaller starts go left, equal ones right. A start at or
+	 * past the largest one (tables come mostly sorted) would walk right to the last node.
+	 */
+	if (b->last != SYM_NIL && start >= b->v[b->last].start)
+		p = b->last;
+	else
+		while (cur != SYM_NIL) {
+			p = cur;
+			left = start < b->v[cur].start;
+			cur = left ? b->v[cur].left : b->v[cur].right;
+		}
+	/* the in-order list: a right child follows its parent, a left one precedes it */
+	if (p == SYM_NIL) {
+		b->v[n].prev = b->v[n].next = SYM_NIL;
+		b->first = b->last = n;
+	} else if (left) {
+		b->v[n].next = p;
+		b->v[n].prev = b->v[p].prev;
+		b->v[p].prev = n;
+		if (b->v[n].prev != SYM_NIL)
+			b->v[b->v[n].prev].next = n;
+		else
+			b->first = n;
+	} else {
+		b->v[n].prev = p;
+		b->v[n].next = b->v[p].next;
+		b->v[p].next = n;
+		if (b->v[n].next != SYM_NIL)
+			b->v[b->v[n].next].prev = n;
+		else
+			b->last = n;
 	}
 	b->v[n].parent = p;
 	if (p == SYM_NIL)
@@ -219,18 +246,12 @@ static u32 leftmost(const struct sym_builder *b, u32 n)
 
 u32 builder_first(const struct sym_builder *b)
 {
-	return b->root == SYM_NIL ? SYM_NIL : leftmost(b, b->root);
+	return b->first;
 }
 
 u32 builder_next(const struct sym_builder *b, u32 n)
 {
-	u32 p;
-
-	if (b->v[n].right != SYM_NIL)
-		return leftmost(b, b->v[n].right);
-	while ((p = b->v[n].parent) != SYM_NIL && n == b->v[p].right)
-		n = p;
-	return p;
+	return b->v[n].next;
 }
 
 static void erase_fixup(struct sym_builder *b, u32 x, u32 xp)
@@ -306,6 +327,15 @@ void builder_erase(struct sym_builder *b, u32 z)
 {
 	u32 y = z, x, xp;
 	bool y_was_red = b->v[z].red;
+
+	if (b->v[z].prev != SYM_NIL)
+		b->v[b->v[z].prev].next = b->v[z].next;
+	else
+		b->first = b->v[z].next;
+	if (b->v[z].next != SYM_NIL)
+		b->v[b->v[z].next].prev = b->v[z].prev;
+	else
+		b->last = b->v[z].prev;
 
 	if (b->v[z].left == SYM_NIL) {
 		x = b->v[z].right;

@@ -21,6 +21,7 @@ struct bsym {
 	u64 start, end;	/* end is exclusive; end == start for a size-0 symbol */
 	u32 name;	/* offset into the table's pool */
 	u32 left, right, parent;
+	u32 prev, next;	/* in-order neighbours, SYM_NIL at the ends */
 	u8 binding;
 	u8 red;
 };
@@ -30,6 +31,7 @@ struct sym_builder {
 	struct bsym *v;
 	size_t nr, alloc;
 	u32 root;
+	u32 first, last;	/* in-order first and last nodes, SYM_NIL when empty */
 	size_t live;
 };
 

@@ -19,26 +19,32 @@
 /* A buffered reader with perf's tools/lib/api/io.h semantics. */
 struct kio {
 	int fd;
-	char buf[8192];
+	char buf[65536];
 	size_t pos, len;
 	bool eof;
 };
 
-static int kio_getc(struct kio *io)
+static int __attribute__((noinline)) kio_refill(struct kio *io)
 {
+	ssize_t n;
+
 	if (io->eof)
 		return -1;
-	if (io->pos == io->len) {
-		ssize_t n = read(io->fd, io->buf, sizeof(io->buf));
-
-		if (n <= 0) {
-			io->eof = true;
-			return -1;
-		}
-		io->pos = 0;
-		io->len = (size_t)n;
+	n = read(io->fd, io->buf, sizeof(io->buf));
+	if (n <= 0) {
+		io->eof = true;
+		return -1;
 	}
-	return (unsigned char)io->buf[io->pos++];
+	io->pos = 1;
+	io->len = (size_t)n;
+	return (unsigned char)io->buf[0];
+}
+
+static inline int kio_getc(struct kio *io)
+{
+	if (likely(io->pos < io->len))
+		return (unsigned char)io->buf[io->pos++];
+	return kio_refill(io);
 }
 
 /* io__get_hex: -2 if the first char is not hex (it is consumed), else the char after. */
