@@ -86,6 +86,7 @@ void aggregate__init(struct aggregate *agg, struct workqueue *wq, agg_item_fn fn
 {
 	*agg = (struct aggregate){ .wq = wq, .fn = fn, .data = data };
 	agg->pending_tail = &agg->pending;
+	agg->held_tail = &agg->held;
 	agg->work.func = run_work;
 	pthread_mutex_init(&agg->lock, NULL);
 	pthread_cond_init(&agg->cond, NULL);
@@ -104,17 +105,16 @@ struct agg_item *aggregate__slot(struct aggregate *agg)
 	return &agg->cur->items[agg->cur->nr];
 }
 
-static void submit(struct aggregate *agg)
+/* Hand batches first..*last_next on to the aggregator. */
+static void submit_list(struct aggregate *agg, struct sample_batch *first,
+			struct sample_batch **last_next, size_t nr)
 {
-	struct sample_batch *b = agg->cur;
 	bool queue = false, help;
 
-	agg->cur = NULL;
-	b->next = NULL;
 	pthread_mutex_lock(&agg->lock);
-	*agg->pending_tail = b;
-	agg->pending_tail = &b->next;
-	agg->nr_pending++;
+	*agg->pending_tail = first;
+	agg->pending_tail = last_next;
+	agg->nr_pending += nr;
 	if (agg->wq && !agg->queued && !agg->busy)
 		queue = agg->queued = true;
 	/* the workers are busy (reading ahead): finish samples here rather than pile them up */
@@ -129,6 +129,53 @@ static void submit(struct aggregate *agg)
 	reclaim(agg);
 }
 
+static void submit(struct aggregate *agg)
+{
+	struct sample_batch *b = agg->cur;
+
+	agg->cur = NULL;
+	b->next = NULL;
+	if (agg->hold) {
+		*agg->held_tail = b;
+		agg->held_tail = &b->next;
+		return;
+	}
+	submit_list(agg, b, &b->next, 1);
+}
+
+void aggregate__hold(struct aggregate *agg)
+{
+	agg->hold = true;
+}
+
+/* Stop holding: what is held goes on. */
+static void unhold(struct aggregate *agg)
+{
+	struct sample_batch *b = agg->held, **tail = agg->held_tail;
+	size_t nr = 0;
+
+	agg->hold = false;
+	if (!b)
+		return;
+	for (struct sample_batch *x = b; x; x = x->next)
+		nr++;
+	agg->held = NULL;
+	agg->held_tail = &agg->held;
+	submit_list(agg, b, tail, nr);
+}
+
+void aggregate__release(struct aggregate *agg, agg_item_fn fn, void *data)
+{
+	for (struct sample_batch *b = agg->held; b; b = b->next)
+		for (size_t i = 0; i < b->nr; i++)
+			if (b->items[i].deferred)
+				fn(data, &b->items[i]);
+	for (size_t i = 0; agg->cur && i < agg->cur->nr; i++)
+		if (agg->cur->items[i].deferred)
+			fn(data, &agg->cur->items[i]);
+	unhold(agg);
+}
+
 void aggregate__commit(struct aggregate *agg)
 {
 	if (++agg->cur->nr == BATCH_SAMPLES)
@@ -137,6 +184,7 @@ void aggregate__commit(struct aggregate *agg)
 
 void aggregate__drain(struct aggregate *agg)
 {
+	unhold(agg);	/* only after an error: what is held goes as it is */
 	if (agg->cur && agg->cur->nr)
 		submit(agg);
 	pthread_mutex_lock(&agg->lock);

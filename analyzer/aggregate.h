@@ -23,6 +23,7 @@ struct sample_batch;
 struct agg_item {
 	struct thread *thread;	/* references, or NULL once the histogram took them */
 	struct map *map;
+	struct dso *dso;	/* map's: the aggregator reads no map, whose count changes here */
 	const struct comm *comm;
 	const char *parent;
 	u64 addr;		/* map-relative when map is set */
@@ -31,6 +32,7 @@ struct agg_item {
 	u32 hists;		/* which histogram (the evsel's index) */
 	char level;
 	bool filtered;
+	bool deferred;		/* not resolved yet: addr is the sample's ip (see hold) */
 };
 
 /* Finishes one item (on the aggregator); may take over its thread and map. */
@@ -42,6 +44,8 @@ struct aggregate {
 	void *data;
 	struct sample_batch *cur;	/* being filled by the reading thread */
 	struct sample_batch *free;	/* reading thread only */
+	bool hold;			/* keep full batches in held until release */
+	struct sample_batch *held, **held_tail;
 	struct work work;
 	/* the lock guards the lists and flags below */
 	pthread_mutex_t lock;
@@ -57,7 +61,13 @@ void aggregate__init(struct aggregate *agg, struct workqueue *wq, agg_item_fn fn
 /* A slot for the next sample (reading thread); aggregate__commit() hands it on. */
 struct agg_item *aggregate__slot(struct aggregate *agg);
 void aggregate__commit(struct aggregate *agg);
-/* Finish every sample handed on so far (reading thread). */
+/*
+ * Keep the samples handed on from now on (reading thread), until release has fixed what
+ * the reading thread could not resolve yet: fn is called for every deferred item.
+ */
+void aggregate__hold(struct aggregate *agg);
+void aggregate__release(struct aggregate *agg, agg_item_fn fn, void *data);
+/* Finish every sample handed on so far (reading thread; after a release). */
 void aggregate__drain(struct aggregate *agg);
 void aggregate__exit(struct aggregate *agg);
 

@@ -100,7 +100,7 @@ void hists__exit(struct hists *hists)
 
 static const char *dso_name(const struct hist_entry *he)
 {
-	return he->map ? he->map->dso->short_name : NULL;
+	return he->dso ? he->dso->short_name : NULL;
 }
 
 static s64 cmp_null(const void *l, const void *r)
@@ -326,6 +326,7 @@ static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
 		struct map *old = he->map;
 
 		he->map = proto->map;
+		he->dso = proto->dso;
 		proto->map = old;
 	}
 }

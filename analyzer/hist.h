@@ -43,6 +43,8 @@ struct hist_entry {
 	struct thread *thread;	/* reference */
 	const struct comm *comm;	/* its string may change once: see struct comm */
 	struct map *map;	/* reference, may be NULL */
+	struct dso *dso;	/* map's dso: keys read it without touching the map, whose
+				 * count another thread changes */
 	const struct symbol *sym;
 	const struct symtab *symtab;
 	const char *parent;	/* interned, NULL for [other] */

@@ -36,6 +36,7 @@ struct report {
 	struct perf_session session;
 	struct machine machine;
 	struct aggregate agg;
+	u64 nr_held;	/* samples since the aggregator began to hold */
 	struct sort_list sort;
 	struct hists *hists;	/* one per evsel */
 	size_t nr_hists;
@@ -168,6 +169,29 @@ static const char *find_parent(struct report *rep, struct thread *t, const u64 *
 	return NULL;
 }
 
+/* A sample that had to wait for the kernel's symbols (on the reading thread). */
+static void resolve_deferred(void *data, struct agg_item *item)
+{
+	struct report *rep = data;
+	struct addr_location al;
+
+	machine__resolve_kernel_map(&rep->machine, item->addr, &al);
+	item->map = map__get(al.map);
+	item->dso = al.map ? al.map->dso : NULL;
+	item->addr = al.addr;
+	item->level = al.level;
+	item->deferred = false;
+}
+
+/* Everything that waited for the kernel's symbols gets them: before its maps change. */
+static void settle_kernel(struct report *rep)
+{
+	if (!rep->agg.hold)
+		return;
+	machine__kernel_wait(&rep->machine);
+	aggregate__release(&rep->agg, resolve_deferred, rep);
+}
+
 /*
  * What needs the model as it is at the sample: its thread, comm and map. The aggregator
  * finishes it (finish_sample).
@@ -180,17 +204,35 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	struct thread *t;
 
 	t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
-	machine__resolve_map(&rep->machine, t, s->misc & PERF_RECORD_MISC_CPUMODE_MASK, s->ip,
-			     &al);
 	item->thread = t;
-	item->map = map__get(al.map);
 	item->comm = t->comm;
 	item->parent = NULL;
-	item->addr = al.addr;
 	item->period = s->period;
 	item->cpu = (s32)s->cpu;
 	item->hists = (u32)ctx->evsel->idx;
-	item->level = al.level;
+	if (rep->agg.wq) {
+		/* the kernel's symbols may still be loading: resolve such samples later */
+		item->deferred = !machine__resolve_map_nowait(&rep->machine, t, s->misc &
+							       PERF_RECORD_MISC_CPUMODE_MASK,
+							       s->ip, &al);
+		if (rep->machine.kernel_pending && !rep->agg.hold)
+			aggregate__hold(&rep->agg);
+	} else {
+		machine__resolve_map(&rep->machine, t, s->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+				     s->ip, &al);
+		item->deferred = false;
+	}
+	if (item->deferred) {
+		item->map = NULL;
+		item->dso = NULL;
+		item->addr = s->ip;
+		item->level = 'k';
+	} else {
+		item->map = map__get(al.map);
+		item->dso = al.map ? al.map->dso : NULL;
+		item->addr = al.addr;
+		item->level = al.level;
+	}
 	if (!rep->sockets_read) {
 		header__cpu_sockets(&rep->session, &rep->sockets, &rep->nr_cpus);
 		rep->sockets_read = true;
@@ -199,6 +241,9 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		item->parent = find_parent(rep, t, s->callchain);
 	item->filtered = thread_filtered(rep, t);
 	aggregate__commit(&rep->agg);
+	/* now and then, see whether the kernel's symbols came in */
+	if (rep->agg.hold && !(++rep->nr_held & 1023) && machine__kernel_ready(&rep->machine))
+		aggregate__release(&rep->agg, resolve_deferred, rep);
 	return 0;
 }
 
@@ -206,10 +251,12 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 static void finish_sample(void *data, struct agg_item *item)
 {
 	struct report *rep = data;
-	struct addr_location al = { .thread = item->thread, .map = item->map, .addr = item->addr };
+	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,
+				    .addr = item->addr };
 	struct hist_entry he = { .thread = item->thread, .comm = item->comm, .map = item->map,
-				 .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
-				 .socket = -1, .level = item->level, .period = item->period };
+				 .dso = item->dso, .parent = item->parent, .ip = item->addr,
+				 .cpu = item->cpu, .socket = -1, .level = item->level,
+				 .period = item->period };
 
 	machine__resolve_symbol(&rep->machine, &al);
 	he.sym = al.sym;
@@ -262,6 +309,8 @@ static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 		return 0;
 	}
 	default:
+		if (rep->agg.hold && machine__changes_kernel_maps(ev))
+			settle_kernel(rep);
 		if (machine__process_event(&rep->machine, ev, ctx->sample.time)) {
 			error_set("%s: offset %#llx: %s", rep->session.path,
 				  (unsigned long long)ctx->file_offset, error_get());
@@ -534,6 +583,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		dump__init(&dump, &rep.session, &rep.machine, &rep.consumer, stdout);
 	}
 	ret = perf_session__process(&rep.session, dump_raw ? &dump.consumer : &rep.consumer);
+	if (!ret)
+		settle_kernel(&rep);
 	aggregate__drain(&rep.agg);
 	if (ret) {
 		ret = 1;

@@ -439,10 +439,28 @@ static void load_kernel_symbols(struct machine *m, struct map *map)
 	}
 }
 
-static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
-			    struct addr_location *al)
+/* Whether the kernel's symbols can be had without waiting for another thread. */
+static bool kernel_symbols_ready(struct dso *dso)
 {
-	struct maps *maps = t->maps;
+	struct dso_loader *l = dso->loader;
+	bool done;
+
+	if (!l)
+		return true;	/* loaded here, on demand */
+	pthread_mutex_lock(&l->lock);
+	done = dso->load_state == DSO_LOAD_DONE;
+	pthread_mutex_unlock(&l->lock);
+	return done;
+}
+
+/*
+ * wait: load the kernel's symbols (and so fix its map's bounds) when its map is first hit;
+ * else, while a worker still loads them, note it in m->kernel_pending and go on.
+ */
+static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+			    struct addr_location *al, bool wait)
+{
+	struct maps *maps;
 
 	al->addr = ip;
 	al->cpumode = cpumode;
@@ -452,6 +470,7 @@ static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64
 		maps = m->kmaps;
 	} else if (cpumode == PERF_RECORD_MISC_USER) {
 		al->level = '.';
+		maps = t->maps;
 	} else if (cpumode == PERF_RECORD_MISC_GUEST_KERNEL) {
 		al->level = 'g';
 		return NULL;
@@ -466,15 +485,20 @@ static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64
 	if (!al->map)
 		return NULL;
 	al->addr = map__map_ip(al->map, ip);
-	if (al->map == m->kernel_map && !al->map->dso->symbols_loaded)
-		load_kernel_symbols(m, al->map);
+	if (al->map == m->kernel_map && !al->map->dso->symbols_loaded) {
+		if (wait || kernel_symbols_ready(al->map->dso))
+			load_kernel_symbols(m, al->map);
+		else
+			m->kernel_pending = true;
+	}
 	return al->map;
 }
 
 void machine__resolve_symbol(struct machine *m, struct addr_location *al)
 {
-	if (al->map) {
+	if (al->map && !al->dso)
 		al->dso = al->map->dso;
+	if (al->dso) {
 		al->symtab = dso__symtab(al->dso, &m->symsrc);
 		al->sym = dso__find_symbol(al->dso, &m->symsrc, al->addr);
 	}
@@ -485,23 +509,80 @@ void machine__find_symbol(struct machine *m, struct thread *t, u8 cpumode, u64 i
 {
 	memset(al, 0, sizeof(*al));
 	al->thread = t;
-	find_map(m, t, cpumode, ip, al);
+	find_map(m, t, cpumode, ip, al, true);
 	machine__resolve_symbol(m, al);
 }
 
-void machine__resolve_map(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
-			  struct addr_location *al)
+static void resolve_map(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+			struct addr_location *al, bool wait)
 {
 	u8 addr_cpumode;
 
 	memset(al, 0, sizeof(*al));
 	al->thread = t;
-	if (!find_map(m, t, cpumode, ip, al)) {
+	if (!find_map(m, t, cpumode, ip, al, wait)) {
 		addr_cpumode = ip >= m->kernel_start ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 		if ((cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_USER) &&
 		    addr_cpumode != cpumode)
-			find_map(m, t, addr_cpumode, ip, al);
+			find_map(m, t, addr_cpumode, ip, al, wait);
 	}
+}
+
+void machine__resolve_map(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+			  struct addr_location *al)
+{
+	resolve_map(m, t, cpumode, ip, al, true);
+}
+
+bool machine__resolve_map_nowait(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+				 struct addr_location *al)
+{
+	if (m->kernel_pending) {
+		if (cpumode == PERF_RECORD_MISC_KERNEL) {
+			/* below the kernel, the answer may come from the thread's maps as they are now */
+			if (ip >= m->kernel_start)
+				return false;
+			machine__kernel_wait(m);
+		} else if (cpumode == PERF_RECORD_MISC_USER) {
+			memset(al, 0, sizeof(*al));
+			al->thread = t;
+			if (find_map(m, t, cpumode, ip, al, false))
+				return true;
+			return ip < m->kernel_start;	/* else it is looked for in the kernel's maps */
+		}
+	}
+	resolve_map(m, t, cpumode, ip, al, false);
+	return true;
+}
+
+void machine__resolve_kernel_map(struct machine *m, u64 ip, struct addr_location *al)
+{
+	memset(al, 0, sizeof(*al));
+	find_map(m, NULL, PERF_RECORD_MISC_KERNEL, ip, al, true);
+}
+
+bool machine__kernel_ready(struct machine *m)
+{
+	if (m->kernel_pending && kernel_symbols_ready(m->kernel_map->dso))
+		machine__kernel_wait(m);
+	return !m->kernel_pending;
+}
+
+void machine__kernel_wait(struct machine *m)
+{
+	if (!m->kernel_pending)
+		return;
+	if (!m->kernel_map->dso->symbols_loaded)
+		load_kernel_symbols(m, m->kernel_map);
+	m->kernel_pending = false;
+}
+
+bool machine__changes_kernel_maps(const struct perf_event_header *event)
+{
+	u8 cpumode = event->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return (event->type == PERF_RECORD_MMAP || event->type == PERF_RECORD_MMAP2) &&
+	       (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL);
 }
 
 void machine__resolve(struct machine *m, struct thread *t, u8 cpumode, u64 ip,

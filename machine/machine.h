@@ -57,6 +57,11 @@ struct machine {
 	u64 kernel_start;
 	u64 kernel_ref_reloc;	/* pgoff of the [kernel.kallsyms]_text MMAP */
 	struct dso_loader *loader;	/* loads symbol tables ahead, or NULL */
+	/*
+	 * The kernel's map was hit while a worker still loads its symbols: until they are in
+	 * and its bounds fixed, lookups in the kernel's maps wait (machine__resolve_map_nowait).
+	 */
+	bool kernel_pending;
 };
 
 struct addr_location {
@@ -104,6 +109,21 @@ void machine__find_symbol(struct machine *machine, struct thread *thread, u8 cpu
 void machine__resolve_map(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
 			  struct addr_location *al);
 void machine__resolve_symbol(struct machine *machine, struct addr_location *al);
+/*
+ * machine__resolve_map without waiting for the kernel's symbols: false, with nothing
+ * resolved, when the answer is to be looked up in the kernel's maps while their bounds
+ * still wait for those symbols (kernel_pending). Such a sample is resolved later with
+ * machine__resolve_kernel_map(), once machine__kernel_ready() or _wait(), and before any
+ * record changes the kernel's maps (machine__changes_kernel_maps()).
+ */
+bool machine__resolve_map_nowait(struct machine *machine, struct thread *thread, u8 cpumode,
+				 u64 ip, struct addr_location *al);
+void machine__resolve_kernel_map(struct machine *machine, u64 ip, struct addr_location *al);
+/* Whether nothing waits for the kernel's symbols (applied if they just came in). */
+bool machine__kernel_ready(struct machine *machine);
+/* Wait for the kernel's symbols if something waits for them. */
+void machine__kernel_wait(struct machine *machine);
+bool machine__changes_kernel_maps(const struct perf_event_header *event);
 /* Both steps at once. */
 void machine__resolve(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
 		      struct addr_location *al);

@@ -1,6 +1,9 @@
 /* Unit tests for machine/: maps overlap semantics, threads, fork/comm/exit handling. */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/strpool.h"
 #include "machine/machine.h"
@@ -208,4 +211,135 @@ Test(machine, first_comm_renames_placeholder_in_place_exec_makes_new)
 	cr_assert_str_eq(thread__comm_str(t), "ls");
 	thread__put(t);
 	machine__exit(&m);
+}
+
+Test(maps, lookup_cache_follows_changes)
+{
+	struct strpool pool;
+	struct dsos dsos;
+	struct maps *maps = maps__new();
+	struct dso *a, *b;
+	struct map *m, *first, *again;
+
+	strpool_init(&pool);
+	dsos__init(&dsos);
+	a = new_dso(&dsos, &pool, "/lib/a.so");
+	b = new_dso(&dsos, &pool, "/lib/b.so");
+	m = map__new(0x1000, 0x5000, 0, a);
+	maps__insert(maps, m);
+	map__put(m);
+	cr_assert_eq(maps__find(maps, 0x2800)->dso, a);	/* now the cached answer */
+	m = map__new(0x2000, 0x3000, 0, b);
+	maps__insert(maps, m);	/* splits the cached map: the cache must not keep it */
+	map__put(m);
+	cr_assert_eq(maps__find(maps, 0x2800)->dso, b);
+	cr_assert_eq(maps__find(maps, 0x1800)->end, 0x2000);
+	cr_assert_eq(maps__find(maps, 0x4000)->start, 0x3000);
+	/* bounds stretched in place (as the kernel's map is) make maps overlap: then every
+	 * lookup is the search's answer, whatever was asked before */
+	m = maps__find(maps, 0x1800);
+	m->end = 0x2800;
+	maps->sorted = false;
+	first = maps__find(maps, 0x2400);
+	cr_assert_not_null(first);
+	cr_assert_eq(maps__find(maps, 0x1200)->dso, a);
+	again = maps__find(maps, 0x2400);
+	cr_assert_eq(again, first);
+	maps__find(maps, 0x2900);
+	cr_assert_eq(maps__find(maps, 0x2400), first);
+	maps__put(maps);
+	dso__put(a);
+	dso__put(b);
+	dsos__exit(&dsos);
+	strpool_exit(&pool);
+}
+
+/* A work item that holds the only worker until the test lets it go. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_started, gate_opened;
+
+static void gate_run(struct work *work)
+{
+	pthread_mutex_lock(&gate_lock);
+	gate_started = true;
+	pthread_cond_broadcast(&gate_cond);
+	while (!gate_opened)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+}
+
+Test(machine, kernel_lookups_wait_while_a_worker_loads_its_symbols)
+{
+	char path[] = "/tmp/analyze-test-kallsyms-XXXXXX";
+	const char text[] = "ffffffff81000000 T _text\n"
+			    "ffffffff81000100 T foo\n"
+			    "ffffffff81200000 D data_end\n";
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "", .kallsyms = path };
+	struct workqueue *wq = workqueue__new(1);
+	struct work gate = { .func = gate_run };
+	struct dso_loader loader;
+	struct addr_location al;
+	struct machine m;
+	struct thread *t;
+	int fd = mkstemp(path);
+	struct {
+		struct perf_record_mmap mm;
+		char buf[64];
+	} ev = { 0 };
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	machine__init(&m, &cfg);
+	dso_loader__init(&loader, wq, &m.symsrc);
+	m.loader = &loader;
+	workqueue__queue(wq, &gate);
+	pthread_mutex_lock(&gate_lock);
+	while (!gate_started)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	/* the kernel's map as perf record synthesizes it: its symbols load behind the gate */
+	ev.mm.header.type = PERF_RECORD_MMAP;
+	ev.mm.header.misc = PERF_RECORD_MISC_KERNEL;
+	ev.mm.header.size = sizeof(ev);
+	ev.mm.pid = ev.mm.tid = (u32)-1;
+	ev.mm.start = ev.mm.pgoff = 0xffffffff81000000ull;
+	ev.mm.len = 0x1000;
+	strcpy(ev.mm.filename, "[kernel.kallsyms]_text");
+	cr_assert_eq(machine__process_event(&m, &ev.mm.header, 0), 0);
+	t = machine__findnew_thread(&m, 1, 1);
+
+	/* the first hit is the kernel's map whatever its final bounds: no wait */
+	cr_assert(machine__resolve_map_nowait(&m, t, PERF_RECORD_MISC_KERNEL,
+					      0xffffffff81000010ull, &al));
+	cr_assert_eq(al.map, m.kernel_map);
+	cr_assert(m.kernel_pending);
+	/* past the recorded bounds, the answer depends on the symbols: deferred */
+	cr_assert_not(machine__resolve_map_nowait(&m, t, PERF_RECORD_MISC_KERNEL,
+						  0xffffffff81100000ull, &al));
+	cr_assert_not(machine__resolve_map_nowait(&m, t, PERF_RECORD_MISC_USER,
+						  0xffffffff81100000ull, &al),
+		      "a user sample at a kernel address falls back to the kernel's maps");
+	cr_assert(machine__resolve_map_nowait(&m, t, PERF_RECORD_MISC_USER, 0x400000, &al));
+	cr_assert_null(al.map);
+	cr_assert_not(machine__kernel_ready(&m));
+
+	pthread_mutex_lock(&gate_lock);
+	gate_opened = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	workqueue__flush(wq);
+	cr_assert(machine__kernel_ready(&m));
+	cr_assert_not(m.kernel_pending);
+	machine__resolve_kernel_map(&m, 0xffffffff81100000ull, &al);
+	cr_assert_eq(al.map, m.kernel_map, "the map now spans the kernel's symbols");
+	cr_assert(machine__resolve_map_nowait(&m, t, PERF_RECORD_MISC_KERNEL,
+					      0xffffffff81100000ull, &al));
+	cr_assert_eq(al.map, m.kernel_map);
+	thread__put(t);
+	workqueue__destroy(wq);
+	machine__exit(&m);
+	dso_loader__exit(&loader);
+	unlink(path);
 }

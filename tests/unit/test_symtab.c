@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "symtab/symtab.h"
+#include "symtab/symtab_internal.h"
 
 static char tmpdir[256];
 
@@ -396,5 +397,42 @@ Test(symtab, perf_map_overlaps_follow_the_rb_tree)
 			cr_assert(a >= s->start && (a < s->start + s->size || a == s->start));
 	}
 	unlink(p);
+	symtab__exit(&st);
+}
+
+/* The builder's in-order list against a plain sort: inserts in any order, ties, erases. */
+Test(symtab, builder_keeps_its_inorder_list)
+{
+	enum { N = 3000 };
+	struct symtab st;
+	struct sym_builder b;
+	u32 nodes[N];
+	u64 starts[N];
+	unsigned int seed = 12345;
+
+	symtab__init(&st);
+	builder_init(&b, &st);
+	for (u32 i = 0; i < N; i++) {
+		seed = seed * 1103515245u + 12345u;
+		/* mostly rising, as kallsyms is, with jumps back and repeats */
+		starts[i] = (i % 7 == 3) ? (seed >> 8) % (16 * N) : 16 * (u64)i;
+		nodes[i] = builder_add(&b, starts[i], 0, SYM_BIND_GLOBAL, "s", 1);
+	}
+	for (u32 i = 0; i < N; i += 5)
+		builder_erase(&b, nodes[i]);
+	{
+		u32 n = builder_first(&b), prev = SYM_NIL, count = 0;
+
+		for (; n != SYM_NIL; prev = n, n = builder_next(&b, n), count++) {
+			if (prev != SYM_NIL) {
+				cr_assert_leq(b.v[prev].start, b.v[n].start, "in order of start");
+				if (b.v[prev].start == b.v[n].start)
+					cr_assert_lt(prev, n, "equal starts in insertion order");
+			}
+		}
+		cr_assert_eq(count, N - (N + 4) / 5);
+		cr_assert_eq(prev, b.last);
+	}
+	builder_exit(&b);
 	symtab__exit(&st);
 }
