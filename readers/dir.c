@@ -38,7 +38,6 @@ struct merge_entry {
 	u32 reader;
 	u64 file_offset;
 	struct perf_event_header *event;
-	struct chunk *chunk;
 	struct evsel *evsel;
 };
 
@@ -49,6 +48,8 @@ struct merge_entry {
 struct batch {
 	struct merge_entry *e, *tmp;
 	size_t nr, alloc, pos;
+	struct chunk **chunks;	/* one reference to each buffer its records lie in */
+	size_t nr_chunks, alloc_chunks;
 	u64 end_seq, end_turn;	/* where the file's next batch starts */
 	u64 nr_unknown;	/* skipped records of unknown types */
 	u64 nr_compressed;	/* COMPRESSED records read (counted, never delivered) */
@@ -250,12 +251,16 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 		ARRAY_GROW(b->e, b->alloc, b->nr + 1);
 		e = &b->e[b->nr++];
 		*e = (struct merge_entry){ .turn = turn, .seq = d->seq++, .reader = d->index,
-					   .file_offset = rec.file_offset, .event = rec.event,
-					   .chunk = rec.chunk };
+					   .file_offset = rec.file_offset, .event = rec.event };
 		e->ts = walk__record_time(s, rec.event, &e->evsel);
 		if (walk__untimed(e->ts))
 			e->ts = 0;
-		chunk__get(e->chunk);
+		/* records come in runs from one buffer: a reference per buffer, not per record */
+		if (rec.chunk && (!b->nr_chunks || b->chunks[b->nr_chunks - 1] != rec.chunk)) {
+			ARRAY_GROW(b->chunks, b->alloc_chunks, b->nr_chunks + 1);
+			b->chunks[b->nr_chunks++] = rec.chunk;
+			chunk__get(rec.chunk);
+		}
 	}
 	b->end_seq = d->seq;
 	b->end_turn = d->turn;
@@ -269,8 +274,10 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 /* Put what is left of a run and give its batch back to its reader. */
 static void release_run(struct merge *m, struct dir_reader *d, struct batch *b)
 {
-	for (; b->pos < b->nr; b->pos++)
-		chunk__put(b->e[b->pos].chunk);
+	for (size_t i = 0; i < b->nr_chunks; i++)
+		chunk__put(b->chunks[i]);
+	b->nr_chunks = 0;
+	b->pos = b->nr;
 	pthread_mutex_lock(&m->lock);
 	b->next = d->free;
 	d->free = b;
@@ -499,7 +506,6 @@ static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 				s->stats.nr_events[0]++;
 				s->stats.nr_events[x->event->type]++;
 				ret = walk__deliver(w, x->event, x->file_offset, x->evsel);
-				chunk__put(x->chunk);
 				if (++top->pos == top->nr) {
 					release_run(m, &readers[top->reader], top);
 					h.run[0] = h.run[--h.nr];
@@ -676,6 +682,7 @@ out:
 			d->free = b->next;
 			free(b->e);
 			free(b->tmp);
+			free(b->chunks);
 			free(b);
 		}
 		reader__exit(&d->rd);
