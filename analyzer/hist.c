@@ -508,6 +508,29 @@ static __attribute__((format(printf, 2, 3))) int line_printf(struct line *l, con
 	return n;
 }
 
+/*
+ * line_printf(l, "%-*.*s", width, prec, s) without printf (prec < 0: the whole string):
+ * most of a report's text is such fields.
+ */
+static int line_str(struct line *l, const char *s, int width, int prec)
+{
+	size_t len = prec < 0 ? strlen(s) : strnlen(s, (size_t)prec);
+	size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
+	size_t room, n;
+
+	if (l->len + 1 >= l->size)
+		return 0;
+	room = l->size - l->len - 1;
+	n = MIN(len, room);
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+	room -= n;
+	memset(l->buf + l->len, ' ', MIN(pad, room));
+	l->len += MIN(pad, room);
+	l->buf[l->len] = '\0';
+	return (int)(n + MIN(pad, room));
+}
+
 static int print_key(struct line *l, enum sort_key key, const struct hist_entry *he, int width)
 {
 	switch (key) {
@@ -517,14 +540,15 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 		return line_printf(l, "%7d:%-*.*s", he->thread->tid, w, w, thread__comm_str(he->thread));
 	}
 	case SORT_COMM:
-		return line_printf(l, "%-*.*s", width, width, comm__str(he->comm));
+		return line_str(l, comm__str(he->comm), width, width);
 	case SORT_DSO:
-		return line_printf(l, "%-*.*s", width, width, he->map ? dso_name(he) : "[unknown]");
+		return line_str(l, he->map ? dso_name(he) : "[unknown]", width, width);
 	case SORT_SYM: {
-		int n = line_printf(l, "[%c] ", he->level);
+		char level[] = { '[', he->level, ']', ' ', '\0' };
+		int n = line_str(l, level, 0, -1);
 
 		if (he->sym && he->map)
-			n += line_printf(l, "%.*s", width - n, symbol__name(he->symtab, he->sym));
+			n += line_str(l, symbol__name(he->symtab, he->sym), 0, width - n);
 		else
 			n += line_printf(l, "%-#.*llx", 16, (unsigned long long)he->ip);
 		return n;
@@ -623,8 +647,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 			continue;
 		l.len = 0;
 		l.buf[0] = '\0';
-		line_printf(&l, "  ");
-		line_printf(&l, " %*.2f%%", 6, percent);
+		line_printf(&l, "   %*.2f%%", 6, percent);
 		if (opts->show_nr_samples)
 			line_printf(&l, "  %*llu", 12, (unsigned long long)he->nr_events);
 		for (int k = 0; k < sort->nr; k++) {
@@ -632,12 +655,13 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 
 			if (sort->elide[k])
 				continue;
-			line_printf(&l, "  ");
+			line_str(&l, "  ", 0, -1);
 			n = print_key(&l, sort->keys[k], he, cw);
 			if (k != last && n < cw)
-				line_printf(&l, "%-*s", cw - n, " ");
+				line_str(&l, " ", cw - n, -1);
 		}
-		fprintf(fp, "%s\n", l.buf);
+		l.buf[l.len] = '\n';
+		fwrite(l.buf, 1, l.len + 1, fp);
 	}
 	free(l.buf);
 	free(order);

@@ -4,12 +4,14 @@
 # (never committed) under bench/out/: a plain file (perf record -a -F 20000) and a
 # --threads -z data directory of the same busy workload. BENCH_SECONDS sets their length
 # (default 25 s each, about a million samples); BENCH_REUSE=1 reuses existing recordings;
-# BENCH_RUNS sets the runs per command (best one kept).
+# BENCH_RUNS sets the runs per command (best one kept); BENCH_SCALING_RUNS the runs of the
+# -j1/-j2 comparison, which alternates the two so that both meet the same machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=bench/out
 SECONDS_TO_RECORD=${BENCH_SECONDS:-25}
-RUNS=${BENCH_RUNS:-3}
+RUNS=${BENCH_RUNS:-5}
+SCALING_RUNS=${BENCH_SCALING_RUNS:-15}
 ANALYZE=${ANALYZE:-./analyze}
 INFLATE=${INFLATE:-build/tools/perf-inflate}
 mkdir -p "$WORK"
@@ -32,17 +34,40 @@ record() {	# OUTPUT PERF-RECORD-ARGS...
 		>/dev/null 2>"$WORK/record.log" || { cat "$WORK/record.log" >&2; exit 1; }
 }
 
-# best NAME CMD...: best wall time and the peak RSS (KB) of that run over $RUNS runs
+# timed OUT CMD...: "seconds peak-KB" of one run (wall time to the millisecond: /usr/bin/time
+# gives only hundredths), its output in OUT
+timed() {
+	local out=$1 s e
+	shift
+	s=$(date +%s%N)
+	/usr/bin/time -f '%M' -o "$WORK/time.out" "$@" >"$out" 2>/dev/null
+	e=$(date +%s%N)
+	echo "$(awk "BEGIN{printf \"%.3f\", ($e - $s) / 1e9}") $(cat "$WORK/time.out")"
+}
+# best CMD...: best wall time and the peak RSS (KB) of that run over $RUNS runs
 best() {
 	local best_t="" best_m="" t m
 	for ((r = 0; r < RUNS; r++)); do
-		/usr/bin/time -f '%e %M' -o "$WORK/time.out" "$@" >"$WORK/out.txt" 2>/dev/null
-		read -r t m <"$WORK/time.out"
+		read -r t m < <(timed "$WORK/out.txt" "$@")
 		if [ -z "$best_t" ] || awk "BEGIN{exit !($t < $best_t)}"; then best_t=$t best_m=$m; fi
 	done
 	echo "$best_t $best_m"
 }
-ratio() { awk "BEGIN{ if ($2 > 0) printf \"%.1f\", $1 / $2; else print \"inf\" }"; }
+# best_pair CMD-A -- CMD-B: best time and its peak RSS of each, the two run alternately
+best_pair() {
+	local a=() b=() ta="" ma="" tb="" mb="" t m
+	while [ "$1" != -- ]; do a+=("$1"); shift; done
+	shift
+	b=("$@")
+	for ((r = 0; r < SCALING_RUNS; r++)); do
+		read -r t m < <(timed /dev/null "${a[@]}")
+		if [ -z "$ta" ] || awk "BEGIN{exit !($t < $ta)}"; then ta=$t ma=$m; fi
+		read -r t m < <(timed /dev/null "${b[@]}")
+		if [ -z "$tb" ] || awk "BEGIN{exit !($t < $tb)}"; then tb=$t mb=$m; fi
+	done
+	echo "$ta $ma $tb $mb"
+}
+ratio() { awk "BEGIN{ if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"inf\" }"; }
 same_as_perf() {	# the two outputs of the last pair of runs, but for the random tip
 	if diff <(grep -v '^# (Tip' "$WORK/perf.txt") <(grep -v '^# (Tip' "$WORK/analyze.txt") >/dev/null
 	then echo yes; else echo no; fi
@@ -70,8 +95,8 @@ read -r a2_t a2_m < <(best "$ANALYZE" report -i "$FILE" --sort dso,sym)
 read -r p3_t p3_m < <(best perf report -i "$DIR" --stdio); cp "$WORK/out.txt" "$WORK/perf.txt"
 read -r a3_t a3_m < <(best "$ANALYZE" report -i "$DIR"); cp "$WORK/out.txt" "$WORK/analyze.txt"
 same3=$(same_as_perf)
-read -r j1_t j1_m < <(best "$ANALYZE" report -j 1 -i "$DIR")
-read -r j2_t j2_m < <(best "$ANALYZE" report -j 2 -i "$DIR")
+read -r j1_t j1_m j2_t j2_m < <(best_pair "$ANALYZE" report -j 1 -i "$DIR" -- \
+	"$ANALYZE" report -j 2 -i "$DIR")
 
 # 3. Inflating: analyze's reader on one thread against zstd -d on the same payloads
 rm -f "$WORK"/payload.*.zst
@@ -117,7 +142,7 @@ Identical to perf's output: **${same3}**.
 | --- | --- | --- | --- | --- |
 $(row '`report --stdio`' "$p3_t" "$p3_m" "$a3_t" "$a3_m")
 
-| reader scaling | wall | peak RSS |
+| reader scaling (best of ${SCALING_RUNS}, alternating) | wall | peak RSS |
 | --- | --- | --- |
 | \`analyze report -j1\` | ${j1_t} s | $((j1_m / 1024)) MB |
 | \`analyze report -j2\` | ${j2_t} s | $((j2_m / 1024)) MB |
