@@ -121,7 +121,7 @@ static s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right
 
 	if (!l || !r)
 		return cmp_null(r, l);
-	return strcmp(l, r);
+	return l == r ? 0 : strcmp(l, r);	/* interned: the same name is the same pointer */
 }
 
 static s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right)
@@ -164,8 +164,11 @@ static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struc
 	switch (key) {
 	case SORT_PID:
 		return (s64)right->thread->tid - left->thread->tid;
-	case SORT_COMM:
-		return strcmp(comm__str(right->comm), comm__str(left->comm));
+	case SORT_COMM: {
+		const char *l = comm__str(right->comm), *r = comm__str(left->comm);
+
+		return l == r ? 0 : strcmp(l, r);	/* interned */
+	}
 	case SORT_DSO:
 		return dso_cmp(left, right);
 	case SORT_SYM:
