@@ -12,6 +12,7 @@
 #define BATCH_SAMPLES 1024
 #define HELP_PENDING 2		/* batches waiting before the reading thread finishes them */
 #define MAX_PENDING 32		/* ... and before it waits for the aggregator */
+#define MAX_HELD 48		/* batches held before the reading thread should wait */
 
 struct sample_batch {
 	struct sample_batch *next;
@@ -138,6 +139,7 @@ static void submit(struct aggregate *agg)
 	if (agg->hold) {
 		*agg->held_tail = b;
 		agg->held_tail = &b->next;
+		agg->nr_held++;
 		return;
 	}
 	submit_list(agg, b, &b->next, 1);
@@ -146,6 +148,11 @@ static void submit(struct aggregate *agg)
 void aggregate__hold(struct aggregate *agg)
 {
 	agg->hold = true;
+}
+
+bool aggregate__held_full(const struct aggregate *agg)
+{
+	return agg->nr_held >= MAX_HELD;
 }
 
 /* Stop holding: what is held goes on. */
@@ -161,6 +168,7 @@ static void unhold(struct aggregate *agg)
 		nr++;
 	agg->held = NULL;
 	agg->held_tail = &agg->held;
+	agg->nr_held = 0;
 	submit_list(agg, b, tail, nr);
 }
 

@@ -46,6 +46,7 @@ struct aggregate {
 	struct sample_batch *free;	/* reading thread only */
 	bool hold;			/* keep full batches in held until release */
 	struct sample_batch *held, **held_tail;
+	size_t nr_held;
 	struct work work;
 	/* the lock guards the lists and flags below */
 	pthread_mutex_t lock;
@@ -66,6 +67,8 @@ void aggregate__commit(struct aggregate *agg);
  * the reading thread could not resolve yet: fn is called for every deferred item.
  */
 void aggregate__hold(struct aggregate *agg);
+/* Is so much held that the reading thread should rather wait (bounded memory)? */
+bool aggregate__held_full(const struct aggregate *agg);
 void aggregate__release(struct aggregate *agg, agg_item_fn fn, void *data);
 /* Finish every sample handed on so far (reading thread; after a release). */
 void aggregate__drain(struct aggregate *agg);

@@ -241,9 +241,13 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		item->parent = find_parent(rep, t, s->callchain);
 	item->filtered = thread_filtered(rep, t);
 	aggregate__commit(&rep->agg);
-	/* now and then, see whether the kernel's symbols came in */
-	if (rep->agg.hold && !(++rep->nr_held & 1023) && machine__kernel_ready(&rep->machine))
-		aggregate__release(&rep->agg, resolve_deferred, rep);
+	/* now and then, see whether the kernel's symbols came in; wait once too much is held */
+	if (rep->agg.hold && !(++rep->nr_held & 1023)) {
+		if (aggregate__held_full(&rep->agg))
+			settle_kernel(rep);
+		else if (machine__kernel_ready(&rep->machine))
+			aggregate__release(&rep->agg, resolve_deferred, rep);
+	}
 	return 0;
 }
 
