@@ -27,8 +27,8 @@
 
 #define READER_MAX_SIZE (2u * 1024 * 1024)	/* perf's round-robin quantum (session.c) */
 #define BLOCK_RECORDS 64			/* records per block of the first pass */
-#define BATCH_RECORDS 8192			/* records a worker reads ahead per batch */
-#define AHEAD_BATCHES 3				/* batches read ahead per file */
+#define BATCH_RECORDS 4096			/* records a worker reads ahead per batch */
+#define AHEAD_BATCHES 2				/* batches read ahead per file */
 
 /* A record read but not yet delivered, keyed as perf would order it. */
 struct merge_entry {
