@@ -4,6 +4,7 @@
  */
 #include "analyzer/aggregate.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "lib/xalloc.h"
@@ -13,6 +14,7 @@
 #define HELP_PENDING 2		/* batches waiting before the reading thread finishes them */
 #define MAX_PENDING 32		/* ... and before it waits for the aggregator */
 #define MAX_HELD 48		/* batches held before the reading thread should wait */
+#define WORKER_BATCHES 4	/* batches a worker finishes before it lets queued work run */
 
 struct sample_batch {
 	struct sample_batch *next;
@@ -21,15 +23,15 @@ struct sample_batch {
 };
 
 /* Finish what is pending, unless an aggregator runs already (it will). */
-static void run(struct aggregate *agg)
+/*
+ * With agg->lock held and busy claimed by the caller: finish up to max pending batches, then
+ * give busy up. Returns whether some are still pending.
+ */
+static bool run_claimed(struct aggregate *agg, size_t max)
 {
-	pthread_mutex_lock(&agg->lock);
-	if (agg->busy) {
-		pthread_mutex_unlock(&agg->lock);
-		return;
-	}
-	agg->busy = true;
-	while (agg->pending) {
+	bool more;
+
+	while (agg->pending && max--) {
 		struct sample_batch *b = agg->pending;
 
 		agg->pending = b->next;
@@ -45,19 +47,46 @@ static void run(struct aggregate *agg)
 		pthread_cond_broadcast(&agg->cond);
 	}
 	agg->busy = false;
+	more = agg->pending != NULL;
 	pthread_cond_broadcast(&agg->cond);
+	return more;
+}
+
+/* Finish up to max pending batches, unless an aggregator runs already (it will). */
+static void run(struct aggregate *agg, size_t max)
+{
+	pthread_mutex_lock(&agg->lock);
+	if (!agg->busy) {
+		agg->busy = true;
+		run_claimed(agg, max);
+	}
 	pthread_mutex_unlock(&agg->lock);
 }
 
+/*
+ * The work item. It claims the aggregator in the same critical section that notes it is no
+ * longer queued: aggregate__drain() waits for either, and agg may go as soon as it sees
+ * neither. A few batches at a time, then it queues itself again, so that reading ahead,
+ * queued meanwhile, gets its turn on this worker.
+ */
 static void run_work(struct work *work)
 {
 	struct aggregate *agg = container_of(work, struct aggregate, work);
+	bool requeue = false;
 
 	pthread_mutex_lock(&agg->lock);
 	agg->queued = false;
-	pthread_cond_broadcast(&agg->cond);
+	if (agg->busy) {
+		pthread_cond_broadcast(&agg->cond);
+		pthread_mutex_unlock(&agg->lock);
+		return;
+	}
+	agg->busy = true;
+	if (run_claimed(agg, WORKER_BATCHES))
+		requeue = agg->queued = true;
 	pthread_mutex_unlock(&agg->lock);
-	run(agg);
+	if (requeue)
+		workqueue__queue(agg->wq, &agg->work);
 }
 
 /* Put the references finished samples still hold; their batches are free again. */
@@ -126,7 +155,7 @@ static void submit_list(struct aggregate *agg, struct sample_batch *first,
 	if (queue)
 		workqueue__queue(agg->wq, &agg->work);
 	if (help)
-		run(agg);
+		run(agg, SIZE_MAX);
 	reclaim(agg);
 }
 
@@ -200,7 +229,7 @@ void aggregate__drain(struct aggregate *agg)
 	while (agg->busy || agg->pending || agg->queued) {
 		if (!agg->busy && agg->pending) {
 			pthread_mutex_unlock(&agg->lock);
-			run(agg);
+			run(agg, SIZE_MAX);
 			pthread_mutex_lock(&agg->lock);
 			continue;
 		}
