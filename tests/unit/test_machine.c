@@ -7,6 +7,7 @@
 
 #include "lib/strpool.h"
 #include "machine/machine.h"
+#include "tests/unit/gate.h"
 
 static struct dso *new_dso(struct dsos *dsos, struct strpool *pool, const char *name)
 {
@@ -254,21 +255,6 @@ Test(maps, lookup_cache_follows_changes)
 	strpool_exit(&pool);
 }
 
-/* A work item that holds the only worker until the test lets it go. */
-static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
-static bool gate_started, gate_opened;
-
-static void gate_run(struct work *work)
-{
-	pthread_mutex_lock(&gate_lock);
-	gate_started = true;
-	pthread_cond_broadcast(&gate_cond);
-	while (!gate_opened)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
-}
-
 Test(machine, kernel_lookups_wait_while_a_worker_loads_its_symbols)
 {
 	char path[] = "/tmp/analyze-test-kallsyms-XXXXXX";
@@ -277,7 +263,7 @@ Test(machine, kernel_lookups_wait_while_a_worker_loads_its_symbols)
 			    "ffffffff81200000 D data_end\n";
 	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "", .kallsyms = path };
 	struct workqueue *wq = workqueue__new(1);
-	struct work gate = { .func = gate_run };
+	struct gate gate;
 	struct dso_loader loader;
 	struct addr_location al;
 	struct machine m;
@@ -294,11 +280,7 @@ Test(machine, kernel_lookups_wait_while_a_worker_loads_its_symbols)
 	machine__init(&m, &cfg);
 	dso_loader__init(&loader, wq, &m.symsrc);
 	m.loader = &loader;
-	workqueue__queue(wq, &gate);
-	pthread_mutex_lock(&gate_lock);
-	while (!gate_started)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+	gate_close(&gate, wq);
 	/* the kernel's map as perf record synthesizes it: its symbols load behind the gate */
 	ev.mm.header.type = PERF_RECORD_MMAP;
 	ev.mm.header.misc = PERF_RECORD_MISC_KERNEL;
@@ -325,10 +307,7 @@ Test(machine, kernel_lookups_wait_while_a_worker_loads_its_symbols)
 	cr_assert_null(al.map);
 	cr_assert_not(machine__kernel_ready(&m));
 
-	pthread_mutex_lock(&gate_lock);
-	gate_opened = true;
-	pthread_cond_broadcast(&gate_cond);
-	pthread_mutex_unlock(&gate_lock);
+	gate_open(&gate);
 	workqueue__flush(wq);
 	cr_assert(machine__kernel_ready(&m));
 	cr_assert_not(m.kernel_pending);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/workqueue.h"
+#include "tests/unit/gate.h"
 #include "lib/xalloc.h"
 
 /* An item that increments its own slot: a slot at 1 means "ran exactly once". */
@@ -458,34 +459,15 @@ Test(workqueue, flush_waits_for_running_items, .timeout = 10)
 	workqueue__destroy(wq);
 }
 
-/* An item that holds its worker until the test lets it go. */
-static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
-static bool gate_started, gate_opened;
-
-static void gate_run(struct work *work)
-{
-	pthread_mutex_lock(&gate_lock);
-	gate_started = true;
-	pthread_cond_broadcast(&gate_cond);
-	while (!gate_opened)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
-}
-
 Test(workqueue, help_runs_the_oldest_pending_item)
 {
 	struct workqueue *wq = workqueue__new(1);
-	struct work gate = { .func = gate_run };
+	struct gate gate;
 	struct slot_work items[2];
 	int slots[2] = { 0 };
 
 	/* the only worker is held: items wait, and help runs them here, oldest first */
-	workqueue__queue(wq, &gate);
-	pthread_mutex_lock(&gate_lock);
-	while (!gate_started)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+	gate_close(&gate, wq);
 	queue_slots(wq, items, slots, 2);
 	cr_assert(workqueue__help(wq));
 	cr_assert_eq(slots[0], 1);
@@ -493,9 +475,6 @@ Test(workqueue, help_runs_the_oldest_pending_item)
 	cr_assert(workqueue__help(wq));
 	cr_assert_eq(slots[1], 1);
 	cr_assert_not(workqueue__help(wq), "nothing pending");
-	pthread_mutex_lock(&gate_lock);
-	gate_opened = true;
-	pthread_cond_broadcast(&gate_cond);
-	pthread_mutex_unlock(&gate_lock);
+	gate_open(&gate);
 	workqueue__destroy(wq);
 }
