@@ -4,7 +4,6 @@
  */
 #include "analyzer/aggregate.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 
 #include "lib/xalloc.h"
@@ -14,7 +13,6 @@
 #define HELP_PENDING 2		/* batches waiting before the reading thread finishes them */
 #define MAX_PENDING 32		/* ... and before it waits for the aggregator */
 #define MAX_HELD 48		/* batches held before the reading thread should wait */
-#define WORKER_BATCHES 4	/* batches a worker finishes before it lets queued work run */
 
 struct sample_batch {
 	struct sample_batch *next;
@@ -23,15 +21,10 @@ struct sample_batch {
 };
 
 /* Finish what is pending, unless an aggregator runs already (it will). */
-/*
- * With agg->lock held and busy claimed by the caller: finish up to max pending batches, then
- * give busy up. Returns whether some are still pending.
- */
-static bool run_claimed(struct aggregate *agg, size_t max)
+/* With agg->lock held and busy claimed by the caller: finish what is pending, give busy up. */
+static void run_claimed(struct aggregate *agg)
 {
-	bool more;
-
-	while (agg->pending && max--) {
+	while (agg->pending) {
 		struct sample_batch *b = agg->pending;
 
 		agg->pending = b->next;
@@ -47,18 +40,16 @@ static bool run_claimed(struct aggregate *agg, size_t max)
 		pthread_cond_broadcast(&agg->cond);
 	}
 	agg->busy = false;
-	more = agg->pending != NULL;
 	pthread_cond_broadcast(&agg->cond);
-	return more;
 }
 
-/* Finish up to max pending batches, unless an aggregator runs already (it will). */
-static void run(struct aggregate *agg, size_t max)
+/* Finish what is pending, unless an aggregator runs already (it will). */
+static void run(struct aggregate *agg)
 {
 	pthread_mutex_lock(&agg->lock);
 	if (!agg->busy) {
 		agg->busy = true;
-		run_claimed(agg, max);
+		run_claimed(agg);
 	}
 	pthread_mutex_unlock(&agg->lock);
 }
@@ -66,27 +57,21 @@ static void run(struct aggregate *agg, size_t max)
 /*
  * The work item. It claims the aggregator in the same critical section that notes it is no
  * longer queued: aggregate__drain() waits for either, and agg may go as soon as it sees
- * neither. A few batches at a time, then it queues itself again, so that reading ahead,
- * queued meanwhile, gets its turn on this worker.
+ * neither.
  */
 static void run_work(struct work *work)
 {
 	struct aggregate *agg = container_of(work, struct aggregate, work);
-	bool requeue = false;
 
 	pthread_mutex_lock(&agg->lock);
 	agg->queued = false;
 	if (agg->busy) {
 		pthread_cond_broadcast(&agg->cond);
-		pthread_mutex_unlock(&agg->lock);
-		return;
+	} else {
+		agg->busy = true;
+		run_claimed(agg);
 	}
-	agg->busy = true;
-	if (run_claimed(agg, WORKER_BATCHES))
-		requeue = agg->queued = true;
 	pthread_mutex_unlock(&agg->lock);
-	if (requeue)
-		workqueue__queue(agg->wq, &agg->work);
 }
 
 /* Put the references finished samples still hold; their batches are free again. */
@@ -155,7 +140,7 @@ static void submit_list(struct aggregate *agg, struct sample_batch *first,
 	if (queue)
 		workqueue__queue(agg->wq, &agg->work);
 	if (help)
-		run(agg, SIZE_MAX);
+		run(agg);
 	reclaim(agg);
 }
 
@@ -229,7 +214,7 @@ void aggregate__drain(struct aggregate *agg)
 	while (agg->busy || agg->pending || agg->queued) {
 		if (!agg->busy && agg->pending) {
 			pthread_mutex_unlock(&agg->lock);
-			run(agg, SIZE_MAX);
+			run(agg);
 			pthread_mutex_lock(&agg->lock);
 			continue;
 		}
