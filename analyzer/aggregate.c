@@ -20,7 +20,6 @@ struct sample_batch {
 	struct agg_item items[BATCH_SAMPLES];
 };
 
-/* Finish what is pending, unless an aggregator runs already (it will). */
 /* With agg->lock held and busy claimed by the caller: finish what is pending, give busy up. */
 static void run_claimed(struct aggregate *agg)
 {
