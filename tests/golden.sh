@@ -94,6 +94,25 @@ for dir in "$FIX"/*/; do
 	done <"$dir/cases"
 	unset DATA
 done
+# One thread (everything inline) and more threads than this machine may have (workers that
+# race for reading ahead, loading symbols and aggregating) must give the same reports.
+threaded=0
+for jobs in 1 4; do
+	for dir in "$FIX"/*/; do
+		dir=${dir%/}
+		[ -f "$dir/cases" ] || continue
+		while read -r case args; do
+			[ -n "$case" ] || continue
+			! is_pending "${dir##*/}/$case" || continue
+			if run_case "$dir" "$case" "$args -j $jobs"; then
+				threaded=$((threaded + 1))
+			else
+				fail=$((fail + 1))
+			fi
+		done <"$dir/cases"
+	done
+done
+echo "golden: $threaded cases also match with -j1 and with -j4"
 echo "golden: $swapped cases also match on opposite-endian copies"
 echo "golden: $pending pending cases (tests/fixtures/PENDING), $pending_ok of them already match"
 echo "golden: $pass passed, $fail failed"
