@@ -10,8 +10,7 @@
 #include "machine/machine.h"
 
 #define BATCH_SAMPLES 1024
-#define HELP_PENDING 2		/* batches waiting before the reading thread finishes them */
-#define MAX_PENDING 32		/* ... and before it waits for the aggregator */
+#define MAX_PENDING 32		/* batches waiting before the reading thread waits for them */
 #define MAX_HELD 48		/* batches held before the reading thread should wait */
 
 struct sample_batch {
@@ -131,10 +130,23 @@ static void submit_list(struct aggregate *agg, struct sample_batch *first,
 	agg->nr_pending += nr;
 	if (agg->wq && !agg->queued && !agg->busy)
 		queue = agg->queued = true;
-	/* the workers are busy (reading ahead): finish samples here rather than pile them up */
-	help = !agg->wq || agg->nr_pending > HELP_PENDING;
-	while (agg->nr_pending > MAX_PENDING && agg->busy)
-		pthread_cond_wait(&agg->cond, &agg->lock);
+	/*
+	 * With workers, the reading thread leaves the samples to them: the histograms stay in
+	 * one core's cache. It only takes its turn when it would wait anyway (below).
+	 */
+	help = !agg->wq;
+	while (agg->nr_pending > MAX_PENDING && agg->busy) {
+		/* the aggregator is behind: do queued work meanwhile (reading ahead, or the
+		 * aggregator itself when no worker has started it) */
+		pthread_mutex_unlock(&agg->lock);
+		if (workqueue__help(agg->wq)) {
+			pthread_mutex_lock(&agg->lock);
+			continue;
+		}
+		pthread_mutex_lock(&agg->lock);
+		if (agg->nr_pending > MAX_PENDING && agg->busy)
+			pthread_cond_wait(&agg->cond, &agg->lock);
+	}
 	pthread_mutex_unlock(&agg->lock);
 	if (queue)
 		workqueue__queue(agg->wq, &agg->work);
