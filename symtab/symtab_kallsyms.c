@@ -83,6 +83,43 @@ static void kio_skip_line(struct kio *io)
 
 typedef int (*ksym_cb)(void *arg, const char *name, char type, u64 start);
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The next line, when it is whole in the buffer and ordinary; else nothing is consumed. */
+static bool fast_line(struct kio *io, u64 *start, char *type, char *name)
+{
+	const char *p = io->buf + io->pos, *end = io->buf + io->len, *nl, *q;
+	size_t len;
+	u64 v = 0;
+	int d;
+
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl)
+		return false;
+	for (q = p; q < nl && (d = hex_digit(*q)) >= 0; q++)
+		v = (v << 4) | (u64)d;
+	if (q == p || nl - q < 3 || q[0] != ' ' || q[2] != ' ')
+		return false;
+	len = (size_t)(nl - (q + 3));
+	if (len >= KSYM_NAME_LEN + 1)
+		return false;
+	*start = v;
+	*type = q[1];
+	memcpy(name, q + 3, len);
+	name[len] = '\0';
+	io->pos = (size_t)(nl + 1 - io->buf);
+	return true;
+}
+
 /*
  * perf's kallsyms__parse. Quirks kept: a line whose first char is not hex makes the reader
  * skip to the end of the *next* line when that char was the newline (an empty line hides the
@@ -107,6 +144,17 @@ static int kallsyms_parse(const char *path, void *arg, ksym_cb cb)
 		size_t i;
 		int ch;
 
+		/*
+		 * A whole, ordinary line in the buffer ("hex type name\n", a name shorter than
+		 * the limit) is taken at once; anything else goes the char by char way below,
+		 * which keeps perf's quirks.
+		 */
+		if (fast_line(io, &start, &type, name)) {
+			err = cb(arg, name, type, start);
+			if (err)
+				break;
+			continue;
+		}
 		if (kio_get_hex(io, &start) != ' ') {
 			kio_skip_line(io);
 			continue;
