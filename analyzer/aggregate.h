@@ -1,8 +1,9 @@
 /*
  * aggregate: the second stage of report's sample path. The thread that reads records resolves
  * what needs the model as it is at each sample (thread, comm, map) and hands the samples on in
- * batches; one aggregator at a time (a worker, or the reading thread itself when the workers
- * are busy or absent) finishes them in delivery order: symbol lookup, filters, histograms.
+ * batches; one aggregator at a time (a worker; the reading thread itself only when there is
+ * none, or when it would otherwise wait) finishes them in delivery order: symbol lookup,
+ * filters, histograms.
  * Reference counts stay on the reading thread: a sample carries references to its thread and
  * map, which the histogram may take over; whatever it leaves is put back on the reading thread.
  */

@@ -36,7 +36,7 @@ struct report {
 	struct perf_session session;
 	struct machine machine;
 	struct aggregate agg;
-	u64 nr_held;	/* samples since the aggregator began to hold */
+	u64 nr_held;	/* samples delivered while the aggregator holds (a check every 1024) */
 	struct sort_list sort;
 	struct hists *hists;	/* one per evsel */
 	size_t nr_hists;
