@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 WORK=bench/out
 SECONDS_TO_RECORD=${BENCH_SECONDS:-25}
 RUNS=${BENCH_RUNS:-5}
-SCALING_RUNS=${BENCH_SCALING_RUNS:-15}
+SCALING_RUNS=${BENCH_SCALING_RUNS:-25}
 ANALYZE=${ANALYZE:-./analyze}
 INFLATE=${INFLATE:-build/tools/perf-inflate}
 mkdir -p "$WORK"
