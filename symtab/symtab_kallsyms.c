@@ -47,6 +47,17 @@ static inline int kio_getc(struct kio *io)
 	return kio_refill(io);
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* io__get_hex: -2 if the first char is not hex (it is consumed), else the char after. */
 static int kio_get_hex(struct kio *io, u64 *val)
 {
@@ -54,16 +65,13 @@ static int kio_get_hex(struct kio *io, u64 *val)
 
 	*val = 0;
 	for (;;) {
-		int ch = kio_getc(io);
+		int ch = kio_getc(io), d;
 
 		if (ch < 0)
 			return ch;
-		if (ch >= '0' && ch <= '9')
-			*val = (*val << 4) | (u64)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			*val = (*val << 4) | (u64)(ch - 'a' + 10);
-		else if (ch >= 'A' && ch <= 'F')
-			*val = (*val << 4) | (u64)(ch - 'A' + 10);
+		d = hex_digit((char)ch);
+		if (d >= 0)
+			*val = (*val << 4) | (u64)d;
 		else if (first)
 			return -2;
 		else
@@ -82,17 +90,6 @@ static void kio_skip_line(struct kio *io)
 }
 
 typedef int (*ksym_cb)(void *arg, const char *name, char type, u64 start);
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* The next line, when it is whole in the buffer and ordinary; else nothing is consumed. */
 static bool fast_line(struct kio *io, u64 *start, char *type, char *name)
