@@ -173,6 +173,28 @@ static void insert_fixup(struct sym_builder *b, u32 z)
 	b->v[b->root].red = 0;
 }
 
+/* Make next follow prev in the in-order list (SYM_NIL: the list's end). */
+static void list_set(struct sym_builder *b, u32 prev, u32 next)
+{
+	if (prev != SYM_NIL)
+		b->v[prev].next = next;
+	else
+		b->first = next;
+	if (next != SYM_NIL)
+		b->v[next].prev = prev;
+	else
+		b->last = prev;
+}
+
+/* Put n between prev and next in the in-order list. */
+static void list_link(struct sym_builder *b, u32 n, u32 prev, u32 next)
+{
+	b->v[n].prev = prev;
+	b->v[n].next = next;
+	list_set(b, prev, n);
+	list_set(b, n, next);
+}
+
 u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const char *name,
 		size_t name_len)
 {
@@ -205,26 +227,12 @@ u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const cha
 			cur = left ? b->v[cur].left : b->v[cur].right;
 		}
 	/* the in-order list: a right child follows its parent, a left one precedes it */
-	if (p == SYM_NIL) {
-		b->v[n].prev = b->v[n].next = SYM_NIL;
-		b->first = b->last = n;
-	} else if (left) {
-		b->v[n].next = p;
-		b->v[n].prev = b->v[p].prev;
-		b->v[p].prev = n;
-		if (b->v[n].prev != SYM_NIL)
-			b->v[b->v[n].prev].next = n;
-		else
-			b->first = n;
-	} else {
-		b->v[n].prev = p;
-		b->v[n].next = b->v[p].next;
-		b->v[p].next = n;
-		if (b->v[n].next != SYM_NIL)
-			b->v[b->v[n].next].prev = n;
-		else
-			b->last = n;
-	}
+	if (p == SYM_NIL)
+		list_link(b, n, SYM_NIL, SYM_NIL);
+	else if (left)
+		list_link(b, n, b->v[p].prev, p);
+	else
+		list_link(b, n, p, b->v[p].next);
 	b->v[n].parent = p;
 	if (p == SYM_NIL)
 		b->root = n;
@@ -328,15 +336,7 @@ void builder_erase(struct sym_builder *b, u32 z)
 	u32 y = z, x, xp;
 	bool y_was_red = b->v[z].red;
 
-	if (b->v[z].prev != SYM_NIL)
-		b->v[b->v[z].prev].next = b->v[z].next;
-	else
-		b->first = b->v[z].next;
-	if (b->v[z].next != SYM_NIL)
-		b->v[b->v[z].next].prev = b->v[z].prev;
-	else
-		b->last = b->v[z].prev;
-
+	list_set(b, b->v[z].prev, b->v[z].next);
 	if (b->v[z].left == SYM_NIL) {
 		x = b->v[z].right;
 		xp = b->v[z].parent;
