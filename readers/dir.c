@@ -53,7 +53,6 @@ struct batch {
 	u64 end_seq, end_turn;	/* where the file's next batch starts */
 	u64 nr_unknown;	/* skipped records of unknown types */
 	u64 nr_compressed;	/* COMPRESSED records read (counted, never delivered) */
-	u32 reader;
 	bool last;	/* nothing follows in the file */
 	bool error;
 	char msg[256];	/* error_get() of the worker (it is thread-local) */
@@ -234,7 +233,6 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 
 	b->nr = b->pos = 0;
 	b->nr_unknown = b->nr_compressed = 0;
-	b->reader = d->index;
 	while (b->nr < BATCH_RECORDS && (ret = reader__next(&d->rd, &rec)) > 0) {
 		struct merge_entry *e;
 		u64 turn = d->turn;
@@ -507,7 +505,7 @@ static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 				s->stats.nr_events[x->event->type]++;
 				ret = walk__deliver(w, x->event, x->file_offset, x->evsel);
 				if (++top->pos == top->nr) {
-					release_run(m, &readers[top->reader], top);
+					release_run(m, &readers[top->e[0].reader], top);
 					h.run[0] = h.run[--h.nr];
 				}
 				if (h.nr > 1)
@@ -534,7 +532,7 @@ static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 	while (h.nr) {
 		struct batch *b = h.run[--h.nr];
 
-		release_run(m, &readers[b->reader], b);
+		release_run(m, &readers[b->e[0].reader], b);
 	}
 	free(h.run);
 	return ret;
