@@ -210,18 +210,11 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	item->period = s->period;
 	item->cpu = (s32)s->cpu;
 	item->hists = (u32)ctx->evsel->idx;
-	if (rep->agg.wq) {
-		/* the kernel's symbols may still be loading: resolve such samples later */
-		item->deferred = !machine__resolve_map_nowait(&rep->machine, t, s->misc &
-							       PERF_RECORD_MISC_CPUMODE_MASK,
-							       s->ip, &al);
-		if (rep->machine.kernel_pending && !rep->agg.hold)
-			aggregate__hold(&rep->agg);
-	} else {
-		machine__resolve_map(&rep->machine, t, s->misc & PERF_RECORD_MISC_CPUMODE_MASK,
-				     s->ip, &al);
-		item->deferred = false;
-	}
+	/* the kernel's symbols may still be loading on a worker: resolve such samples later */
+	item->deferred = !machine__resolve_map_nowait(&rep->machine, t, s->misc &
+						       PERF_RECORD_MISC_CPUMODE_MASK, s->ip, &al);
+	if (rep->machine.kernel_pending && !rep->agg.hold)
+		aggregate__hold(&rep->agg);
 	if (item->deferred) {
 		item->map = NULL;
 		item->dso = NULL;
