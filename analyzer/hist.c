@@ -4,7 +4,9 @@
  */
 #include "analyzer/hist.h"
 
+#include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -407,32 +409,16 @@ static void hists__collapse(struct hists *hists)
 static const struct sort_list *cur_sort;
 static const struct hist_entry *cur_entries;
 
-/* Collapse order: in-order walk of perf's rb-tree, where new goes left of node when
- * cmp(node, new) < 0. */
-static int collapse_order(const void *pa, const void *pb)
-{
-	const struct hist_entry *a = &cur_entries[*(const u32 *)pa];
-	const struct hist_entry *b = &cur_entries[*(const u32 *)pb];
-
-	for (int i = 0; i < cur_sort->nr; i++) {
-		s64 c = key_cmp(cur_sort->keys[i], b, a);
-
-		if (c)
-			return c < 0 ? -1 : 1;
-	}
-	return 0;
-}
-
-struct ordered {
-	u32 idx;
-	u32 rank;	/* position in collapse order: ties keep it */
-};
-
-/* Output order: new goes left when sort(new, node) > 0: by period, then the keys. */
+/*
+ * Output order: new goes left when sort(new, node) > 0: by period, then the keys. Entries the
+ * keys cannot tell apart (two symbols of one name) keep their order in perf's collapsed
+ * rb-tree, an in-order walk where new goes left of node when cmp(node, new) < 0; entries
+ * are distinct under cmp once collapsed, and the entry number settles what is left.
+ */
 static int output_order(const void *pa, const void *pb)
 {
-	const struct ordered *oa = pa, *ob = pb;
-	const struct hist_entry *a = &cur_entries[oa->idx], *b = &cur_entries[ob->idx];
+	u32 ia = *(const u32 *)pa, ib = *(const u32 *)pb;
+	const struct hist_entry *a = &cur_entries[ia], *b = &cur_entries[ib];
 
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
@@ -442,7 +428,13 @@ static int output_order(const void *pa, const void *pb)
 		if (c)
 			return c > 0 ? -1 : 1;
 	}
-	return oa->rank < ob->rank ? -1 : oa->rank > ob->rank;
+	for (int i = 0; i < cur_sort->nr; i++) {
+		s64 c = key_cmp(cur_sort->keys[i], b, a);
+
+		if (c)
+			return c < 0 ? -1 : 1;
+	}
+	return ia < ib ? -1 : ia > ib;
 }
 
 /* ---- widths and printing ---- */
@@ -451,13 +443,13 @@ struct widths {
 	int col[SORT_NR_KEYS];
 };
 
-static void calc_widths(const struct hists *hists, const struct ordered *order, size_t nr,
+static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			const struct hists_print_opts *opts, struct widths *w)
 {
 	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0;
 
 	for (size_t i = 0; i < nr; i++) {
-		const struct hist_entry *he = &hists->entries[order[i].idx];
+		const struct hist_entry *he = &hists->entries[order[i]];
 		int len;
 
 		if (he->filtered)
@@ -534,6 +526,42 @@ static int line_str(struct line *l, const char *s, int width, int prec)
 	return (int)(n + MIN(pad, room));
 }
 
+/*
+ * "   %6.2f%%" of percent without printf (most of a report's numbers). v * 100 is off the
+ * exact product by far less than 1e-6, so the rounding only needs printf's exact answer when
+ * the product is that close to a half, or out of the range of the fast path.
+ */
+int hists__format_percent(char *buf, size_t size, double percent)
+{
+	double x = percent * 100.0, whole = floor(x);
+	char tmp[32], *p = tmp + sizeof(tmp);
+	u64 n;
+	int digits = 0, len;
+
+	if (!(percent >= 0 && percent < 1e6) || fabs(x - whole - 0.5) < 1e-6)
+		return snprintf(buf, size, "   %*.2f%%", 6, percent);
+	n = (u64)whole + (x - whole > 0.5);
+	*--p = '%';
+	do {
+		*--p = (char)('0' + n % 10);
+		n /= 10;
+		if (++digits == 2)
+			*--p = '.';
+	} while (n || digits < 3);
+	while (tmp + sizeof(tmp) - p < 6 + 1)
+		*--p = ' ';
+	p -= 3;
+	memset(p, ' ', 3);
+	len = (int)(tmp + sizeof(tmp) - p);
+	if (size) {
+		size_t n_copy = MIN((size_t)len, size - 1);
+
+		memcpy(buf, p, n_copy);
+		buf[n_copy] = '\0';
+	}
+	return len;
+}
+
 static int print_key(struct line *l, enum sort_key key, const struct hist_entry *he, int width)
 {
 	switch (key) {
@@ -584,8 +612,7 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp)
 {
 	const struct sort_list *sort = hists->sort;
-	u32 *collapse = xcalloc(hists->nr ? hists->nr : 1, sizeof(*collapse));
-	struct ordered *order = xcalloc(hists->nr ? hists->nr : 1, sizeof(*order));
+	u32 *order = xcalloc(hists->nr ? hists->nr : 1, sizeof(*order));
 	int last = -1, line_width;
 	struct widths w;
 	struct line l;
@@ -595,14 +622,10 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	hists__collapse(hists);
 	for (size_t i = 0; i < hists->nr; i++)
 		if (!hists->entries[i].merged)
-			collapse[nr++] = (u32)i;
+			order[nr++] = (u32)i;
 	cur_sort = sort;
 	cur_entries = hists->entries;
-	qsort(collapse, nr, sizeof(*collapse), collapse_order);
-	for (size_t i = 0; i < nr; i++)
-		order[i] = (struct ordered){ .idx = collapse[i], .rank = (u32)i };
 	qsort(order, nr, sizeof(*order), output_order);
-	free(collapse);
 
 	calc_widths(hists, order, nr, opts, &w);
 
@@ -641,7 +664,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	}
 
 	for (size_t i = 0; i < nr; i++) {
-		const struct hist_entry *he = &hists->entries[order[i].idx];
+		const struct hist_entry *he = &hists->entries[order[i]];
 		double percent = hists->total_period ? 100.0 * he->period / hists->total_period : 0;
 
 		if (he->filtered)
@@ -650,7 +673,12 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 			continue;
 		l.len = 0;
 		l.buf[0] = '\0';
-		line_printf(&l, "   %*.2f%%", 6, percent);
+		{
+			char pct[64];
+
+			hists__format_percent(pct, sizeof(pct), percent);
+			line_str(&l, pct, 0, -1);
+		}
 		if (opts->show_nr_samples)
 			line_printf(&l, "  %*llu", 12, (unsigned long long)he->nr_events);
 		for (int k = 0; k < sort->nr; k++) {

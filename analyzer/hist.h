@@ -93,5 +93,7 @@ struct hists_print_opts {
 
 /* Sort, size and print the entries (header lines included when show_header). */
 void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp);
+/* "   %6.2f%%" of percent, as snprintf(buf, size, ...) would write it, but faster. */
+int hists__format_percent(char *buf, size_t size, double percent);
 
 #endif
