@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -42,6 +43,8 @@ struct workqueue {
 	/* Fixed after workqueue__new(): */
 	int nr_threads;
 	pthread_t *threads;
+	cpu_set_t cpus;			/* where workers may run once started */
+	bool spread;			/* started away from the creating thread's CPU */
 };
 
 static struct work *pop_locked(struct workqueue *wq)
@@ -98,6 +101,9 @@ static void *worker_main(void *arg)
 {
 	struct workqueue *wq = arg;
 
+	if (wq->spread)
+		pthread_setaffinity_np(pthread_self(), sizeof(wq->cpus), &wq->cpus);
+
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
 		while (!wq->head && !wq->shutdown)
@@ -136,7 +142,8 @@ static void workqueue__stop(struct workqueue *wq, int nr)
 struct workqueue *workqueue__new(int nr_threads)
 {
 	struct workqueue *wq = xzalloc(sizeof(*wq));
-	int i, err = 0;
+	pthread_attr_t attr;
+	int i, err = 0, cpu;
 
 	if (nr_threads <= 0)
 		nr_threads = online_cpus();
@@ -148,11 +155,28 @@ struct workqueue *workqueue__new(int nr_threads)
 	pthread_cond_init(&wq->more, NULL);
 	pthread_cond_init(&wq->done, NULL);
 
-	for (i = 0; i < nr_threads; i++) {
-		err = pthread_create(&wq->threads[i], NULL, worker_main, wq);
-		if (err)
-			goto out_stop;
+	/*
+	 * A new thread may start on its creator's CPU and take it over until the scheduler
+	 * moves one of them, a stall of milliseconds: workers start on the other CPUs, then
+	 * may run anywhere the process may.
+	 */
+	pthread_attr_init(&attr);
+	cpu = sched_getcpu();
+	if (!sched_getaffinity(0, sizeof(wq->cpus), &wq->cpus) && CPU_COUNT(&wq->cpus) > 1 &&
+	    cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &wq->cpus)) {
+		cpu_set_t start = wq->cpus;
+
+		CPU_CLR(cpu, &start);
+		wq->spread = !pthread_attr_setaffinity_np(&attr, sizeof(start), &start);
 	}
+	for (i = 0; i < nr_threads; i++) {
+		err = pthread_create(&wq->threads[i], &attr, worker_main, wq);
+		if (err)
+			break;
+	}
+	pthread_attr_destroy(&attr);
+	if (err)
+		goto out_stop;
 	return wq;
 
 out_stop:

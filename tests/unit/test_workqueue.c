@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -61,6 +62,42 @@ Test(workqueue, nr_threads)
 	workqueue__flush(wq);	/* empty queue: returns at once */
 	workqueue__destroy(wq);
 	workqueue__destroy(NULL);
+}
+
+struct affinity_work {
+	struct work work;
+	pthread_barrier_t *barrier;
+	cpu_set_t seen;
+};
+
+static void note_affinity(struct work *work)
+{
+	struct affinity_work *a = container_of(work, struct affinity_work, work);
+
+	pthread_getaffinity_np(pthread_self(), sizeof(a->seen), &a->seen);
+	pthread_barrier_wait(a->barrier);	/* one item per worker: each waits for the other */
+}
+
+/* Workers start away from their creator's CPU, but then may run on every CPU it may. */
+Test(workqueue, workers_may_run_everywhere, .timeout = 10)
+{
+	struct workqueue *wq = workqueue__new(2);
+	struct affinity_work items[2];
+	pthread_barrier_t barrier;
+	cpu_set_t all;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	pthread_barrier_init(&barrier, NULL, 3);
+	for (int i = 0; i < 2; i++) {
+		items[i] = (struct affinity_work){ .work.func = note_affinity, .barrier = &barrier };
+		workqueue__queue(wq, &items[i].work);
+	}
+	pthread_barrier_wait(&barrier);	/* not a flush: this thread runs neither item */
+	workqueue__flush(wq);
+	for (int i = 0; i < 2; i++)
+		cr_assert(CPU_EQUAL(&items[i].seen, &all), "worker %d kept a narrower CPU set", i);
+	workqueue__destroy(wq);
+	pthread_barrier_destroy(&barrier);
 }
 
 static void many_small(int nr_threads)
