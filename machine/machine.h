@@ -62,6 +62,11 @@ struct machine {
 	 * and its bounds fixed, lookups in the kernel's maps wait (machine__resolve_map_nowait).
 	 */
 	bool kernel_pending;
+	/*
+	 * Keep exited threads to the end (the tasks listing, AUX-trace decoding) instead of
+	 * retiring them after their EXIT. Set before the first record.
+	 */
+	bool keep_exited;
 };
 
 struct addr_location {
