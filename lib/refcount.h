@@ -23,6 +23,10 @@ void refcount_init(struct refcount *ref, const char *kind);
 void refcount_get(struct refcount *ref);
 /* Returns true when the count dropped to zero and the caller must free the object. */
 bool refcount_put(struct refcount *ref);
+static inline u32 refcount_read(const struct refcount *ref)
+{
+	return ref->count;
+}
 /* Number of objects still referenced (always 0 outside the checking build). */
 size_t refcount_live(void);
 

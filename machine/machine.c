@@ -152,6 +152,59 @@ static void machine__remove_thread(struct machine *m, struct thread *t)
 	}
 }
 
+#define RETIRE_AFTER_NS 100000000ull
+
+/* Remove an exited thread from the table and release its maps (see machine.h). */
+static void retire(struct machine *m, struct thread *t)
+{
+	struct maps *maps = t->maps;
+	struct thread *leader;
+	s32 pid = t->pid;
+	bool is_leader = t->pid == t->tid;
+
+	if (hashmap_find(&m->threads, (u64)(u32)t->tid) != t)
+		return;	/* its tid was reused: gone already */
+	if (is_leader && maps && refcount_read(&maps->ref) > 1) {
+		t->retire_due = true;	/* its threads use its maps: it goes with the last */
+		return;
+	}
+	t->maps = NULL;
+	machine__remove_thread(m, t);	/* t may be freed */
+	leader = is_leader || !maps ? NULL : hashmap_find(&m->threads, (u64)(u32)pid);
+	maps__put(maps);
+	if (leader && leader->retire_due && leader->maps == maps && refcount_read(&maps->ref) == 1)
+		retire(m, leader);
+}
+
+static void queue_exited(struct machine *m, struct thread *t, u64 time)
+{
+	if (m->exited_head + m->nr_exited == m->exited_alloc) {
+		if (m->exited_head >= m->exited_alloc / 2 && m->exited_head) {
+			memmove(m->exited, m->exited + m->exited_head,
+				m->nr_exited * sizeof(*m->exited));
+			m->exited_head = 0;
+		} else {
+			ARRAY_GROW(m->exited, m->exited_alloc, m->exited_alloc + 1);
+		}
+	}
+	m->exited[m->exited_head + m->nr_exited++] = (struct exited_thread){ thread__get(t), time };
+}
+
+/* Retire the exited threads the stream has moved far enough past. */
+static void retire_exited(struct machine *m)
+{
+	while (m->nr_exited && m->exited[m->exited_head].time + RETIRE_AFTER_NS < m->now) {
+		struct thread *t = m->exited[m->exited_head].thread;
+
+		m->exited_head++;
+		m->nr_exited--;
+		retire(m, t);
+		thread__put(t);
+	}
+	if (!m->nr_exited)
+		m->exited_head = 0;
+}
+
 void machine__init(struct machine *m, const struct symsrc_config *cfg)
 {
 	struct thread *idle;
@@ -174,6 +227,9 @@ void machine__exit(struct machine *m)
 	size_t it = 0;
 	void *v;
 
+	for (size_t i = 0; i < m->nr_exited; i++)
+		thread__put(m->exited[m->exited_head + i].thread);
+	free(m->exited);
 	while (hashmap_next(&m->threads, &it, NULL, &v))
 		thread__put(v);
 	hashmap_exit(&m->threads);
@@ -298,10 +354,21 @@ static const char *record_string(const struct perf_event_header *event, const ch
 	return s;
 }
 
+/* A record without a timestamp: 0 (synthesized) or all ones (no sample_id_all). */
+static bool untimed(u64 time)
+{
+	return time == 0 || time == (u64)-1;
+}
+
 int machine__process_event(struct machine *m, const struct perf_event_header *event, u64 time)
 {
 	u8 cpumode = event->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+
+	if (!untimed(time) && time > m->now) {
+		m->now = time;
+		retire_exited(m);
+	}
 
 	switch (event->type) {
 	case PERF_RECORD_MMAP: {
@@ -357,6 +424,8 @@ int machine__process_event(struct machine *m, const struct perf_event_header *ev
 		t = machine__find_thread(m, ev->tid);
 		if (t) {
 			t->exited = true;
+			if (!m->keep_exited && !untimed(time))
+				queue_exited(m, t, time);
 			thread__put(t);
 		}
 		return 0;
@@ -364,7 +433,6 @@ int machine__process_event(struct machine *m, const struct perf_event_header *ev
 	default:
 		return 0;
 	}
-	(void)time;
 }
 
 void machine__load_kernel_ahead(struct machine *m, u64 text)

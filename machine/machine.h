@@ -39,10 +39,17 @@ struct thread {
 	struct comm *comm;	/* ":tid" until a COMM or a fork sets it */
 	bool comm_set;
 	bool exited;
-	struct maps *maps;
+	bool retire_due;	/* a process leader past its retirement, kept for its threads */
+	struct maps *maps;	/* NULL once retired */
 };
 
 struct comm_chunk;
+
+/* An EXIT waiting for the stream to move past it (machine.c). */
+struct exited_thread {
+	struct thread *thread;	/* a reference */
+	u64 time;
+};
 
 struct machine {
 	struct strpool strings;
@@ -67,6 +74,10 @@ struct machine {
 	 * retiring them after their EXIT. Set before the first record.
 	 */
 	bool keep_exited;
+	/* Exited threads in EXIT order, retired RETIRE_AFTER_NS after their EXIT: a ring. */
+	struct exited_thread *exited;
+	size_t exited_head, nr_exited, exited_alloc;
+	u64 now;	/* the latest timestamp of a side-band record */
 };
 
 struct addr_location {
@@ -93,7 +104,17 @@ static inline const char *thread__comm_str(const struct thread *thread)
 }
 void thread__put(struct thread *thread);
 
-/* Side-band records. Return 0, or -1 for a malformed record (error_get() says why). */
+/*
+ * Side-band records. Return 0, or -1 for a malformed record (error_get() says why).
+ *
+ * Exit rule: EXIT marks the thread exited; unless keep_exited, the thread is retired
+ * (removed from the table, its maps released) once a side-band record 100 ms (of recorded
+ * time) past the EXIT has been processed, so the samples the kernel still sends after
+ * EXIT find the thread and its comm. A process leader whose threads still run is retired
+ * with the last of them; a FORK that reuses a tid replaces its thread at once, as in perf.
+ * EXITs without a timestamp retire nothing. Histogram entries keep their references: a
+ * retired thread lives on for its tid and comm, without maps.
+ */
 int machine__process_event(struct machine *machine, const struct perf_event_header *event,
 			   u64 time);
 /* Start loading the kernel's symbols now, relocated to text (its _text at record time). */

@@ -81,17 +81,30 @@ Test(dsos, same_name_same_dso_and_short_name)
 	strpool_exit(&pool);
 }
 
-static void put_fork(struct machine *m, u32 pid, u32 ppid, u32 tid, u32 ptid)
+/* FORK or EXIT (same layout) at a time (0: untimed) */
+static void put_task(struct machine *m, u32 type, u32 pid, u32 ppid, u32 tid, u32 ptid, u64 time)
 {
 	struct perf_record_fork ev = {
-		.header = { .type = PERF_RECORD_FORK, .size = sizeof(ev) },
-		.pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
+		.header = { .type = type, .size = sizeof(ev) },
+		.pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid, .time = time,
 	};
 
-	cr_assert_eq(machine__process_event(m, &ev.header, 0), 0);
+	cr_assert_eq(machine__process_event(m, &ev.header, time), 0);
 }
 
+static void put_fork(struct machine *m, u32 pid, u32 ppid, u32 tid, u32 ptid)
+{
+	put_task(m, PERF_RECORD_FORK, pid, ppid, tid, ptid, 0);
+}
+
+static void put_comm_at(struct machine *m, u32 pid, u32 tid, const char *comm, u64 time);
+
 static void put_comm(struct machine *m, u32 pid, u32 tid, const char *comm)
+{
+	put_comm_at(m, pid, tid, comm, 0);
+}
+
+static void put_comm_at(struct machine *m, u32 pid, u32 tid, const char *comm, u64 time)
 {
 	struct {
 		struct perf_record_comm c;
@@ -103,7 +116,7 @@ static void put_comm(struct machine *m, u32 pid, u32 tid, const char *comm)
 	ev.c.pid = pid;
 	ev.c.tid = tid;
 	strcpy(ev.c.comm, comm);
-	cr_assert_eq(machine__process_event(m, &ev.c.header, 0), 0);
+	cr_assert_eq(machine__process_event(m, &ev.c.header, time), 0);
 }
 
 static void put_mmap(struct machine *m, u32 pid, u64 start, u64 len, const char *name)
@@ -187,6 +200,144 @@ Test(machine, sample_after_exit_keeps_comm)
 	cr_assert_str_eq(thread__comm_str(t), "short");
 	cr_assert(t->exited);
 	thread__put(t);
+	machine__exit(&m);
+}
+
+#define SEC 1000000000ull
+
+/* The stream moves on: a side-band record of an unrelated task at time. */
+static void tick(struct machine *m, u64 time)
+{
+	put_comm_at(m, 9999, 9999, "ticker", time);
+}
+
+Test(machine, exit_retires_once_the_stream_is_past_it)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	struct thread *held, *t;
+
+	machine__init(&m, &cfg);
+	put_comm_at(&m, 300, 300, "short", 1 * SEC);
+	put_mmap(&m, 300, 0x400000, 0x1000, "/usr/bin/short");
+	held = machine__findnew_thread(&m, 300, 300);	/* as a histogram entry holds it */
+	put_task(&m, PERF_RECORD_EXIT, 300, 1, 300, 1, 2 * SEC);
+	/* samples the kernel sends after EXIT still find the thread, its comm and maps */
+	tick(&m, 2 * SEC + SEC / 20);
+	t = machine__find_thread(&m, 300);
+	cr_assert_eq(t, held);
+	cr_assert(t->exited);
+	cr_assert_not_null(maps__find(t->maps, 0x400800));
+	thread__put(t);
+	/* past the retirement delay: gone from the table, maps released, entry intact */
+	tick(&m, 2 * SEC + SEC / 5);
+	cr_assert_null(machine__find_thread(&m, 300));
+	cr_assert_null(held->maps);
+	cr_assert_str_eq(thread__comm_str(held), "short");
+	cr_assert_eq(held->tid, 300);
+	t = machine__findnew_thread(&m, 300, 300);
+	cr_assert_neq(t, held);
+	cr_assert_str_eq(thread__comm_str(t), ":300");
+	thread__put(t);
+	thread__put(held);
+	machine__exit(&m);
+}
+
+Test(machine, keep_exited_keeps_exited_threads)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	struct thread *t;
+
+	machine__init(&m, &cfg);
+	m.keep_exited = true;
+	put_comm_at(&m, 300, 300, "short", 1 * SEC);
+	put_task(&m, PERF_RECORD_EXIT, 300, 1, 300, 1, 2 * SEC);
+	tick(&m, 60 * SEC);
+	t = machine__find_thread(&m, 300);
+	cr_assert_not_null(t);
+	cr_assert(t->exited);
+	cr_assert_not_null(t->maps);
+	thread__put(t);
+	machine__exit(&m);
+}
+
+Test(machine, untimed_exit_retires_nothing)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	struct thread *t;
+
+	machine__init(&m, &cfg);
+	put_comm(&m, 300, 300, "short");
+	put_task(&m, PERF_RECORD_EXIT, 300, 1, 300, 1, 0);
+	tick(&m, 60 * SEC);
+	t = machine__find_thread(&m, 300);
+	cr_assert_not_null(t);
+	thread__put(t);
+	machine__exit(&m);
+}
+
+/* A leader that exits before its threads stays, with the process's maps, until they go. */
+Test(machine, exited_leader_stays_for_its_threads)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	struct thread *leader, *a, *b;
+
+	machine__init(&m, &cfg);
+	put_comm_at(&m, 100, 100, "srv", 1 * SEC);
+	put_mmap(&m, 100, 0x400000, 0x1000, "/usr/bin/srv");
+	put_task(&m, PERF_RECORD_FORK, 100, 100, 101, 100, 1 * SEC);
+	put_task(&m, PERF_RECORD_EXIT, 100, 100, 100, 100, 2 * SEC);
+	tick(&m, 3 * SEC);
+	leader = machine__find_thread(&m, 100);
+	cr_assert_not_null(leader);
+	thread__put(leader);
+	/* a thread made after the leader's exit still joins the process's maps */
+	put_task(&m, PERF_RECORD_FORK, 100, 100, 102, 101, 3 * SEC);
+	a = machine__find_thread(&m, 101);
+	b = machine__find_thread(&m, 102);
+	cr_assert_eq(a->maps, b->maps);
+	cr_assert_not_null(maps__find(b->maps, 0x400800));
+	thread__put(a);
+	thread__put(b);
+	put_task(&m, PERF_RECORD_EXIT, 100, 100, 101, 101, 4 * SEC);
+	tick(&m, 5 * SEC);
+	leader = machine__find_thread(&m, 100);
+	cr_assert_not_null(leader, "the leader stays while thread 102 runs");
+	thread__put(leader);
+	put_task(&m, PERF_RECORD_EXIT, 100, 100, 102, 102, 6 * SEC);
+	tick(&m, 7 * SEC);
+	cr_assert_null(machine__find_thread(&m, 101));
+	cr_assert_null(machine__find_thread(&m, 102));
+	cr_assert_null(machine__find_thread(&m, 100));
+	machine__exit(&m);
+}
+
+/* A FORK that reuses an exited tid replaces the thread; the old EXIT leaves the new alone. */
+Test(machine, tid_reuse_replaces_the_thread)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	struct thread *old, *t;
+
+	machine__init(&m, &cfg);
+	put_comm_at(&m, 1, 1, "init", 1 * SEC);
+	put_task(&m, PERF_RECORD_FORK, 500, 1, 500, 1, 1 * SEC);
+	put_comm_at(&m, 500, 500, "first", 1 * SEC);
+	old = machine__findnew_thread(&m, 500, 500);
+	put_task(&m, PERF_RECORD_EXIT, 500, 1, 500, 1, 2 * SEC);
+	put_task(&m, PERF_RECORD_FORK, 500, 1, 500, 1, 2 * SEC + 1000);
+	t = machine__find_thread(&m, 500);
+	cr_assert_neq(t, old);
+	cr_assert_str_eq(thread__comm_str(t), "init");
+	cr_assert_str_eq(thread__comm_str(old), "first");
+	tick(&m, 5 * SEC);
+	cr_assert_eq(machine__find_thread(&m, 500), t);
+	thread__put(t);	/* the find above */
+	thread__put(t);
+	thread__put(old);
 	machine__exit(&m);
 }
 
