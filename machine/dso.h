@@ -42,6 +42,7 @@ struct dso {
 	u8 build_id_size;
 	bool symbols_loaded;	/* set by the one thread that looks symbols up at a time */
 	u8 load_state;		/* DSO_LOAD_*, under the loader's lock */
+	u32 nr_inos;		/* of inos, below */
 	struct symtab symtab;
 	struct kernel_map_bounds kernel_bounds;	/* what loading the kernel's symbols found */
 	u64 kernel_ref_reloc;
@@ -55,7 +56,6 @@ struct dso {
 	 * one dso per (path, id) and shows its inode in `report --tasks --mmaps`.
 	 */
 	u64 *inos;
-	u32 nr_inos;
 };
 
 struct dsos {
