@@ -8,12 +8,14 @@
 #include <string.h>
 
 #include "analyzer/report.h"
+#include "analyzer/tasks.h"
 
 static const char usage[] =
 	"usage: analyze [--buildid-dir DIR] COMMAND [ARGS]\n"
 	"\n"
 	"Commands:\n"
 	"  report   perf report --stdio: histograms of samples by comm, dso, symbol...\n"
+	"  tasks    perf report --tasks: the tree of recorded tasks (--mmaps: with their maps)\n"
 	"\n"
 	"See README.md for every option.\n";
 
@@ -56,6 +58,8 @@ int main(int argc, const char **argv)
 	}
 	if (strcmp(argv[i], "report") == 0)
 		return cmd_report(argc - i - 1, argv + i + 1, &cfg);
+	if (strcmp(argv[i], "tasks") == 0)
+		return cmd_tasks(argc - i - 1, argv + i + 1);
 	fprintf(stderr, "analyze: '%s' is not an analyze command.\n\n%s", argv[i], usage);
 	return 1;
 }

@@ -99,10 +99,33 @@ struct dso *dso__get(struct dso *dso)
 	return dso;
 }
 
+/* a path mapped from this many files is not a real recording: the rest share the last */
+#define DSO_MAX_INOS 1024
+
+u32 dso__ino_index(struct dso *dso, u64 ino)
+{
+	for (u32 i = 0; i < dso->nr_inos; i++)
+		if (dso->inos[i] == ino)
+			return i + 1;
+	if (dso->nr_inos == DSO_MAX_INOS)
+		return dso->nr_inos;
+	dso->inos = xreallocarray(dso->inos, dso->nr_inos + 1, sizeof(*dso->inos));
+	dso->inos[dso->nr_inos++] = ino;
+	return dso->nr_inos;
+}
+
+u64 dso__ino(const struct dso *dso, u32 index)
+{
+	if (index == 0)
+		return dso->nr_inos ? dso->inos[0] : 0;
+	return index <= dso->nr_inos ? dso->inos[index - 1] : 0;
+}
+
 void dso__put(struct dso *dso)
 {
 	if (dso && refcount_put(&dso->ref)) {
 		symtab__exit(&dso->symtab);
+		free(dso->inos);
 		free(dso);
 	}
 }

@@ -42,6 +42,7 @@ struct dso {
 	u8 build_id_size;
 	bool symbols_loaded;	/* set by the one thread that looks symbols up at a time */
 	u8 load_state;		/* DSO_LOAD_*, under the loader's lock */
+	u32 nr_inos;		/* of inos, below */
 	struct symtab symtab;
 	struct kernel_map_bounds kernel_bounds;	/* what loading the kernel's symbols found */
 	u64 kernel_ref_reloc;
@@ -50,6 +51,11 @@ struct dso {
 	/* last lookup: every address in [span_lo, span_hi) finds span_sym */
 	u64 span_lo, span_hi;
 	const struct symbol *span_sym;
+	/*
+	 * The inodes this path was mapped from (MMAP2's id), in the order first seen; perf keeps
+	 * one dso per (path, id) and shows its inode in `report --tasks --mmaps`.
+	 */
+	u64 *inos;
 };
 
 struct dsos {
@@ -68,6 +74,13 @@ struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *l
 struct dso *dsos__find(struct dsos *dsos, const char *long_name);
 
 struct dso *dso__get(struct dso *dso);
+/* The index (from 1) of a mapping's inode in dso->inos, added if new. */
+u32 dso__ino_index(struct dso *dso, u64 ino);
+/*
+ * The inode of index (dso__ino_index); index 0, a mapping recorded without an id, shows the
+ * first inode recorded for the path, as perf's lookup by name alone finds that dso.
+ */
+u64 dso__ino(const struct dso *dso, u32 index);
 void dso__put(struct dso *dso);
 void dso_loader__init(struct dso_loader *loader, struct workqueue *wq,
 		      const struct symsrc_config *cfg);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lib/error.h"
 #include "lib/xalloc.h"
@@ -140,6 +141,23 @@ struct thread *machine__findnew_thread(struct machine *m, s32 pid, s32 tid)
 struct thread *machine__find_thread(struct machine *m, s32 tid)
 {
 	return __findnew(m, -1, tid, false);
+}
+
+size_t machine__nr_threads(const struct machine *m)
+{
+	return m->threads.count;
+}
+
+int machine__for_each_thread(struct machine *m, int (*fn)(struct thread *thread, void *data),
+			     void *data)
+{
+	size_t it = 0;
+	void *v;
+	int ret = 0;
+
+	while (!ret && hashmap_next(&m->threads, &it, NULL, &v))
+		ret = fn(v, data);
+	return ret;
 }
 
 static void machine__remove_thread(struct machine *m, struct thread *t)
@@ -286,12 +304,17 @@ static void process_kernel_mmap(struct machine *m, u64 start, u64 len, u64 pgoff
 	dso__put(dso);
 }
 
+/*
+ * prot, shared: as recorded; ino: the file's inode when the record has its id (MMAP2 without
+ * a build-id, id not all zero), else NULL. They are only shown by listings.
+ */
 static void process_user_mmap(struct machine *m, s32 pid, s32 tid, u64 start, u64 len,
-			      u64 pgoff, bool exec, const char *filename,
-			      const u8 *build_id, u8 build_id_size)
+			      u64 pgoff, u8 prot, bool shared, const u64 *ino,
+			      const char *filename, const u8 *build_id, u8 build_id_size)
 {
 	struct thread *t = machine__findnew_thread(m, pid, tid);
 	bool anon = is_anon_memory(filename), no_dso = is_no_dso_memory(filename);
+	bool exec = prot & PROT_EXEC;
 	char newname[64];
 	struct dso *dso;
 	struct map *map;
@@ -300,8 +323,10 @@ static void process_user_mmap(struct machine *m, s32 pid, s32 tid, u64 start, u6
 		snprintf(newname, sizeof(newname), "/tmp/perf-%d.map", pid);
 		filename = newname;
 	}
-	if (strcmp(filename, "[vdso]") == 0)
+	if (strcmp(filename, "[vdso]") == 0) {
 		pgoff = 0;
+		ino = NULL;	/* perf's vdso dso is found by name alone */
+	}
 	dso = dsos__findnew(&m->dsos, &m->strings, filename);
 	if (build_id_size && !dso->build_id_size) {
 		memcpy(dso->build_id, build_id, MIN(build_id_size, sizeof(dso->build_id)));
@@ -309,6 +334,9 @@ static void process_user_mmap(struct machine *m, s32 pid, s32 tid, u64 start, u6
 	}
 	map = map__new(start, start + len, pgoff, dso);
 	map->identity = anon || no_dso;
+	map->prot = prot;
+	map->shared = shared;
+	map->ino_index = ino ? dso__ino_index(dso, *ino) : 0;
 	maps__insert(t->maps, map);
 	map__put(map);
 	dso__put(dso);
@@ -380,8 +408,10 @@ int machine__process_event(struct machine *m, const struct perf_event_header *ev
 		if (kernel)
 			process_kernel_mmap(m, ev->start, ev->len, ev->pgoff, name);
 		else
+			/* perf 6.1's machine__process_mmap_event: exec unless a data mapping */
 			process_user_mmap(m, ev->pid, ev->tid, ev->start, ev->len, ev->pgoff,
-					  !(event->misc & PERF_RECORD_MISC_MMAP_DATA), name, NULL, 0);
+					  event->misc & PERF_RECORD_MISC_MMAP_DATA ? 0 : PROT_EXEC,
+					  false, NULL, name, NULL, 0);
 		return 0;
 	}
 	case PERF_RECORD_MMAP2: {
@@ -395,7 +425,10 @@ int machine__process_event(struct machine *m, const struct perf_event_header *ev
 			process_kernel_mmap(m, ev->start, ev->len, ev->pgoff, name);
 		else
 			process_user_mmap(m, ev->pid, ev->tid, ev->start, ev->len, ev->pgoff,
-					  (ev->prot & 4) != 0, name, has_bid ? ev->build_id : NULL,
+					  (u8)ev->prot, ev->flags & MAP_SHARED,
+					  has_bid || !(ev->maj | ev->min | ev->ino | ev->ino_generation)
+						  ? NULL : &ev->ino,
+					  name, has_bid ? ev->build_id : NULL,
 					  has_bid ? MIN(ev->build_id_size, 20) : 0);
 		return 0;
 	}

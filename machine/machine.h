@@ -104,6 +104,16 @@ static inline const char *thread__comm_str(const struct thread *thread)
 }
 void thread__put(struct thread *thread);
 
+/* How many threads the model holds (exited ones too while keep_exited). */
+size_t machine__nr_threads(const struct machine *machine);
+/*
+ * Call fn on every thread the model holds, in no particular order (listings: the tasks tree);
+ * stops at and returns fn's first non-zero return. The threads are borrowed; fn must not
+ * change the model.
+ */
+int machine__for_each_thread(struct machine *machine,
+			     int (*fn)(struct thread *thread, void *data), void *data);
+
 /*
  * Side-band records. Return 0, or -1 for a malformed record (error_get() says why).
  *

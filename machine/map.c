@@ -39,6 +39,9 @@ static struct map *map__clone(const struct map *map)
 	struct map *copy = map__new(map->start, map->end, map->pgoff, map->dso);
 
 	copy->identity = map->identity;
+	copy->prot = map->prot;
+	copy->shared = map->shared;
+	copy->ino_index = map->ino_index;
 	return copy;
 }
 
@@ -197,4 +200,14 @@ struct maps *maps__clone(struct maps *src)
 	for (size_t i = 0; i < src->nr; i++)
 		maps__append(maps, map__clone(src->arr[i]));
 	return maps;
+}
+
+int maps__for_each_map(struct maps *maps, int (*fn)(struct map *map, void *data), void *data)
+{
+	int ret = 0;
+
+	maps__sort(maps);
+	for (size_t i = 0; i < maps->nr && !ret; i++)
+		ret = fn(maps->arr[i], data);
+	return ret;
 }

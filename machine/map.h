@@ -17,6 +17,9 @@ struct map {
 	u64 start, end, pgoff;
 	struct dso *dso;
 	bool identity;	/* kernel maps: addresses are dso addresses */
+	u8 prot;	/* PROT_* as recorded (MMAP: PROT_EXEC unless a data mapping) */
+	bool shared;	/* MAP_SHARED as recorded */
+	u32 ino_index;	/* the file's inode: dso__ino(dso, ino_index) */
 };
 
 struct maps {
@@ -49,5 +52,10 @@ void maps__insert(struct maps *maps, struct map *map);
 struct map *maps__find(struct maps *maps, u64 ip);
 /* A new maps holding references to every map of src (perf's maps__clone on fork). */
 struct maps *maps__clone(struct maps *src);
+/*
+ * Call fn on every map in address order (perf's maps__for_each_entry), for listings; stops at
+ * and returns fn's first non-zero return. fn must not change maps.
+ */
+int maps__for_each_map(struct maps *maps, int (*fn)(struct map *map, void *data), void *data);
 
 #endif

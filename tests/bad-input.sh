@@ -22,10 +22,20 @@ put_le() {
 	printf "$bytes" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
 }
 
+# CMD=tasks: the same checks of `analyze tasks --mmaps` (section 10)
+CMD=report
+run_cmd() {	# FILE
+	if [ "$CMD" = tasks ]; then
+		timeout 20 "$ANALYZE" tasks -i "$1" --mmaps
+	else
+		timeout 20 "$ANALYZE" --buildid-dir "$WORK/none" report -i "$1" --kallsyms /dev/null
+	fi
+}
+
 expect_error() {	# NAME FILE
 	local name=$1 f=$2 status lines
-	timeout 20 "$ANALYZE" --buildid-dir "$WORK/none" report -i "$f" --kallsyms /dev/null \
-		>"$WORK/out" 2>"$WORK/err" </dev/null
+	[ "$CMD" = report ] || name="$CMD: $name"
+	run_cmd "$f" >"$WORK/out" 2>"$WORK/err" </dev/null
 	status=$?
 	lines=$(wc -l <"$WORK/err")
 	if [ "$status" -ne 1 ]; then
@@ -164,6 +174,21 @@ expect_error "corrupt zstd frame" "$WORK/z2.data"
 # a COMPRESSED record claiming more than the file holds
 cp "$ZF" "$WORK/z3.data"; put_le "$WORK/z3.data" $((first + 6)) 2 65535
 expect_error "compressed record claiming a huge size" "$WORK/z3.data"
+
+# 10. analyze tasks reads the same records (samples only for their time): the same errors.
+CMD=tasks
+for ((cut = 0; cut < size; cut += (cut < data_off + 64 ? 7 : 1009))); do
+	head -c "$cut" "$SRC" >"$WORK/t.data"
+	expect_error "truncated at $cut" "$WORK/t.data"
+done
+for f in m a d d2 n z z2 r0 r1 r2 f empty; do
+	expect_error "corrupt $f.data" "$WORK/$f.data"
+done
+expect_error "data.N cut inside a record" "$WORK/dir4.data"
+for f in z1 z2 z3; do
+	expect_error "corrupt compressed $f.data" "$WORK/$f.data"
+done
+CMD=report
 
 echo "bad-input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

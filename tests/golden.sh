@@ -2,6 +2,9 @@
 # Golden tests: run analyze on every committed fixture with the options perf was run with
 # (tests/fixtures/<name>/cases) and compare with perf 6.1's own output, byte for byte, except
 # the text of perf's random "# (Tip: ...)" line. Needs neither perf nor the host's binaries.
+# A case whose perf arguments have --tasks is `perf report --tasks`: analyze runs it as
+# `analyze tasks` with the other arguments (--sorted is analyze's own: make-fixtures.sh made
+# its expected output from perf's).
 # Cases listed in tests/fixtures/PENDING need work not done yet (the file says which): they
 # are run and counted, but do not fail the suite.
 set -u
@@ -19,6 +22,14 @@ export ANALYZE_DEBUG_DIR=$HOME/no-debuginfo
 
 tipless() { sed -E 's/^# \((Tip: .*|Cannot load tips\.txt file.*)\)$/# (Tip: <random>)/' "$1"; }
 
+# perf report's arguments of a --tasks case, as analyze tasks takes them
+tasks_args() {
+	local a
+	for a in "$@"; do
+		case $a in --stdio | --tasks) ;; *) printf '%s\n' "$a" ;; esac
+	done
+}
+
 # run_case DIR CASE ARGS [quiet]: 0 when analyze prints what perf printed, with its exit
 # status. $DATA, when set, replaces DIR/perf.data (the opposite-endian copy).
 run_case() {
@@ -27,9 +38,17 @@ run_case() {
 	[ -f "$exp" ] || { echo "FAIL ${DATA:+swapped }${dir##*/}/$case: no expected output"; return 1; }
 	out=$(mktemp)
 	set -f	# case arguments such as [kernel.kallsyms] are not globs
-	# shellcheck disable=SC2086
-	"$ANALYZE" --buildid-dir "$CACHE" report -i "$data" --kallsyms "$dir/kallsyms" \
-		$args >"$out" 2>"$out.err" </dev/null
+	case " $args " in
+	*" --tasks "*)
+		# shellcheck disable=SC2086
+		"$ANALYZE" tasks -i "$data" $(tasks_args $args) >"$out" 2>"$out.err" </dev/null
+		;;
+	*)
+		# shellcheck disable=SC2086
+		"$ANALYZE" --buildid-dir "$CACHE" report -i "$data" --kallsyms "$dir/kallsyms" \
+			$args >"$out" 2>"$out.err" </dev/null
+		;;
+	esac
 	status=$?
 	set +f
 	want=$(cat "$dir/expected/$case.status" 2>/dev/null || echo 0)
