@@ -199,6 +199,10 @@ static int start(struct perf_writer *w)
 
 int perf_writer__write(struct perf_writer *w, const void *bytes, size_t size)
 {
+	if (w->fd < 0) {
+		error_set("%s: already finished", w->path);
+		return -1;
+	}
 	if (w->failed || start(w))
 		return -1;
 	return put(w, bytes, size);
@@ -358,6 +362,10 @@ int perf_writer__finish(struct perf_writer *w)
 
 	if (w->failed)
 		return -1;
+	if (w->fd < 0) {
+		error_set("%s: already finished", w->path);
+		return -1;
+	}
 	if (!w->nr_attrs) {
 		error_set("%s: no event attrs: perf cannot read a file without them", w->path);
 		return -1;

@@ -291,6 +291,10 @@ Test(writer, misuse_is_refused)
 	cr_assert_eq(perf_writer__write(w, "12345678", 8), 0);
 	cr_assert_eq(perf_writer__add_attr(w, &a, NULL, 0, NULL), -1);
 	cr_assert(strstr(error_get(), "after the first record"), "%s", error_get());
+	cr_assert_eq(perf_writer__finish(w), 0, "%s", error_get());
+	cr_assert_eq(perf_writer__finish(w), -1);
+	cr_assert(strstr(error_get(), "already finished"), "%s", error_get());
+	cr_assert_eq(perf_writer__write(w, "12345678", 8), -1);
 	perf_writer__delete(w);
 	unlink(path);
 	free(path);
