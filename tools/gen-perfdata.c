@@ -1,0 +1,496 @@
+/*
+ * gen-perfdata: write a synthetic but valid perf.data of any scale (processes, threads,
+ * mmaps, dsos, samples, thread churn) for tests and benchmarks. Output is streamed through
+ * readers/writer; memory is one tid per live thread, nothing per mmap, dso or sample, so ten
+ * million mmaps or a million threads cost no more than the flags say.
+ *
+ * The recording it pretends to be: `perf record -e cpu-clock -F 4000` of a machine where a
+ * launcher (pid 1, "gen-init") forks and execs every process; each process maps its mmaps
+ * (fake dso paths, so user symbols stay unresolved) and forks its threads; then samples arrive
+ * on random live threads, a share of them in the kernel ([kernel.kallsyms]_text mapped as
+ * perf record synthesizes it; --kallsyms writes a matching symbol file), while threads exit
+ * and new ones fork (--churn). Timestamps increase through the file; a FINISHED_ROUND follows
+ * every --round records.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "readers/writer.h"
+
+#define USAGE "usage: gen-perfdata -o PATH [--processes N] [--threads N] [--mmaps N] [--dsos N] " \
+	      "[--samples N] [--churn N] [--seed N] [--cpus N] [--comms N] [--ips N] " \
+	      "[--kernel-percent P] [--kfuncs N] [--round N] [--kallsyms FILE]"
+
+#define HELP \
+	"  -o, --output PATH     the perf.data to write (required)\n" \
+	"  --processes N         processes, all forked and exec'd before the first sample (10)\n" \
+	"  --threads N           live threads per process, the main one included (4)\n" \
+	"  --mmaps N             mmaps per process (8)\n" \
+	"  --dsos N              distinct dsos, shared across processes (16)\n" \
+	"  --samples N           samples (10000)\n" \
+	"  --churn N             thread exits, each followed by a new thread's fork in the same\n" \
+	"                        process, spread over the samples (0; needs --threads >= 2)\n" \
+	"  --seed N              seed of every random choice (1): same flags, same file\n" \
+	"  --cpus N              cpus the samples rotate over (4)\n" \
+	"  --comms N             distinct process names gen-proc-0.. (8)\n" \
+	"  --ips N               distinct sampled addresses per dso (16)\n" \
+	"  --kernel-percent P    share of samples in the kernel (10)\n" \
+	"  --kfuncs N            kernel functions gen_kfunc_0.. (64)\n" \
+	"  --round N             records between FINISHED_ROUNDs (1000)\n" \
+	"  --kallsyms FILE       also write the kernel symbols, for report --kallsyms FILE\n" \
+	"Counts take a k, M or G suffix (10^3, 10^6, 10^9).\n"
+
+#define TID_BASE 1000u	/* first tid given out; pid 1 is the launcher */
+#define INIT_PID 1u
+#define TIME_BASE 1000000000ull	/* 1 s */
+#define SIDEBAND_STEP 100	/* ns between side-band records */
+#define PERIOD 250000	/* ns: cpu-clock at 4000 Hz */
+#define USER_BASE 0x10000000ull	/* mmap k of every process starts at USER_BASE + k * MMAP_STRIDE */
+#define MMAP_STRIDE 0x200000ull
+#define MAX_MMAPS ((0x7f0000000000ull - USER_BASE) / MMAP_STRIDE)
+#define KERNEL_TEXT 0xffffffff81000000ull
+#define KFUNC_START 0x1000ull	/* kernel functions start this far after _text */
+#define KFUNC_SIZE 0x400ull
+#define MAX_TIDS 0x7fffffffull	/* perf keeps tids in an int */
+
+struct gen_opts {
+	u64 processes, threads, mmaps, dsos, samples, churn, seed, cpus, comms, ips, kfuncs, round;
+	u64 kernel_percent;
+	const char *output, *kallsyms;
+};
+
+/* Trailer of every non-sample record (sample_id_all with sample_type TID|TIME|CPU). */
+struct id_sample {
+	u32 pid, tid;
+	u64 time;
+	u32 cpu, res;
+};
+
+struct sample_record {	/* sample_type IP|TID|TIME|CPU|PERIOD, in that order */
+	struct perf_event_header header;
+	u64 ip;
+	u32 pid, tid;
+	u64 time;
+	u32 cpu, res;
+	u64 period;
+};
+
+struct gen {
+	struct gen_opts o;
+	struct perf_writer *w;
+	u32 *slot_tid;	/* [process * threads + slot]: the live thread in that slot; slot 0 the main */
+	u64 next_tid;
+	u64 time;
+	u64 rng;
+	u64 records_in_round;
+	u64 nr_threads_total;
+	u64 first_sample, last_sample;
+	u32 cpu;	/* cpu of the next side-band record: round robin */
+};
+
+/* splitmix64: a good 64-bit mix, used both as the stream generator and as a stateless hash. */
+static u64 mix(u64 x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static u64 rnd(struct gen *g, u64 bound)
+{
+	g->rng = mix(g->rng);
+	return bound ? g->rng % bound : 0;
+}
+
+/* Dso d: its size and its ips hot spots are functions of d and the seed, never stored. */
+static u64 dso_len(const struct gen *g, u64 d)
+{
+	return 0x1000 * (4 + mix(g->o.seed ^ (d * 0x100000001b3ull)) % 60);
+}
+
+static u64 dso_hot_offset(const struct gen *g, u64 d, u64 j)
+{
+	return (mix(g->o.seed + d * 0x10001 + j * 0x9e37) % (dso_len(g, d) / 4)) * 4;
+}
+
+/* Process p maps the dsos base, base+1, ... (mod --dsos): distinct while mmaps <= dsos. */
+static u64 mmap_dso(const struct gen *g, u64 p, u64 k)
+{
+	return (mix(g->o.seed * 31 + p) + k) % g->o.dsos;
+}
+
+static void dso_path(char *buf, size_t size, u64 d)
+{
+	snprintf(buf, size, "/gen-perfdata/lib/libgen%" PRIu64 ".so", d);
+}
+
+static int emit(struct gen *g, const void *rec, size_t size)
+{
+	static const struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND,
+							.size = sizeof(round) };
+
+	if (perf_writer__write(g->w, rec, size))
+		return -1;
+	if (++g->records_in_round < g->o.round)
+		return 0;
+	g->records_in_round = 0;
+	return perf_writer__write(g->w, &round, sizeof(round));
+}
+
+/*
+ * A side-band record: BODY (BODY_SIZE bytes, header first) gets the id trailer of pid/tid at
+ * the next timestamp; the header's size is set here.
+ */
+static int emit_sideband(struct gen *g, void *body, size_t body_size, u32 pid, u32 tid)
+{
+	u8 buf[512];
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	struct id_sample id = { pid, tid, g->time += SIDEBAND_STEP, g->cpu, 0 };
+
+	g->cpu = (g->cpu + 1) % g->o.cpus;
+	memcpy(buf, body, body_size);
+	memcpy(buf + body_size, &id, sizeof(id));
+	h->size = (u16)(body_size + sizeof(id));
+	return emit(g, buf, h->size);
+}
+
+static int emit_comm(struct gen *g, u32 pid, u32 tid, const char *comm, bool exec)
+{
+	u8 buf[64] = { 0 };
+	struct perf_record_comm *c = (struct perf_record_comm *)buf;
+	size_t len = strlen(comm) + 1;
+
+	c->header.type = PERF_RECORD_COMM;
+	c->header.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
+	c->pid = pid;
+	c->tid = tid;
+	memcpy(c->comm, comm, len);
+	return emit_sideband(g, buf, sizeof(*c) + ALIGN_UP(len, 8), pid, tid);
+}
+
+/* FORK and EXIT share a layout (perf_event.h). */
+static int emit_task(struct gen *g, u32 type, u32 pid, u32 ppid, u32 tid, u32 ptid)
+{
+	struct perf_record_fork f = {
+		.header.type = type,
+		.pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
+		.time = g->time + SIDEBAND_STEP,	/* what the trailer will say */
+	};
+
+	return emit_sideband(g, &f, sizeof(f), pid, tid);
+}
+
+static int emit_mmap2(struct gen *g, u32 pid, u64 p, u64 k)
+{
+	u8 buf[256] = { 0 };
+	struct perf_record_mmap2 *m = (struct perf_record_mmap2 *)buf;
+	u64 d = mmap_dso(g, p, k);
+
+	m->header.type = PERF_RECORD_MMAP2;
+	m->header.misc = PERF_RECORD_MISC_USER;
+	m->pid = m->tid = pid;
+	m->start = USER_BASE + k * MMAP_STRIDE;
+	m->len = dso_len(g, d);
+	m->pgoff = 0;
+	m->maj = 8;
+	m->min = 1;
+	m->ino = 1000 + d;
+	m->prot = 5;	/* PROT_READ | PROT_EXEC */
+	m->flags = 2;	/* MAP_PRIVATE */
+	dso_path(m->filename, 128, d);
+	return emit_sideband(g, buf, sizeof(*m) + ALIGN_UP(strlen(m->filename) + 1, 8), pid, pid);
+}
+
+/* What perf record synthesizes for the kernel: an MMAP of _text.._etext named for _text. */
+static int emit_kernel_mmap(struct gen *g)
+{
+	u8 buf[128] = { 0 };
+	struct perf_record_mmap *m = (struct perf_record_mmap *)buf;
+	static const char name[] = "[kernel.kallsyms]_text";
+
+	m->header.type = PERF_RECORD_MMAP;
+	m->header.misc = PERF_RECORD_MISC_KERNEL;
+	m->pid = (u32)-1;
+	m->tid = 0;
+	m->start = KERNEL_TEXT;
+	m->len = KFUNC_START + g->o.kfuncs * KFUNC_SIZE;
+	m->pgoff = KERNEL_TEXT;
+	memcpy(m->filename, name, sizeof(name));
+	return emit_sideband(g, buf, sizeof(*m) + ALIGN_UP(sizeof(name), 8), 0, 0);
+}
+
+static u32 new_tid(struct gen *g)
+{
+	g->nr_threads_total++;
+	return (u32)g->next_tid++;
+}
+
+/* Process p: forked by the launcher, exec'd, its mmaps, then its other threads. */
+static int spawn_process(struct gen *g, u64 p)
+{
+	u32 pid = new_tid(g);
+	u32 *slots = g->slot_tid + p * g->o.threads;
+	char comm[24];	/* at most 15 characters: --comms is at most 10^6 */
+
+	snprintf(comm, sizeof(comm), "gen-proc-%u", (u32)(p % g->o.comms));
+	slots[0] = pid;
+	if (emit_task(g, PERF_RECORD_FORK, pid, INIT_PID, pid, INIT_PID) ||
+	    emit_comm(g, pid, pid, comm, true))
+		return -1;
+	for (u64 k = 0; k < g->o.mmaps; k++) {
+		if (emit_mmap2(g, pid, p, k))
+			return -1;
+	}
+	for (u64 t = 1; t < g->o.threads; t++) {
+		slots[t] = new_tid(g);
+		if (emit_task(g, PERF_RECORD_FORK, pid, pid, slots[t], pid))
+			return -1;
+	}
+	return 0;
+}
+
+/* A random non-main thread exits; a new one forks in its place. */
+static int churn(struct gen *g)
+{
+	u64 p = rnd(g, g->o.processes), t = 1 + rnd(g, g->o.threads - 1);
+	u32 *slot = &g->slot_tid[p * g->o.threads + t], pid = g->slot_tid[p * g->o.threads];
+
+	if (emit_task(g, PERF_RECORD_EXIT, pid, pid, *slot, pid))
+		return -1;
+	*slot = new_tid(g);
+	return emit_task(g, PERF_RECORD_FORK, pid, pid, *slot, pid);
+}
+
+static int sample(struct gen *g, u64 n)
+{
+	u64 slot = rnd(g, g->o.processes * g->o.threads), p = slot / g->o.threads;
+	struct sample_record s = {
+		.header = { .type = PERF_RECORD_SAMPLE, .size = sizeof(s) },
+		.pid = g->slot_tid[p * g->o.threads],
+		.tid = g->slot_tid[slot],
+		.cpu = (u32)(n % g->o.cpus),
+		.period = PERIOD - 1000 + rnd(g, 2001),
+	};
+
+	if (rnd(g, 100) < g->o.kernel_percent) {
+		s.header.misc = PERF_RECORD_MISC_KERNEL;
+		s.ip = KERNEL_TEXT + KFUNC_START + rnd(g, g->o.kfuncs) * KFUNC_SIZE +
+		       rnd(g, KFUNC_SIZE / 4) * 4;
+	} else {
+		u64 k = rnd(g, g->o.mmaps), d = mmap_dso(g, p, k);
+
+		s.header.misc = PERF_RECORD_MISC_USER;
+		s.ip = USER_BASE + k * MMAP_STRIDE + dso_hot_offset(g, d, rnd(g, g->o.ips));
+	}
+	g->time += PERIOD / g->o.cpus;
+	s.time = g->time;
+	if (!g->first_sample)
+		g->first_sample = s.time;
+	g->last_sample = s.time;
+	return emit(g, &s, sizeof(s));
+}
+
+static int generate(struct gen *g)
+{
+	static const char init[] = "gen-init";
+	u64 churned = 0;
+
+	if (emit_kernel_mmap(g) || emit_comm(g, INIT_PID, INIT_PID, init, false))
+		return -1;
+	for (u64 p = 0; p < g->o.processes; p++) {
+		if (spawn_process(g, p))
+			return -1;
+	}
+	/* churn spread evenly over the samples (all of it at once when there are none) */
+	for (u64 n = 0; n < g->o.samples || churned < g->o.churn; n++) {
+		u64 due = g->o.samples ? (u64)((unsigned __int128)(n + 1) * g->o.churn / g->o.samples)
+				       : g->o.churn;
+
+		for (; churned < due && churned < g->o.churn; churned++) {
+			if (churn(g))
+				return -1;
+		}
+		if (n < g->o.samples && sample(g, n))
+			return -1;
+	}
+	return 0;
+}
+
+static int write_kallsyms(const struct gen *g, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "gen-perfdata: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "%016llx T _stext\n%016llx T _text\n", KERNEL_TEXT, KERNEL_TEXT);
+	for (u64 i = 0; i < g->o.kfuncs; i++)
+		fprintf(f, "%016llx T gen_kfunc_%" PRIu64 "\n",
+			KERNEL_TEXT + KFUNC_START + i * KFUNC_SIZE, i);
+	fprintf(f, "%016llx T _etext\n", KERNEL_TEXT + KFUNC_START + g->o.kfuncs * KFUNC_SIZE);
+	if (fclose(f)) {
+		fprintf(stderr, "gen-perfdata: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int add_header(struct gen *g, int argc, char **argv)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = 4000,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+		.read_format = PERF_FORMAT_ID,
+		.disabled = 1, .inherit = 1, .mmap = 1, .comm = 1, .freq = 1,
+		.enable_on_exec = 1, .task = 1, .sample_id_all = 1, .exclude_guest = 1,
+		.mmap2 = 1, .comm_exec = 1,
+	};
+	u64 *ids = xcalloc(g->o.cpus, sizeof(u64));
+	int ret;
+
+	for (u64 i = 0; i < g->o.cpus; i++)
+		ids[i] = 100 + i;	/* one per cpu, as perf record's per-cpu events */
+	ret = perf_writer__add_attr(g->w, &attr, ids, g->o.cpus, "cpu-clock");
+	free(ids);
+	return ret || perf_writer__set_string(g->w, HEADER_HOSTNAME, "gen-perfdata") ||
+	       perf_writer__set_string(g->w, HEADER_OSRELEASE, "6.1.0-gen") ||
+	       perf_writer__set_string(g->w, HEADER_VERSION, "6.1.0") ||
+	       perf_writer__set_string(g->w, HEADER_ARCH, "x86_64") ||
+	       perf_writer__set_nrcpus(g->w, (u32)g->o.cpus, (u32)g->o.cpus) ||
+	       perf_writer__set_cmdline(g->w, (size_t)argc, (const char *const *)argv) ? -1 : 0;
+}
+
+__attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gen-perfdata: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; " USAGE "\n");
+	exit(2);
+}
+
+/* A count: digits with an optional k, M or G (10^3, 10^6, 10^9). */
+static u64 parse_count(const char *flag, const char *arg, u64 min, u64 max)
+{
+	char *end;
+	u64 v, scale = 1;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end != arg && *end && !end[1]) {
+		scale = *end == 'k' ? 1000 : *end == 'M' ? 1000000 : *end == 'G' ? 1000000000 : 0;
+		end += scale != 0;
+	}
+	if (arg[0] < '0' || arg[0] > '9' || errno || *end || !scale || v > max / scale ||
+	    v * scale < min)
+		usage_error("bad value '%s' for --%s", arg, flag);
+	return v * scale;
+}
+
+static void parse_opts(struct gen_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "processes", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "mmaps", required_argument, NULL, 'm' },
+		{ "dsos", required_argument, NULL, 'd' },
+		{ "samples", required_argument, NULL, 's' },
+		{ "churn", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "comms", required_argument, NULL, 'n' },
+		{ "ips", required_argument, NULL, 'i' },
+		{ "kernel-percent", required_argument, NULL, 'k' },
+		{ "kfuncs", required_argument, NULL, 'f' },
+		{ "round", required_argument, NULL, 'r' },
+		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	*o = (struct gen_opts){ .processes = 10, .threads = 4, .mmaps = 8, .dsos = 16,
+				.samples = 10000, .seed = 1, .cpus = 4, .comms = 8, .ips = 16,
+				.kernel_percent = 10, .kfuncs = 64, .round = 1000 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		const char *name = "";
+
+		for (const struct option *l = longopts; l->name; l++) {
+			if (l->val == c)
+				name = l->name;
+		}
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'p': o->processes = parse_count(name, optarg, 1, UINT32_MAX); break;
+		case 't': o->threads = parse_count(name, optarg, 1, UINT32_MAX); break;
+		case 'm': o->mmaps = parse_count(name, optarg, 1, MAX_MMAPS); break;
+		case 'd': o->dsos = parse_count(name, optarg, 1, UINT32_MAX); break;
+		case 's': o->samples = parse_count(name, optarg, 0, UINT64_MAX / 2); break;
+		case 'c': o->churn = parse_count(name, optarg, 0, MAX_TIDS); break;
+		case 'S': o->seed = parse_count(name, optarg, 0, UINT64_MAX); break;
+		case 'C': o->cpus = parse_count(name, optarg, 1, 4096); break;
+		case 'n': o->comms = parse_count(name, optarg, 1, 1000000); break;
+		case 'i': o->ips = parse_count(name, optarg, 1, 1024); break;
+		case 'k': o->kernel_percent = parse_count(name, optarg, 0, 100); break;
+		case 'f': o->kfuncs = parse_count(name, optarg, 1, 1000000); break;
+		case 'r': o->round = parse_count(name, optarg, 1, UINT64_MAX); break;
+		case 'K': o->kallsyms = optarg; break;
+		case 'h': printf("%s\n\n%s", USAGE, HELP); exit(0);
+		case ':': usage_error("option '%s' needs a value", argv[optind - 1]); break;
+		default: usage_error("unknown option '%s'", argv[optind - 1]); break;
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o->output)
+		usage_error("no output path (-o PATH)");
+	if (o->churn && o->threads < 2)
+		usage_error("--churn needs --threads 2 or more (main threads do not exit)");
+	if (o->processes * o->threads + o->churn > MAX_TIDS - TID_BASE ||
+	    o->processes > MAX_TIDS / o->threads)
+		usage_error("too many threads in all (processes * threads + churn)");
+}
+
+int main(int argc, char **argv)
+{
+	struct gen g = { .next_tid = TID_BASE, .time = TIME_BASE };
+	int ret = 1;
+
+	parse_opts(&g.o, argc, argv);
+	g.rng = mix(g.o.seed);
+	g.slot_tid = xcalloc(g.o.processes * g.o.threads, sizeof(u32));
+	if (g.o.kallsyms && write_kallsyms(&g, g.o.kallsyms))
+		goto out;
+	g.w = perf_writer__new(g.o.output);
+	if (!g.w || add_header(&g, argc, argv) || generate(&g))
+		goto fail;
+	if (g.first_sample && perf_writer__set_sample_time(g.w, g.first_sample, g.last_sample))
+		goto fail;
+	if (perf_writer__finish(g.w))
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	fprintf(stderr, "gen-perfdata: %s\n", error_get());
+out:
+	perf_writer__delete(g.w);
+	free(g.slot_tid);
+	return ret;
+}
