@@ -1,4 +1,4 @@
-/* dsos: the lazily sorted array of dsos; see dso.h. */
+/* dsos: every dso, indexed by long name; see dso.h. */
 #include "machine/dso.h"
 
 #include <stdio.h>
@@ -12,6 +12,7 @@
 void dsos__init(struct dsos *dsos)
 {
 	memset(dsos, 0, sizeof(*dsos));
+	hashmap_init(&dsos->by_name);
 }
 
 void dsos__exit(struct dsos *dsos)
@@ -19,38 +20,8 @@ void dsos__exit(struct dsos *dsos)
 	for (size_t i = 0; i < dsos->nr; i++)
 		dso__put(dsos->arr[i]);
 	free(dsos->arr);
+	hashmap_exit(&dsos->by_name);
 	memset(dsos, 0, sizeof(*dsos));
-}
-
-static int dso_cmp(const void *a, const void *b)
-{
-	const struct dso *x = *(struct dso *const *)a, *y = *(struct dso *const *)b;
-
-	return strcmp(x->long_name, y->long_name);
-}
-
-struct dso *dsos__find(struct dsos *dsos, const char *long_name)
-{
-	size_t lo = 0, hi;
-
-	if (!dsos->sorted) {
-		if (dsos->nr > 1)
-			qsort(dsos->arr, dsos->nr, sizeof(*dsos->arr), dso_cmp);
-		dsos->sorted = true;
-	}
-	hi = dsos->nr;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(long_name, dsos->arr[mid]->long_name);
-
-		if (c == 0)
-			return dsos->arr[mid];
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
 }
 
 /* perf's dso__set_basename: the basename, except JIT maps, shown as "[JIT] tid N". */
@@ -69,13 +40,14 @@ static const char *short_name_of(struct strpool *pool, const char *long_name)
 
 struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *long_name)
 {
-	struct dso *dso = dsos__find(dsos, long_name);
+	const char *name = strpool_intern(pool, long_name);
+	struct dso *dso = hashmap_find(&dsos->by_name, (u64)(uintptr_t)name);
 
 	if (dso)
 		return dso__get(dso);
 	dso = xzalloc(sizeof(*dso));
 	refcount_init(&dso->ref, "dso");
-	dso->long_name = strpool_intern(pool, long_name);
+	dso->long_name = name;
 	dso->short_name = short_name_of(pool, long_name);
 	if (strcmp(long_name, "[vdso]") == 0)
 		dso->kind = DSO_KIND_VDSO;
@@ -85,10 +57,8 @@ struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *l
 		dso->kind = DSO_KIND_USER;
 	symtab__init(&dso->symtab);
 	ARRAY_GROW(dsos->arr, dsos->alloc, dsos->nr + 1);
-	/* Keep sorted when appending in order; otherwise sort on the next lookup. */
-	if (dsos->nr && strcmp(dsos->arr[dsos->nr - 1]->long_name, long_name) > 0)
-		dsos->sorted = false;
 	dsos->arr[dsos->nr++] = dso;
+	hashmap_insert(&dsos->by_name, (u64)(uintptr_t)name, dso);
 	return dso__get(dso);
 }
 

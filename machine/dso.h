@@ -11,6 +11,7 @@
 #include <pthread.h>
 
 #include "lib/compiler.h"
+#include "lib/hashmap.h"
 #include "lib/refcount.h"
 #include "lib/workqueue.h"
 #include "symtab/symtab.h"
@@ -58,10 +59,14 @@ struct dso {
 	u64 *inos;
 };
 
+/*
+ * Every dso, in the order they came, and an index by long name (interned: keyed by the
+ * string's address), so that finding or adding one is O(1) however the names arrive.
+ */
 struct dsos {
 	struct dso **arr;
 	size_t nr, alloc;
-	bool sorted;
+	struct hashmap by_name;
 };
 
 struct symsrc_config;
@@ -71,7 +76,6 @@ void dsos__init(struct dsos *dsos);
 void dsos__exit(struct dsos *dsos);
 /* Find or create by long name; returns a new reference. */
 struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *long_name);
-struct dso *dsos__find(struct dsos *dsos, const char *long_name);
 
 struct dso *dso__get(struct dso *dso);
 /* The index (from 1) of a mapping's inode in dso->inos, added if new. */
