@@ -536,7 +536,7 @@ static void load_kernel_symbols(struct machine *m, struct map *map)
 	if (dso->kernel_bounds.valid) {
 		map->start = dso->kernel_bounds.start;
 		map->end = dso->kernel_bounds.end;
-		m->kmaps->sorted = false;
+		maps__changed(m->kmaps);
 	}
 }
 

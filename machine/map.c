@@ -1,4 +1,4 @@
-/* maps as a lazily sorted array of map pointers; see map.h. */
+/* maps as an array of map pointers, sorted but for a short tail of recent inserts; see map.h. */
 #include "machine/map.h"
 
 #include <stdlib.h>
@@ -50,7 +50,7 @@ struct maps *maps__new(void)
 	struct maps *maps = xzalloc(sizeof(*maps));
 
 	refcount_init(&maps->ref, "maps");
-	maps->sorted = maps->disjoint = true;
+	maps->disjoint = true;
 	return maps;
 }
 
@@ -80,27 +80,66 @@ static int map_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/*
+ * Merge the unsorted tail into the sorted part: O(n + t log t). qsort's ties keep no order,
+ * but maps of one start never coexist (an insert trims what it overlaps).
+ */
 static void maps__sort(struct maps *maps)
 {
-	if (!maps->sorted) {
-		if (maps->nr > 1)
-			qsort(maps->arr, maps->nr, sizeof(*maps->arr), map_cmp);
-		maps->sorted = maps->disjoint = true;
-		for (size_t i = 1; i < maps->nr; i++)
-			maps->disjoint &= maps->arr[i - 1]->end <= maps->arr[i]->start;
-		maps->last = NULL;
+	size_t n = maps->nr, s = maps->nr_sorted, i, j, k;
+	struct map **merged;
+
+	if (s == n)
+		return;
+	qsort(maps->arr + s, n - s, sizeof(*maps->arr), map_cmp);
+	if (s && maps->arr[s - 1]->start > maps->arr[s]->start) {
+		merged = xmalloc(n * sizeof(*merged));
+		for (i = 0, j = s, k = 0; i < s && j < n;)
+			merged[k++] = maps->arr[j]->start < maps->arr[i]->start ? maps->arr[j++] :
+										  maps->arr[i++];
+		while (i < s)
+			merged[k++] = maps->arr[i++];
+		while (j < n)
+			merged[k++] = maps->arr[j++];
+		memcpy(maps->arr, merged, n * sizeof(*merged));
+		free(merged);
 	}
+	maps->nr_sorted = n;
+	maps->disjoint = true;
+	for (i = 1; i < n; i++)
+		maps->disjoint &= maps->arr[i - 1]->end <= maps->arr[i]->start;
+	maps->last = NULL;
+}
+
+void maps__changed(struct maps *maps)
+{
+	maps->nr_sorted = 0;
+	maps->last = NULL;
+}
+
+/* Inserts past this many in the tail are merged in: lookups scan the tail (sqrt(n) bound). */
+static size_t tail_max(const struct maps *maps)
+{
+	size_t t = 64;
+
+	while (t * t < maps->nr)
+		t *= 2;
+	return t;
 }
 
 static void maps__append(struct maps *maps, struct map *map)
 {
 	ARRAY_GROW(maps->arr, maps->alloc, maps->nr + 1);
-	if (maps->nr && maps->arr[maps->nr - 1]->start > map->start)
-		maps->sorted = false;
-	else if (maps->nr && maps->arr[maps->nr - 1]->end > map->start)
-		maps->disjoint = false;
+	if (maps->nr_sorted == maps->nr &&
+	    (!maps->nr || maps->arr[maps->nr - 1]->start <= map->start)) {
+		if (maps->nr && maps->arr[maps->nr - 1]->end > map->start)
+			maps->disjoint = false;
+		maps->nr_sorted++;	/* in order: the sorted part grows */
+	}
 	maps->arr[maps->nr++] = map;
 	maps->last = NULL;
+	if (maps->nr - maps->nr_sorted > tail_max(maps))
+		maps__sort(maps);
 }
 
 /*
@@ -138,30 +177,46 @@ static void maps__fixup_overlaps(struct maps *maps, const struct map *map)
 		}
 		map__put(old);
 	}
-	maps->nr = keep;
+	maps->nr = maps->nr_sorted = keep;	/* sorted before, and still in order */
 	for (size_t i = 0; i < nr_extra; i++)
 		maps__append(maps, extra[i]);
 	free(extra);
 }
 
+/* Whether [start, end) overlaps a map (the sorted part searched, the tail scanned). */
+static bool maps__overlaps(const struct maps *maps, u64 start, u64 end)
+{
+	size_t lo = 0, hi = maps->nr_sorted;
+
+	/* the first sorted map whose end > start; with overlaps among them, scan them all */
+	if (!maps->disjoint)
+		hi = lo;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (maps->arr[mid]->end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < maps->nr; i++) {
+		const struct map *m = maps->arr[i];
+
+		if (i < maps->nr_sorted && maps->disjoint && m->start >= end) {
+			i = maps->nr_sorted - 1;	/* none further in the sorted part */
+			continue;
+		}
+		if (m->start < end && m->end > start)
+			return true;
+	}
+	return false;
+}
+
 void maps__insert(struct maps *maps, struct map *map)
 {
-	maps__sort(maps);
-	/* Fast path: no overlap with the last map and appended in order. */
-	if (maps->nr) {
-		size_t lo = 0, hi = maps->nr;
-
-		/* first map whose end > map->start */
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (maps->arr[mid]->end <= map->start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < maps->nr && maps->arr[lo]->start < map->end)
-			maps__fixup_overlaps(maps, map);
+	if (maps->nr && maps__overlaps(maps, map->start, map->end)) {
+		maps__sort(maps);
+		maps__fixup_overlaps(maps, map);
 	}
 	maps__append(maps, map__get(map));
 }

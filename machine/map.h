@@ -1,6 +1,7 @@
 /*
  * map: one mapping [start, end) of a dso into an address space, and maps: the mappings of one
- * process (shared by its threads), a lazily sorted array with perf's overlap semantics: a new
+ * process (shared by its threads), an array sorted but for a short tail of recent inserts
+ * (O(log n + tail) per insert, merged in by lookups), with perf's overlap semantics: a new
  * mapping over old ranges trims or splits the old ones (perf's maps__fixup_overlappings).
  * Refcounted; single writer.
  */
@@ -26,7 +27,8 @@ struct maps {
 	struct refcount ref;
 	struct map **arr;
 	size_t nr, alloc;
-	bool sorted;
+	size_t nr_sorted;	/* arr[0, nr_sorted) is in address order; the rest, a short
+				   unsorted tail of recent inserts, is merged in by lookups */
 	bool disjoint;	/* no two maps overlap (known once sorted) */
 	struct map *last;	/* the last lookup's answer, when disjoint; not a reference */
 };
@@ -47,9 +49,10 @@ void maps__put(struct maps *maps);
 void maps__insert(struct maps *maps, struct map *map);
 /*
  * The map containing ip, or NULL. Borrowed: valid until the next change of maps. Whoever
- * changes a map's bounds in place must set maps->sorted to false.
+ * changes a map's bounds in place calls maps__changed().
  */
 struct map *maps__find(struct maps *maps, u64 ip);
+void maps__changed(struct maps *maps);
 /* A new maps holding references to every map of src (perf's maps__clone on fork). */
 struct maps *maps__clone(struct maps *src);
 /*

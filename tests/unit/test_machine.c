@@ -1,6 +1,7 @@
 /* Unit tests for machine/: maps overlap semantics, threads, fork/comm/exit handling. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,6 +53,107 @@ Test(maps, overlapping_insert_splits_and_trims)
 	dsos__exit(&dsos);
 	strpool_exit(&pool);
 }
+
+/* A naive model of perf's mappings: a list where each insert trims and splits what it covers. */
+struct naive_map {
+	u64 start, end, pgoff;
+	int id;
+};
+
+static size_t naive_insert(struct naive_map *v, size_t n, struct naive_map m)
+{
+	struct naive_map out[4096];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct naive_map o = v[i];
+
+		if (o.end <= m.start || o.start >= m.end) {
+			out[k++] = o;
+			continue;
+		}
+		if (o.start < m.start)
+			out[k++] = (struct naive_map){ o.start, m.start, o.pgoff, o.id };
+		if (o.end > m.end)
+			out[k++] = (struct naive_map){ m.end, o.end, o.pgoff + (m.end - o.start), o.id };
+	}
+	out[k++] = m;
+	memcpy(v, out, k * sizeof(*v));
+	return k;
+}
+
+/*
+ * Inserts in every order (rising, falling, random, overlapping) answer lookups as the naive
+ * model does, whether lookups come between inserts (the tail merged often) or not at all.
+ */
+static void maps_against_naive(unsigned seed, int mode, bool lookups_between)
+{
+	static struct naive_map naive[4096];
+	struct strpool pool;
+	struct dsos dsos;
+	struct dso *dso[8];
+	struct maps *maps = maps__new();
+	size_t nr = 0;
+
+	strpool_init(&pool);
+	dsos__init(&dsos);
+	for (int i = 0; i < 8; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "/lib/l%d.so", i);
+		dso[i] = new_dso(&dsos, &pool, name);
+	}
+	srand(seed);
+	for (int i = 0; i < 1500; i++) {
+		u64 start, len;
+		struct map *m;
+
+		if (mode == 0)
+			start = 0x10000 + (u64)i * 0x2000;	/* rising */
+		else if (mode == 1)
+			start = 0x10000000 - (u64)i * 0x2000;	/* falling, as top-down mmaps */
+		else
+			start = 0x10000 + (u64)(rand() % 4000) * 0x1000;	/* random, overlapping */
+		len = mode == 2 ? (u64)(1 + rand() % 8) * 0x1000 : 0x1000;
+		m = map__new(start, start + len, (u64)i << 12, dso[i % 8]);
+		maps__insert(maps, m);
+		map__put(m);
+		nr = naive_insert(naive, nr, (struct naive_map){ start, start + len, (u64)i << 12, i % 8 });
+		if (lookups_between && i % 7 == 0)
+			maps__find(maps, start);
+	}
+	cr_assert_eq(maps->nr, nr);
+	for (int q = 0; q < 20000; q++) {
+		u64 ip = 0x8000 + (u64)rand() % 0x10010000;
+		const struct naive_map *want = NULL;
+		struct map *got;
+
+		for (size_t i = 0; i < nr; i++)
+			if (ip >= naive[i].start && ip < naive[i].end)
+				want = &naive[i];
+		got = maps__find(maps, ip);
+		if (!want) {
+			cr_assert_null(got, "ip %#llx", (unsigned long long)ip);
+			continue;
+		}
+		cr_assert_not_null(got, "ip %#llx", (unsigned long long)ip);
+		cr_assert_eq(got->start, want->start);
+		cr_assert_eq(got->end, want->end);
+		cr_assert_eq(got->pgoff, want->pgoff);
+		cr_assert_eq(got->dso, dso[want->id]);
+	}
+	maps__put(maps);
+	for (int i = 0; i < 8; i++)
+		dso__put(dso[i]);
+	dsos__exit(&dsos);
+	strpool_exit(&pool);
+}
+
+Test(maps, rising_inserts_match_naive) { maps_against_naive(1, 0, false); }
+Test(maps, falling_inserts_match_naive) { maps_against_naive(2, 1, false); }
+Test(maps, falling_inserts_with_lookups_match_naive) { maps_against_naive(3, 1, true); }
+Test(maps, random_overlapping_inserts_match_naive) { maps_against_naive(4, 2, false); }
+Test(maps, random_overlapping_inserts_with_lookups_match_naive) { maps_against_naive(5, 2, true); }
 
 Test(dsos, same_name_same_dso_and_short_name)
 {
@@ -391,7 +493,7 @@ Test(maps, lookup_cache_follows_changes)
 	 * lookup is the search's answer, whatever was asked before */
 	m = maps__find(maps, 0x1800);
 	m->end = 0x2800;
-	maps->sorted = false;
+	maps__changed(maps);
 	first = maps__find(maps, 0x2400);
 	cr_assert_not_null(first);
 	cr_assert_eq(maps__find(maps, 0x1200)->dso, a);
