@@ -112,8 +112,9 @@ refcheck:
 
 bench:
 	$(Q)$(MAKE) --no-print-directory deps PKGS_NEEDED="$(DEB_PKGS) $(BENCH_PKGS)"
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all tools
 	bench/run.sh
+	bench/model.sh
 
 install: $(BIN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze
