@@ -8,6 +8,7 @@
 
 #include "lib/strpool.h"
 #include "machine/machine.h"
+#include "tests/unit/events.h"
 #include "tests/unit/gate.h"
 
 static struct dso *new_dso(struct dsos *dsos, struct strpool *pool, const char *name)
@@ -181,61 +182,6 @@ Test(dsos, same_name_same_dso_and_short_name)
 	dso__put(k);
 	dsos__exit(&dsos);
 	strpool_exit(&pool);
-}
-
-/* FORK or EXIT (same layout) at a time (0: untimed) */
-static void put_task(struct machine *m, u32 type, u32 pid, u32 ppid, u32 tid, u32 ptid, u64 time)
-{
-	struct perf_record_fork ev = {
-		.header = { .type = type, .size = sizeof(ev) },
-		.pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid, .time = time,
-	};
-
-	cr_assert_eq(machine__process_event(m, &ev.header, time), 0);
-}
-
-static void put_fork(struct machine *m, u32 pid, u32 ppid, u32 tid, u32 ptid)
-{
-	put_task(m, PERF_RECORD_FORK, pid, ppid, tid, ptid, 0);
-}
-
-static void put_comm_at(struct machine *m, u32 pid, u32 tid, const char *comm, u64 time);
-
-static void put_comm(struct machine *m, u32 pid, u32 tid, const char *comm)
-{
-	put_comm_at(m, pid, tid, comm, 0);
-}
-
-static void put_comm_at(struct machine *m, u32 pid, u32 tid, const char *comm, u64 time)
-{
-	struct {
-		struct perf_record_comm c;
-		char buf[32];
-	} ev = { 0 };
-
-	ev.c.header.type = PERF_RECORD_COMM;
-	ev.c.header.size = sizeof(ev);
-	ev.c.pid = pid;
-	ev.c.tid = tid;
-	strcpy(ev.c.comm, comm);
-	cr_assert_eq(machine__process_event(m, &ev.c.header, time), 0);
-}
-
-static void put_mmap(struct machine *m, u32 pid, u64 start, u64 len, const char *name)
-{
-	struct {
-		struct perf_record_mmap mm;
-		char buf[64];
-	} ev = { 0 };
-
-	ev.mm.header.type = PERF_RECORD_MMAP;
-	ev.mm.header.misc = PERF_RECORD_MISC_USER;
-	ev.mm.header.size = sizeof(ev);
-	ev.mm.pid = ev.mm.tid = pid;
-	ev.mm.start = start;
-	ev.mm.len = len;
-	strcpy(ev.mm.filename, name);
-	cr_assert_eq(machine__process_event(m, &ev.mm.header, 0), 0);
 }
 
 Test(machine, threads_share_maps_processes_copy)

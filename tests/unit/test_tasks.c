@@ -11,31 +11,7 @@
 
 #include "analyzer/tasks.h"
 #include "machine/machine.h"
-
-static void fork_ev(struct machine *m, u32 pid, u32 ppid, u32 tid, u32 ptid)
-{
-	struct perf_record_fork ev = {
-		.header = { .type = PERF_RECORD_FORK, .size = sizeof(ev) },
-		.pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
-	};
-
-	cr_assert_eq(machine__process_event(m, &ev.header, 0), 0);
-}
-
-static void comm_ev(struct machine *m, u32 pid, u32 tid, const char *comm)
-{
-	struct {
-		struct perf_record_comm c;
-		char buf[32];
-	} ev = { 0 };
-
-	ev.c.header.type = PERF_RECORD_COMM;
-	ev.c.header.size = sizeof(ev);
-	ev.c.pid = pid;
-	ev.c.tid = tid;
-	strcpy(ev.c.comm, comm);
-	cr_assert_eq(machine__process_event(m, &ev.c.header, 0), 0);
-}
+#include "tests/unit/events.h"
 
 static void mmap2_ev(struct machine *m, u32 pid, u64 start, u64 len, u64 pgoff, u32 prot,
 		     u32 flags, u64 ino, const char *name)
@@ -56,23 +32,6 @@ static void mmap2_ev(struct machine *m, u32 pid, u64 start, u64 len, u64 pgoff, 
 	ev.mm.ino = ino;
 	ev.mm.prot = prot;
 	ev.mm.flags = flags;
-	strcpy(ev.mm.filename, name);
-	cr_assert_eq(machine__process_event(m, &ev.mm.header, 0), 0);
-}
-
-static void mmap_ev(struct machine *m, u32 pid, u64 start, u64 len, const char *name)
-{
-	struct {
-		struct perf_record_mmap mm;
-		char buf[64];
-	} ev = { 0 };
-
-	ev.mm.header.type = PERF_RECORD_MMAP;
-	ev.mm.header.misc = PERF_RECORD_MISC_USER;
-	ev.mm.header.size = sizeof(ev);
-	ev.mm.pid = ev.mm.tid = pid;
-	ev.mm.start = start;
-	ev.mm.len = len;
 	strcpy(ev.mm.filename, name);
 	cr_assert_eq(machine__process_event(m, &ev.mm.header, 0), 0);
 }
@@ -104,12 +63,12 @@ static char *print(struct machine *m, bool mmaps, bool sorted, int *ret)
  */
 static void small_tree(struct machine *m)
 {
-	comm_ev(m, 300, 300, "init");
-	fork_ev(m, 258, 300, 258, 300);
-	fork_ev(m, 513, 300, 513, 300);
-	comm_ev(m, 513, 513, "late");
-	fork_ev(m, 260, 258, 260, 258);
-	fork_ev(m, 300, 300, 301, 300);
+	put_comm(m, 300, 300, "init");
+	put_fork(m, 258, 300, 258, 300);
+	put_fork(m, 513, 300, 513, 300);
+	put_comm(m, 513, 513, "late");
+	put_fork(m, 260, 258, 260, 258);
+	put_fork(m, 300, 300, 301, 300);
 }
 
 Test(tasks, perf_order_links_in_tid_bucket_order)
@@ -168,14 +127,14 @@ Test(tasks, mmaps_lines)
 	char *out;
 
 	init(&m);
-	comm_ev(&m, 40, 40, "prog");
-	mmap_ev(&m, 40, 0x400000, 0x1000, "/bin/prog");
+	put_comm(&m, 40, 40, "prog");
+	put_mmap(&m, 40, 0x400000, 0x1000, "/bin/prog");
 	mmap2_ev(&m, 40, 0x7f0000002000, 0x2000, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE, 0,
 		 "[vdso]");
 	mmap2_ev(&m, 40, 0x7f0000000000, 0x1000, 0x3000, PROT_READ | PROT_WRITE, MAP_SHARED, 77,
 		 "/bin/prog");
-	fork_ev(&m, 40, 40, 41, 40);
-	fork_ev(&m, 42, 40, 42, 40);
+	put_fork(&m, 40, 40, 41, 40);
+	put_fork(&m, 42, 40, 42, 40);
 	mmap2_ev(&m, 42, 0x500000, 0x1000, 0x1000, PROT_READ | PROT_EXEC, MAP_PRIVATE, 99,
 		 "/bin/prog");
 	out = print(&m, true, false, &ret);
@@ -211,9 +170,9 @@ Test(tasks, parent_cycle_is_not_printed)
 	char *out;
 
 	init(&m);
-	comm_ev(&m, 100, 100, "a");
-	fork_ev(&m, 101, 100, 101, 100);
-	fork_ev(&m, 100, 101, 100, 101);	/* tid 100 again, now a child of 101 */
+	put_comm(&m, 100, 100, "a");
+	put_fork(&m, 101, 100, 101, 100);
+	put_fork(&m, 100, 101, 100, 101);	/* tid 100 again, now a child of 101 */
 	out = print(&m, false, false, &ret);
 	cr_assert_eq(ret, 0);
 	cr_assert_str_eq(out, "#      pid      tid     ppid  comm\n"
@@ -232,9 +191,9 @@ Test(tasks, deep_chain)
 	char *out, *last;
 
 	init(&m);
-	comm_ev(&m, 1000, 1000, "c");
+	put_comm(&m, 1000, 1000, "c");
 	for (u32 i = 1; i < DEPTH; i++)
-		fork_ev(&m, 1000 + i, 1000 + i - 1, 1000 + i, 1000 + i - 1);
+		put_fork(&m, 1000 + i, 1000 + i - 1, 1000 + i, 1000 + i - 1);
 	out = print(&m, false, true, &ret);
 	cr_assert_eq(ret, 0);
 	last = strrchr(out, '\n');
