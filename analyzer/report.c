@@ -365,6 +365,18 @@ static void print_stats(struct report *rep, FILE *fp)
 	}
 }
 
+/*
+ * Whether any histogram has an entry. perf counts the entries of filtered samples too (a
+ * --comms that matches nothing still prints the tables), so any sample added counts.
+ */
+static bool report__has_entries(const struct report *rep)
+{
+	for (size_t i = 0; i < rep->session.nr_evsels; i++)
+		if (rep->hists[i].nr_samples)
+			return true;
+	return false;
+}
+
 static void print_elided(struct report *rep, FILE *fp)
 {
 	struct { enum sort_key key; struct name_list *list; const char *name; } elide[] = {
@@ -603,6 +615,13 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	}
 	if (stats) {
 		print_stats(&rep, stdout);
+		ret = 0;
+		goto out;
+	}
+	if (!report__has_entries(&rep)) {
+		/* perf 6.1's __cmd_report: an error, but exit status 0 */
+		fflush(stdout);
+		fprintf(stderr, "Error:\nThe %s data has no samples!\n", rep.session.path);
 		ret = 0;
 		goto out;
 	}
