@@ -105,7 +105,8 @@ static void hw_name(struct name_buf *b, u64 config)
 
 static void hw_cache_name(struct name_buf *b, u64 config)
 {
-	unsigned int type = config & 0xff, op = (config >> 8) & 0xff, result = (config >> 16) & 0xff;
+	unsigned int type = config & 0xff, op = (config >> 8) & 0xff;
+	unsigned int result = (config >> 16) & 0xff;
 
 	if (type >= ARRAY_SIZE(cache_names))
 		name_printf(b, "unknown-ext-hardware-cache-type");
@@ -125,7 +126,8 @@ static void hw_cache_name(struct name_buf *b, u64 config)
 static void bp_name(struct name_buf *b, const struct perf_event_attr *attr)
 {
 	name_printf(b, "mem:0x%" PRIx64 ":%s%s%s", (u64)attr->bp_addr,
-		    attr->bp_type & HW_BREAKPOINT_R ? "r" : "", attr->bp_type & HW_BREAKPOINT_W ? "w" : "",
+		    attr->bp_type & HW_BREAKPOINT_R ? "r" : "",
+		    attr->bp_type & HW_BREAKPOINT_W ? "w" : "",
 		    attr->bp_type & HW_BREAKPOINT_X ? "x" : "");
 }
 
