@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "machine/machine.h"
+#include "readers/evsel_name.h"
 
 #define PIPE_OFFSET_BASE PERF_PIPE_HEADER_SIZE	/* perf counts pipe offsets after its header */
 
@@ -912,7 +913,7 @@ static void dump_kernel_event(struct dump *d, struct event_ctx *ctx)
 		if (event->size < sizeof(*event) + 16)
 			return;
 		fprintf(d->fp, ": %d %d %s %" PRIu64 "\n", (s32)get_u32(b), (s32)get_u32(b + 4),
-			ctx->evsel && ctx->evsel->name ? ctx->evsel->name : "unknown",
+			evsel__name(ctx->evsel),
 			get_u64(b + 8));
 		if ((fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) && event->size >= sizeof(*event) + 24)
 			fprintf(d->fp, "... time enabled : %" PRIu64 "\n", get_u64(b + 16));

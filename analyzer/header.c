@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "lib/xalloc.h"
+#include "readers/evsel_name.h"
 #include "readers/features.h"
 
 /* perf 6.1 header.c feat_ops[].name, indexed by feature bit. */
@@ -274,74 +275,6 @@ static void print_pmu_mappings(struct perf_env *env, FILE *fp)
 	fprintf(fp, "\n");
 }
 
-/* perf 6.1 evsel__add_modifiers: ":ukhppHG"-style suffix from the exclude bits. */
-static void add_modifiers(const struct perf_event_attr *attr, char *buf, size_t size)
-{
-	char mods[16];
-	size_t n = 0;
-	bool exclude_guest_default = false;
-
-	if (attr->exclude_kernel || attr->exclude_user || attr->exclude_hv) {
-		if (!attr->exclude_kernel)
-			mods[n++] = 'k';
-		if (!attr->exclude_user)
-			mods[n++] = 'u';
-		if (!attr->exclude_hv)
-			mods[n++] = 'h';
-		exclude_guest_default = true;
-	}
-	if (attr->precise_ip) {
-		for (unsigned int i = 0; i < attr->precise_ip && i < 3; i++)
-			mods[n++] = 'p';
-		exclude_guest_default = true;
-	}
-	if (attr->exclude_host || attr->exclude_guest == exclude_guest_default) {
-		if (!attr->exclude_host)
-			mods[n++] = 'H';
-		if (!attr->exclude_guest)
-			mods[n++] = 'G';
-	}
-	if (n)
-		snprintf(buf + strlen(buf), size - strlen(buf), ":%.*s", (int)n, mods);
-}
-
-/* perf 6.1 evsel__name() for an evsel no EVENT_DESC name reached. */
-static const char *evsel_fallback_name(const struct perf_event_attr *attr, char *buf,
-				       size_t size)
-{
-	static const char *const hw[] = {
-		"cycles", "instructions", "cache-references", "cache-misses", "branches",
-		"branch-misses", "bus-cycles", "stalled-cycles-frontend",
-		"stalled-cycles-backend", "ref-cycles",
-	};
-	static const char *const sw[] = {
-		"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
-		"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-		"bpf-output", "cgroup-switches",
-	};
-
-	switch (attr->type) {
-	case PERF_TYPE_HARDWARE:
-		snprintf(buf, size, "%s", attr->config < ARRAY_SIZE(hw) ? hw[attr->config] :
-									 "unknown-hardware");
-		break;
-	case PERF_TYPE_SOFTWARE:
-		snprintf(buf, size, "%s", attr->config < ARRAY_SIZE(sw) ? sw[attr->config] :
-									 "unknown-software");
-		break;
-	case PERF_TYPE_RAW:
-		snprintf(buf, size, "raw 0x%" PRIx64, (u64)attr->config);
-		break;
-	case PERF_TYPE_TRACEPOINT:
-		return "unknown tracepoint";
-	default:
-		snprintf(buf, size, "unknown attr type: %d", (int)attr->type);
-		return buf;
-	}
-	add_modifiers(attr, buf, size);
-	return buf;
-}
-
 static void print_group_desc(struct perf_env *env, struct perf_session *s, FILE *fp)
 {
 	struct event_desc *events = NULL;
@@ -350,11 +283,8 @@ static void print_group_desc(struct perf_env *env, struct perf_session *s, FILE 
 	u32 nr = 0;
 
 	for (size_t i = 0; i < s->nr_evsels; i++) {
-		char buf[64];
-		const char *name = (int)i < nr_events ? events[i].name : s->evsels[i].name;
+		const char *name = (int)i < nr_events ? events[i].name : evsel__name(&s->evsels[i]);
 
-		if (!name)
-			name = evsel_fallback_name(&s->evsels[i].attr, buf, sizeof(buf));
 		if (env->leader[i] == (int)i && env->nr_members[i] > 1) {
 			fprintf(fp, "# group: %s{%s", env->group_name[i] ? env->group_name[i] : "",
 				name);

@@ -22,6 +22,7 @@
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
+#include "readers/evsel_name.h"
 #include "readers/session.h"
 
 static const char *const report_usage = "analyze report [<options>]";
@@ -335,11 +336,6 @@ static unsigned long convert_unit(unsigned long value, char *unit)
 	return value;
 }
 
-static const char *evsel_name(const struct evsel *ev)
-{
-	return ev->name ? ev->name : "unknown";
-}
-
 static void print_stats(struct report *rep, FILE *fp)
 {
 	const struct events_stats *st = &rep->session.stats;
@@ -360,9 +356,21 @@ static void print_stats(struct report *rep, FILE *fp)
 		/* perf skips events without samples (report.skip-empty) */
 		if (!rep->hists[i].nr_sample_events)
 			continue;
-		fprintf(fp, "%s stats:\n", evsel_name(&rep->session.evsels[i]));
+		fprintf(fp, "%s stats:\n", evsel__name(&rep->session.evsels[i]));
 		fprintf(fp, "%16s events: %10d\n", "SAMPLE", (int)rep->hists[i].nr_sample_events);
 	}
+}
+
+/*
+ * Whether any histogram has an entry. perf counts the entries of filtered samples too (a
+ * --comms that matches nothing still prints the tables), so any sample added counts.
+ */
+static bool report__has_entries(const struct report *rep)
+{
+	for (size_t i = 0; i < rep->session.nr_evsels; i++)
+		if (rep->hists[i].nr_samples)
+			return true;
+	return false;
 }
 
 static void print_elided(struct report *rep, FILE *fp)
@@ -606,6 +614,13 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		ret = 0;
 		goto out;
 	}
+	if (!report__has_entries(&rep)) {
+		/* perf 6.1's __cmd_report: an error, but exit status 0 */
+		fflush(stdout);
+		fprintf(stderr, "Error:\nThe %s data has no samples!\n", rep.session.path);
+		ret = 0;
+		goto out;
+	}
 	if (!quiet)
 		printf("#\n# Total Lost Samples: %llu\n#\n",
 		       (unsigned long long)rep.session.stats.total_lost_samples);
@@ -619,7 +634,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		if (!quiet) {
 			nr = convert_unit(h->nr_samples, &unit);
 			printf("# Samples: %lu%c of event '%s'\n", nr, unit,
-			       evsel_name(&rep.session.evsels[i]));
+			       evsel__name(&rep.session.evsels[i]));
 			printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total_period);
 		}
 		hists__fprintf(h, &popts, stdout);

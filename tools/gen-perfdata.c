@@ -10,7 +10,8 @@
  * on random live threads, a share of them in the kernel ([kernel.kallsyms]_text mapped as
  * perf record synthesizes it; --kallsyms writes a matching symbol file), while threads exit
  * and new ones fork (--churn). Timestamps increase through the file; a FINISHED_ROUND follows
- * every --round records.
+ * every --round records. --event replaces cpu-clock by events of any attr (the samples go to
+ * them in turn); --no-event-desc leaves their names out (perf then derives them from the attr).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,7 +27,8 @@
 
 #define USAGE "usage: gen-perfdata -o PATH [--processes N] [--threads N] [--mmaps N] [--dsos N] " \
 	      "[--samples N] [--churn N] [--seed N] [--cpus N] [--comms N] [--ips N] " \
-	      "[--kernel-percent P] [--kfuncs N] [--round N] [--kallsyms FILE]"
+	      "[--kernel-percent P] [--kfuncs N] [--round N] [--kallsyms FILE] [--event SPEC]... " \
+	      "[--no-event-desc]"
 
 #define HELP \
 	"  -o, --output PATH     the perf.data to write (required)\n" \
@@ -45,6 +47,12 @@
 	"  --kfuncs N            kernel functions gen_kfunc_0.. (64)\n" \
 	"  --round N             records between FINISHED_ROUNDs (1000)\n" \
 	"  --kallsyms FILE       also write the kernel symbols, for report --kallsyms FILE\n" \
+	"  --event SPEC          an event instead of cpu-clock (repeat for more, up to 16; the\n" \
+	"                        samples go to them in turn): comma-separated attr fields\n" \
+	"                        type=N, config=N, bp_type=N, bp_addr=N, precise_ip=N, flags\n" \
+	"                        exclude_user, exclude_kernel, exclude_hv, exclude_host,\n" \
+	"                        exclude_guest, and name=NAME for EVENT_DESC (default: SPEC)\n" \
+	"  --no-event-desc       write no EVENT_DESC feature (no event names in the file)\n" \
 	"Counts take a k, M or G suffix (10^3, 10^6, 10^9).\n"
 
 #define TID_BASE 1000u	/* first tid given out; pid 1 is the launcher */
@@ -59,28 +67,28 @@
 #define KFUNC_START 0x1000ull	/* kernel functions start this far after _text */
 #define KFUNC_SIZE 0x400ull
 #define MAX_TIDS 0x7fffffffull	/* perf keeps tids in an int */
+#define MAX_EVENTS 16
+#define ID_BASE 100	/* sample id of event e on cpu c: ID_BASE + e * cpus + c */
+
+struct gen_event {
+	struct perf_event_attr attr;	/* type, config and modifiers only */
+	const char *name;
+};
 
 struct gen_opts {
 	u64 processes, threads, mmaps, dsos, samples, churn, seed, cpus, comms, ips, kfuncs, round;
 	u64 kernel_percent;
 	const char *output, *kallsyms;
+	struct gen_event events[MAX_EVENTS];	/* --event; none: cpu-clock */
+	size_t nr_events;
+	bool no_event_desc;
 };
 
-/* Trailer of every non-sample record (sample_id_all with sample_type TID|TIME|CPU). */
-struct id_sample {
-	u32 pid, tid;
-	u64 time;
-	u32 cpu, res;
-};
-
-struct sample_record {	/* sample_type IP|TID|TIME|CPU|PERIOD, in that order */
-	struct perf_event_header header;
-	u64 ip;
-	u32 pid, tid;
-	u64 time;
-	u32 cpu, res;
-	u64 period;
-};
+/*
+ * Sample layouts (perf_event.h order): IP, TID, TIME, [ID], CPU, PERIOD for samples; TID,
+ * TIME, [ID], CPU for the sample_id_all trailer of the other records. ID only with more than
+ * one event (perf needs it to tell them apart); without it the file is what it always was.
+ */
 
 struct gen {
 	struct gen_opts o;
@@ -93,6 +101,7 @@ struct gen {
 	u64 nr_threads_total;
 	u64 first_sample, last_sample;
 	u32 cpu;	/* cpu of the next side-band record: round robin */
+	bool with_id;	/* PERF_SAMPLE_ID: more than one event */
 };
 
 /* splitmix64: a good 64-bit mix, used both as the stream generator and as a stateless hash. */
@@ -153,12 +162,17 @@ static int emit_sideband(struct gen *g, void *body, size_t body_size, u32 pid, u
 {
 	u8 buf[512];
 	struct perf_event_header *h = (struct perf_event_header *)buf;
-	struct id_sample id = { pid, tid, g->time += SIDEBAND_STEP, g->cpu, 0 };
+	u64 trailer[4], n = 0;
 
+	trailer[n++] = (u64)tid << 32 | pid;
+	trailer[n++] = g->time += SIDEBAND_STEP;
+	if (g->with_id)
+		trailer[n++] = ID_BASE + g->cpu;	/* the first event's */
+	trailer[n++] = g->cpu;
 	g->cpu = (g->cpu + 1) % g->o.cpus;
 	memcpy(buf, body, body_size);
-	memcpy(buf + body_size, &id, sizeof(id));
-	h->size = (u16)(body_size + sizeof(id));
+	memcpy(buf + body_size, trailer, n * sizeof(u64));
+	h->size = (u16)(body_size + n * sizeof(u64));
 	return emit(g, buf, h->size);
 }
 
@@ -272,30 +286,34 @@ static int churn(struct gen *g)
 static int sample(struct gen *g, u64 n)
 {
 	u64 slot = rnd(g, g->o.processes * g->o.threads), p = slot / g->o.threads;
-	struct sample_record s = {
-		.header = { .type = PERF_RECORD_SAMPLE, .size = sizeof(s) },
-		.pid = g->slot_tid[p * g->o.threads],
-		.tid = g->slot_tid[slot],
-		.cpu = (u32)(n % g->o.cpus),
-		.period = PERIOD - 1000 + rnd(g, 2001),
-	};
+	u64 rec[7], nr = 0, cpu = n % g->o.cpus, period = PERIOD - 1000 + rnd(g, 2001), ip;
+	struct perf_event_header *h = (struct perf_event_header *)&rec[nr++];
+	u16 misc;
 
 	if (rnd(g, 100) < g->o.kernel_percent) {
-		s.header.misc = PERF_RECORD_MISC_KERNEL;
-		s.ip = KERNEL_TEXT + KFUNC_START + rnd(g, g->o.kfuncs) * KFUNC_SIZE +
-		       rnd(g, KFUNC_SIZE / 4) * 4;
+		misc = PERF_RECORD_MISC_KERNEL;
+		ip = KERNEL_TEXT + KFUNC_START + rnd(g, g->o.kfuncs) * KFUNC_SIZE +
+		     rnd(g, KFUNC_SIZE / 4) * 4;
 	} else {
 		u64 k = rnd(g, g->o.mmaps), d = mmap_dso(g, p, k);
 
-		s.header.misc = PERF_RECORD_MISC_USER;
-		s.ip = USER_BASE + k * MMAP_STRIDE + dso_hot_offset(g, d, rnd(g, g->o.ips));
+		misc = PERF_RECORD_MISC_USER;
+		ip = USER_BASE + k * MMAP_STRIDE + dso_hot_offset(g, d, rnd(g, g->o.ips));
 	}
 	g->time += PERIOD / g->o.cpus;
-	s.time = g->time;
 	if (!g->first_sample)
-		g->first_sample = s.time;
-	g->last_sample = s.time;
-	return emit(g, &s, sizeof(s));
+		g->first_sample = g->time;
+	g->last_sample = g->time;
+	rec[nr++] = ip;
+	rec[nr++] = (u64)g->slot_tid[slot] << 32 | g->slot_tid[p * g->o.threads];
+	rec[nr++] = g->time;
+	if (g->with_id)	/* the events take the samples in turn */
+		rec[nr++] = ID_BASE + (n % g->o.nr_events) * g->o.cpus + cpu;
+	rec[nr++] = cpu;
+	rec[nr++] = period;
+	*h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .misc = misc,
+					 .size = (u16)(nr * sizeof(u64)) };
+	return emit(g, rec, nr * sizeof(u64));
 }
 
 static int generate(struct gen *g)
@@ -346,23 +364,42 @@ static int write_kallsyms(const struct gen *g, const char *path)
 
 static int add_header(struct gen *g, int argc, char **argv)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = 4000,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
-		.read_format = PERF_FORMAT_ID,
-		.disabled = 1, .inherit = 1, .mmap = 1, .comm = 1, .freq = 1,
-		.enable_on_exec = 1, .task = 1, .sample_id_all = 1, .exclude_guest = 1,
-		.mmap2 = 1, .comm_exec = 1,
-	};
 	u64 *ids = xcalloc(g->o.cpus, sizeof(u64));
-	int ret;
+	int ret = 0;
 
-	for (u64 i = 0; i < g->o.cpus; i++)
-		ids[i] = 100 + i;	/* one per cpu, as perf record's per-cpu events */
-	ret = perf_writer__add_attr(g->w, &attr, ids, g->o.cpus, "cpu-clock");
+	for (size_t e = 0; e < g->o.nr_events && !ret; e++) {
+		const struct gen_event *ev = &g->o.events[e];
+		struct perf_event_attr attr = {
+			.type = ev->attr.type,
+			.config = ev->attr.config,
+			.bp_addr = ev->attr.bp_addr,
+			.bp_type = ev->attr.bp_type,
+			.sample_freq = 4000,
+			.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				       (g->with_id ? PERF_SAMPLE_ID : 0) | PERF_SAMPLE_CPU |
+				       PERF_SAMPLE_PERIOD,
+			.read_format = PERF_FORMAT_ID,
+			.disabled = 1, .inherit = 1, .freq = 1, .enable_on_exec = 1,
+			.sample_id_all = 1, .precise_ip = ev->attr.precise_ip,
+			.exclude_user = ev->attr.exclude_user,
+			.exclude_kernel = ev->attr.exclude_kernel,
+			.exclude_hv = ev->attr.exclude_hv,
+			.exclude_host = ev->attr.exclude_host,
+			.exclude_guest = ev->attr.exclude_guest,
+		};
+
+		/* the first event tracks the side band, as perf record's first one */
+		if (e == 0) {
+			attr.mmap = attr.comm = attr.task = attr.mmap2 = attr.comm_exec = 1;
+		} else {
+			attr.disabled = 0;
+			attr.enable_on_exec = 0;
+		}
+		for (u64 i = 0; i < g->o.cpus; i++)	/* one per cpu, as perf record's */
+			ids[i] = ID_BASE + e * g->o.cpus + i;
+		ret = perf_writer__add_attr(g->w, &attr, ids, g->o.cpus,
+					    g->o.no_event_desc ? NULL : ev->name);
+	}
 	free(ids);
 	return ret || perf_writer__set_string(g->w, HEADER_HOSTNAME, "gen-perfdata") ||
 	       perf_writer__set_string(g->w, HEADER_OSRELEASE, "6.1.0-gen") ||
@@ -402,6 +439,56 @@ static u64 parse_count(const char *flag, const char *arg, u64 min, u64 max)
 	return v * scale;
 }
 
+/* --event SPEC: comma-separated attr fields (see HELP); fields not named are 0. */
+static void parse_event(struct gen_event *ev, const char *spec)
+{
+	static const char *const flags[] = { "exclude_user", "exclude_kernel", "exclude_hv",
+					     "exclude_host", "exclude_guest" };
+	char *copy = xstrdup(spec), *save = NULL;
+
+	*ev = (struct gen_event){ .name = spec };
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '='), *end;
+		u64 v = 0;
+		size_t f;
+
+		if (eq) {
+			*eq = 0;
+			if (!strcmp(tok, "name")) {
+				/* the rest of SPEC: a name may hold commas */
+				ev->name = spec + (eq + 1 - copy);
+				break;
+			}
+			errno = 0;
+			v = strtoull(eq + 1, &end, 0);
+			if (errno || end == eq + 1 || *end)
+				usage_error("bad value '%s' for %s in --event", eq + 1, tok);
+		}
+		for (f = 0; f < ARRAY_SIZE(flags) && strcmp(tok, flags[f]); f++)
+			;
+		if (!eq && f < ARRAY_SIZE(flags)) {
+			ev->attr.exclude_user |= f == 0;
+			ev->attr.exclude_kernel |= f == 1;
+			ev->attr.exclude_hv |= f == 2;
+			ev->attr.exclude_host |= f == 3;
+			ev->attr.exclude_guest |= f == 4;
+		} else if (eq && !strcmp(tok, "type") && v <= UINT32_MAX) {
+			ev->attr.type = (u32)v;
+		} else if (eq && !strcmp(tok, "config")) {
+			ev->attr.config = v;
+		} else if (eq && !strcmp(tok, "bp_addr")) {
+			ev->attr.bp_addr = v;
+		} else if (eq && !strcmp(tok, "bp_type") && v <= UINT32_MAX) {
+			ev->attr.bp_type = (u32)v;
+		} else if (eq && !strcmp(tok, "precise_ip") && v <= 3) {
+			ev->attr.precise_ip = v;
+		} else {
+			usage_error("bad field '%s' in --event '%s'", tok, spec);
+		}
+	}
+	free(copy);
+}
+
 static void parse_opts(struct gen_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -420,6 +507,8 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 		{ "kfuncs", required_argument, NULL, 'f' },
 		{ "round", required_argument, NULL, 'r' },
 		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "no-event-desc", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -452,6 +541,12 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 		case 'f': o->kfuncs = parse_count(name, optarg, 1, 1000000); break;
 		case 'r': o->round = parse_count(name, optarg, 1, UINT64_MAX); break;
 		case 'K': o->kallsyms = optarg; break;
+		case 'e':
+			if (o->nr_events == MAX_EVENTS)
+				usage_error("more than %d events", MAX_EVENTS);
+			parse_event(&o->events[o->nr_events++], optarg);
+			break;
+		case 'E': o->no_event_desc = true; break;
 		case 'h': printf("%s\n\n%s", USAGE, HELP); exit(0);
 		case ':': usage_error("option '%s' needs a value", argv[optind - 1]); break;
 		default: usage_error("unknown option '%s'", argv[optind - 1]); break;
@@ -459,6 +554,13 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o->nr_events) {	/* perf record -e cpu-clock */
+		o->events[0] = (struct gen_event){ .attr = { .type = PERF_TYPE_SOFTWARE,
+							     .config = PERF_COUNT_SW_CPU_CLOCK,
+							     .exclude_guest = 1 },
+						   .name = "cpu-clock" };
+		o->nr_events = 1;
+	}
 	if (!o->output)
 		usage_error("no output path (-o PATH)");
 	if (o->churn && o->threads < 2)
@@ -474,6 +576,7 @@ int main(int argc, char **argv)
 	int ret = 1;
 
 	parse_opts(&g.o, argc, argv);
+	g.with_id = g.o.nr_events > 1;
 	g.rng = mix(g.o.seed);
 	g.slot_tid = xcalloc(g.o.processes * g.o.threads, sizeof(u32));
 	if (g.o.kallsyms && write_kallsyms(&g, g.o.kallsyms))
