@@ -57,8 +57,13 @@ static struct dso_symbols *dso_symbols__new(struct dso *dso)
 	return syms;
 }
 
+/* What a lookup finds in a dso no symbol source filled: shared by all such dsos. */
+static struct dso_symbols no_symbols;
+
 static void dso_symbols__delete(struct dso_symbols *syms)
 {
+	if (syms == &no_symbols)
+		return;
 	symtab__exit(&syms->symtab);
 	free(syms->kernel ? (void *)kernel_symbols(syms) : syms);
 }
@@ -325,7 +330,7 @@ void dso__load_ahead(struct dso *dso, struct dso_loader *l, u64 kernel_ref_reloc
 
 /*
  * On the thread that looks symbols up: load them, or claim the load queued ahead, or wait for
- * it.
+ * it. A table loaded here empty is not kept: dsos without symbols cost nothing more.
  */
 static struct dso_symbols *dso__load_now(struct dso *dso, const struct symsrc_config *cfg,
 					 u64 ref_reloc)
@@ -335,6 +340,10 @@ static struct dso_symbols *dso__load_now(struct dso *dso, const struct symsrc_co
 	if (!syms) {
 		syms = dso_symbols__new(dso);
 		dso__load(syms, cfg, ref_reloc);
+		if (!syms->kernel && !syms->symtab.nr) {
+			dso_symbols__delete(syms);
+			syms = &no_symbols;
+		}
 		syms = dso_syms_publish(dso, syms);
 	}
 	if (syms->loader)	/* queued ahead */
