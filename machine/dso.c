@@ -1,4 +1,4 @@
-/* dsos: every dso, indexed by long name; see dso.h. */
+/* dsos: every dso, indexed by long name, and loading a dso's symbols; see dso.h. */
 #include "machine/dso.h"
 
 #include <stdio.h>
@@ -8,6 +8,80 @@
 
 #include "lib/strpool.h"
 #include "lib/xalloc.h"
+
+/*
+ * A load queued ahead is claimed by whoever gets to it first: its work item, or a lookup
+ * that cannot wait for a worker (that worker may be the one waiting).
+ */
+enum { DSO_LOAD_NONE, DSO_LOAD_QUEUED, DSO_LOAD_LOADING, DSO_LOAD_DONE };
+
+/*
+ * A dso's symbol loading state, allocated when its symbols are first asked for or queued
+ * ahead, and published once as dso->syms (dso_syms_publish). The kernel's
+ * ([kernel.kallsyms]) is a struct kernel_symbols.
+ */
+struct dso_symbols {
+	struct symtab symtab;
+	struct dso *dso;		/* not a reference: the dso owns this */
+	struct dso_loader *loader;	/* queued ahead on it, else NULL */
+	struct work load_work;
+	u8 load_state;			/* DSO_LOAD_*, under the loader's lock */
+	bool kernel;			/* [kernel.kallsyms]: a struct kernel_symbols */
+};
+
+struct kernel_symbols {
+	struct dso_symbols syms;
+	u64 ref_reloc;				/* the queued load's relocation */
+	struct kernel_map_bounds bounds;	/* what loading found */
+};
+
+static struct kernel_symbols *kernel_symbols(struct dso_symbols *syms)
+{
+	return container_of(syms, struct kernel_symbols, syms);
+}
+
+static struct dso_symbols *dso_symbols__new(struct dso *dso)
+{
+	struct dso_symbols *syms;
+
+	if (dso->kind == DSO_KIND_KERNEL && !strcmp(dso->long_name, "[kernel.kallsyms]")) {
+		struct kernel_symbols *k = xzalloc(sizeof(*k));
+
+		syms = &k->syms;
+		syms->kernel = true;
+	} else {
+		syms = xzalloc(sizeof(*syms));
+	}
+	symtab__init(&syms->symtab);
+	syms->dso = dso;
+	return syms;
+}
+
+/* What a lookup finds in a dso no symbol source filled: shared by all such dsos. */
+static struct dso_symbols no_symbols;
+
+static void dso_symbols__delete(struct dso_symbols *syms)
+{
+	if (syms == &no_symbols)
+		return;
+	symtab__exit(&syms->symtab);
+	free(syms->kernel ? (void *)kernel_symbols(syms) : syms);
+}
+
+/*
+ * Make syms dso->syms unless another thread did first: the thread that reads records may
+ * queue a load ahead while a lookup loads on demand. Returns dso->syms, whichever won.
+ */
+static struct dso_symbols *dso_syms_publish(struct dso *dso, struct dso_symbols *syms)
+{
+	struct dso_symbols *first = NULL;
+
+	if (__atomic_compare_exchange_n(&dso->syms, &first, syms, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return syms;
+	dso_symbols__delete(syms);
+	return first;
+}
 
 void dsos__init(struct dsos *dsos)
 {
@@ -55,7 +129,6 @@ struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *l
 		dso->kind = DSO_KIND_KERNEL;
 	else
 		dso->kind = DSO_KIND_USER;
-	symtab__init(&dso->symtab);
 	ARRAY_GROW(dsos->arr, dsos->alloc, dsos->nr + 1);
 	dsos->arr[dsos->nr++] = dso;
 	hashmap_insert(&dsos->by_name, (u64)(uintptr_t)name, dso);
@@ -94,7 +167,8 @@ u64 dso__ino(const struct dso *dso, u32 index)
 void dso__put(struct dso *dso)
 {
 	if (dso && refcount_put(&dso->ref)) {
-		symtab__exit(&dso->symtab);
+		if (dso->syms)
+			dso_symbols__delete(dso->syms);
 		free(dso->inos);
 		free(dso);
 	}
@@ -104,8 +178,9 @@ void dso__put(struct dso *dso)
  * perf reads a [vdso] it finds in no build-id cache from its own process's vdso (copied to a
  * temporary file), checked against the recorded build-id when there is one.
  */
-static void load_own_vdso(struct dso *dso, const struct symsrc_config *cfg)
+static void load_own_vdso(struct dso_symbols *syms, const struct symsrc_config *cfg)
 {
+	const struct dso *dso = syms->dso;
 	char path[] = "/tmp/analyze-vdso.so-XXXXXX";
 	unsigned long start = 0, end = 0;
 	char line[256];
@@ -127,25 +202,27 @@ static void load_own_vdso(struct dso *dso, const struct symsrc_config *cfg)
 		struct symsrc_config own = *cfg;
 
 		own.symfs = "";
-		symtab__load_dso(&dso->symtab, &own, DSO_KIND_USER, path,
+		symtab__load_dso(&syms->symtab, &own, DSO_KIND_USER, path,
 				 dso->build_id_size ? dso->build_id : NULL, dso->build_id_size);
 	}
 	close(fd);
 	unlink(path);
 }
 
-static void dso__load(struct dso *dso, const struct symsrc_config *cfg, u64 kernel_ref_reloc)
+/* ref_reloc: the kernel's (symtab__load_kernel); other dsos ignore it. */
+static void dso__load(struct dso_symbols *syms, const struct symsrc_config *cfg, u64 ref_reloc)
 {
+	const struct dso *dso = syms->dso;
 	const u8 *bid = dso->build_id_size ? dso->build_id : NULL;
 
-	if (dso->kind == DSO_KIND_KERNEL && !strcmp(dso->long_name, "[kernel.kallsyms]")) {
-		symtab__load_kernel(&dso->symtab, cfg, bid, dso->build_id_size, kernel_ref_reloc,
-				    &dso->kernel_bounds);
+	if (syms->kernel) {
+		symtab__load_kernel(&syms->symtab, cfg, bid, dso->build_id_size, ref_reloc,
+				    &kernel_symbols(syms)->bounds);
 		return;
 	}
-	if (symtab__load_dso(&dso->symtab, cfg, dso->kind, dso->long_name, bid,
+	if (symtab__load_dso(&syms->symtab, cfg, dso->kind, dso->long_name, bid,
 			     dso->build_id_size) < 0 && dso->kind == DSO_KIND_VDSO)
-		load_own_vdso(dso, cfg);
+		load_own_vdso(syms, cfg);
 }
 
 void dso_loader__init(struct dso_loader *l, struct workqueue *wq, const struct symsrc_config *cfg)
@@ -163,24 +240,24 @@ void dso_loader__exit(struct dso_loader *l)
 }
 
 /* Load a queued dso unless another thread claimed it first; then wait until it is loaded. */
-static void claim_and_load(struct dso *dso)
+static void claim_and_load(struct dso_symbols *syms)
 {
-	struct dso_loader *l = dso->loader;
+	struct dso_loader *l = syms->loader;
 	bool mine;
 
 	pthread_mutex_lock(&l->lock);
-	mine = dso->load_state == DSO_LOAD_QUEUED;
+	mine = syms->load_state == DSO_LOAD_QUEUED;
 	if (mine)
-		dso->load_state = DSO_LOAD_LOADING;
+		syms->load_state = DSO_LOAD_LOADING;
 	pthread_mutex_unlock(&l->lock);
 	if (mine)
-		dso__load(dso, l->cfg, dso->kernel_ref_reloc);
+		dso__load(syms, l->cfg, syms->kernel ? kernel_symbols(syms)->ref_reloc : 0);
 	pthread_mutex_lock(&l->lock);
 	if (mine) {
-		dso->load_state = DSO_LOAD_DONE;
+		syms->load_state = DSO_LOAD_DONE;
 		pthread_cond_broadcast(&l->cond);
 	}
-	while (dso->load_state != DSO_LOAD_DONE) {
+	while (syms->load_state != DSO_LOAD_DONE) {
 		/* a worker loads it: help with other work meanwhile */
 		pthread_mutex_unlock(&l->lock);
 		if (workqueue__help(l->wq)) {
@@ -188,7 +265,7 @@ static void claim_and_load(struct dso *dso)
 			continue;
 		}
 		pthread_mutex_lock(&l->lock);
-		if (dso->load_state != DSO_LOAD_DONE)
+		if (syms->load_state != DSO_LOAD_DONE)
 			pthread_cond_wait(&l->cond, &l->lock);
 	}
 	pthread_mutex_unlock(&l->lock);
@@ -196,46 +273,96 @@ static void claim_and_load(struct dso *dso)
 
 static void load_work(struct work *work)
 {
-	claim_and_load(container_of(work, struct dso, load_work));
+	claim_and_load(container_of(work, struct dso_symbols, load_work));
 }
 
 void dso__load_ahead(struct dso *dso, struct dso_loader *l, u64 kernel_ref_reloc)
 {
-	if (!l || !l->wq || dso->symbols_loaded || dso->load_state != DSO_LOAD_NONE)
+	struct dso_symbols *syms;
+
+	/* asked for or queued already */
+	if (!l || !l->wq || __atomic_load_n(&dso->syms, __ATOMIC_ACQUIRE))
 		return;
-	dso->loader = l;
-	dso->kernel_ref_reloc = kernel_ref_reloc;
-	dso->load_state = DSO_LOAD_QUEUED;	/* no worker has it yet: no lock needed */
-	dso->load_work.func = load_work;
+	syms = dso_symbols__new(dso);
+	syms->loader = l;
+	syms->load_state = DSO_LOAD_QUEUED;	/* no worker has it yet: no lock needed */
+	syms->load_work.func = load_work;
+	if (syms->kernel)
+		kernel_symbols(syms)->ref_reloc = kernel_ref_reloc;
+	if (dso_syms_publish(dso, syms) != syms)
+		return;	/* a lookup got there first: it loads them */
 	/*
 	 * No reference taken: refcounts belong to the thread that reads records, and the dsos
 	 * list keeps every dso until the machine goes, after the workqueue has drained.
 	 */
-	workqueue__queue(l->wq, &dso->load_work);
+	workqueue__queue(l->wq, &syms->load_work);
+}
+
+/*
+ * On the thread that looks symbols up: load them, or claim the load queued ahead, or wait for
+ * it. A table loaded here empty is not kept: dsos without symbols cost nothing more.
+ */
+static struct dso_symbols *dso__load_now(struct dso *dso, const struct symsrc_config *cfg,
+					 u64 ref_reloc)
+{
+	struct dso_symbols *syms = __atomic_load_n(&dso->syms, __ATOMIC_ACQUIRE);
+
+	if (!syms) {
+		syms = dso_symbols__new(dso);
+		dso__load(syms, cfg, ref_reloc);
+		if (!syms->kernel && !syms->symtab.nr) {
+			dso_symbols__delete(syms);
+			syms = &no_symbols;
+		}
+		syms = dso_syms_publish(dso, syms);
+	}
+	if (syms->loader)	/* queued ahead */
+		claim_and_load(syms);
+	dso->symbols_loaded = true;
+	return syms;
+}
+
+const struct kernel_map_bounds *dso__load_kernel(struct dso *dso, const struct symsrc_config *cfg,
+						 u64 ref_reloc)
+{
+	struct dso_symbols *syms;
+
+	if (dso->symbols_loaded)
+		syms = __atomic_load_n(&dso->syms, __ATOMIC_RELAXED);
+	else
+		syms = dso__load_now(dso, cfg, ref_reloc);
+	return syms->kernel ? &kernel_symbols(syms)->bounds : NULL;
+}
+
+bool dso__symbols_ready(struct dso *dso)
+{
+	struct dso_symbols *syms = __atomic_load_n(&dso->syms, __ATOMIC_ACQUIRE);
+	bool done;
+
+	if (!syms || !syms->loader)
+		return true;	/* loaded on demand, by the thread that asks */
+	pthread_mutex_lock(&syms->loader->lock);
+	done = syms->load_state == DSO_LOAD_DONE;
+	pthread_mutex_unlock(&syms->loader->lock);
+	return done;
 }
 
 const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg)
 {
+	/* once loaded, dso->syms stays: no ordering needed */
 	if (dso->symbols_loaded)
-		return &dso->symtab;
-	if (dso->loader) {	/* queued ahead */
-		claim_and_load(dso);
-	} else {
-		dso__load(dso, cfg, 0);
-	}
-	dso->symbols_loaded = true;
-	return &dso->symtab;
+		return &__atomic_load_n(&dso->syms, __ATOMIC_RELAXED)->symtab;
+	return &dso__load_now(dso, cfg, 0)->symtab;
 }
 
 const struct symbol *dso__find_symbol(struct dso *dso, const struct symsrc_config *cfg, u64 addr)
 {
-	const struct symtab *st = dso__symtab(dso, cfg);
 	const struct symbol *sym;
 	u64 lo, hi;
 
 	if (dso->span_sym && addr >= dso->span_lo && addr < dso->span_hi)
-		return dso->span_sym;
-	sym = symtab__find_span(st, addr, &lo, &hi);
+		return dso->span_sym;	/* the table is loaded: the span came from it */
+	sym = symtab__find_span(dso__symtab(dso, cfg), addr, &lo, &hi);
 	if (sym) {
 		dso->span_lo = lo;
 		dso->span_hi = hi;

@@ -19,7 +19,7 @@
 /*
  * Loads symbol tables ahead on the workqueue: the dsos a recording says it hit are loaded in
  * parallel while records are read; the first lookup waits for its table if it is not ready.
- * The lock guards every dso's load_state.
+ * The lock guards the load state of every dso queued on it.
  */
 struct dso_loader {
 	struct workqueue *wq;	/* NULL: everything loads lazily on the caller's thread */
@@ -28,35 +28,32 @@ struct dso_loader {
 	pthread_cond_t cond;
 };
 
-/*
- * A load queued ahead is claimed by whoever gets to it first: its work item, or a lookup
- * that cannot wait for a worker (that worker may be the one waiting).
- */
-enum { DSO_LOAD_NONE, DSO_LOAD_QUEUED, DSO_LOAD_LOADING, DSO_LOAD_DONE };
+struct dso_symbols;
 
+/*
+ * What every dso needs, 88 bytes (DESIGN.md's budget: 160; test_machine.c checks it). What
+ * loading its symbols needs and finds (the table, the queued work, the kernel's relocation and
+ * bounds) is allocated on the first request or load ahead: most dsos of a big recording are
+ * never hit.
+ */
 struct dso {
 	struct refcount ref;
-	const char *long_name;	/* interned */
-	const char *short_name;	/* interned */
-	enum dso_kind kind;
-	u8 build_id[20];
+	u8 kind;		/* enum dso_kind */
 	u8 build_id_size;
 	bool symbols_loaded;	/* set by the one thread that looks symbols up at a time */
-	u8 load_state;		/* DSO_LOAD_*, under the loader's lock */
 	u32 nr_inos;		/* of inos, below */
-	struct symtab symtab;
-	struct kernel_map_bounds kernel_bounds;	/* what loading the kernel's symbols found */
-	u64 kernel_ref_reloc;
-	struct dso_loader *loader;
-	struct work load_work;
-	/* last lookup: every address in [span_lo, span_hi) finds span_sym */
-	u64 span_lo, span_hi;
-	const struct symbol *span_sym;
+	u8 build_id[20];
+	const char *long_name;	/* interned */
+	const char *short_name;	/* interned */
 	/*
 	 * The inodes this path was mapped from (MMAP2's id), in the order first seen; perf keeps
 	 * one dso per (path, id) and shows its inode in `report --tasks --mmaps`.
 	 */
 	u64 *inos;
+	struct dso_symbols *syms;	/* NULL until symbols are asked for or queued (dso.c) */
+	/* last lookup: every address in [span_lo, span_hi) finds span_sym */
+	u64 span_lo, span_hi;
+	const struct symbol *span_sym;
 };
 
 /*
@@ -94,6 +91,14 @@ void dso_loader__exit(struct dso_loader *loader);
  * The workqueue must drain before the dsos go (machine__exit).
  */
 void dso__load_ahead(struct dso *dso, struct dso_loader *loader, u64 kernel_ref_reloc);
+/*
+ * The kernel's symbols ([kernel.kallsyms]), relocated to ref_reloc unless a load was queued
+ * ahead (that one's relocation stands; this waits for it): the map bounds they give.
+ */
+const struct kernel_map_bounds *dso__load_kernel(struct dso *dso, const struct symsrc_config *cfg,
+						 u64 ref_reloc);
+/* Whether dso's symbols can be had without waiting for another thread. */
+bool dso__symbols_ready(struct dso *dso);
 /* Load symbols on first use (or wait for the load started ahead); the (possibly empty) table. */
 const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg);
 /* The symbol at addr (symtab__find), through a one-entry cache. */

@@ -522,36 +522,15 @@ void machine__add_build_ids(struct machine *m, const u8 *data, size_t size, bool
  */
 static void load_kernel_symbols(struct machine *m, struct map *map)
 {
-	struct dso *dso = map->dso;
-
 	/* or started ahead (at open, or at the kernel's MMAP) with the same relocation */
-	if (!dso->loader) {
-		dso->symbols_loaded = true;
-		symtab__load_kernel(&dso->symtab, &m->symsrc,
-				    dso->build_id_size ? dso->build_id : NULL, dso->build_id_size,
-				    m->kernel_ref_reloc, &dso->kernel_bounds);
-	} else {
-		dso__symtab(dso, &m->symsrc);
-	}
-	if (dso->kernel_bounds.valid) {
-		map->start = dso->kernel_bounds.start;
-		map->end = dso->kernel_bounds.end;
+	const struct kernel_map_bounds *bounds =
+		dso__load_kernel(map->dso, &m->symsrc, m->kernel_ref_reloc);
+
+	if (bounds && bounds->valid) {
+		map->start = bounds->start;
+		map->end = bounds->end;
 		maps__changed(m->kmaps);
 	}
-}
-
-/* Whether the kernel's symbols can be had without waiting for another thread. */
-static bool kernel_symbols_ready(struct dso *dso)
-{
-	struct dso_loader *l = dso->loader;
-	bool done;
-
-	if (!l)
-		return true;	/* loaded here, on demand */
-	pthread_mutex_lock(&l->lock);
-	done = dso->load_state == DSO_LOAD_DONE;
-	pthread_mutex_unlock(&l->lock);
-	return done;
 }
 
 /*
@@ -587,7 +566,7 @@ static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64
 		return NULL;
 	al->addr = map__map_ip(al->map, ip);
 	if (al->map == m->kernel_map && !al->map->dso->symbols_loaded) {
-		if (wait || kernel_symbols_ready(al->map->dso))
+		if (wait || dso__symbols_ready(al->map->dso))
 			load_kernel_symbols(m, al->map);
 		else
 			m->kernel_pending = true;
@@ -664,7 +643,7 @@ void machine__resolve_kernel_map(struct machine *m, u64 ip, struct addr_location
 
 bool machine__kernel_ready(struct machine *m)
 {
-	if (m->kernel_pending && kernel_symbols_ready(m->kernel_map->dso))
+	if (m->kernel_pending && dso__symbols_ready(m->kernel_map->dso))
 		machine__kernel_wait(m);
 	return !m->kernel_pending;
 }

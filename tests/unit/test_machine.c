@@ -454,6 +454,23 @@ Test(maps, lookup_cache_follows_changes)
 	strpool_exit(&pool);
 }
 
+/*
+ * DESIGN.md "Scale rules": the object budgets. The checking build's refcount carries its
+ * bookkeeping (a slot and the kind): that much more is allowed there.
+ */
+#define REFCHECK_EXTRA (sizeof(struct refcount) - sizeof(u32))
+
+Test(machine, objects_fit_their_budgets)
+{
+	cr_expect_leq(sizeof(struct thread), 96 + REFCHECK_EXTRA, "thread: %zu bytes",
+		      sizeof(struct thread));
+	cr_expect_leq(sizeof(struct map), 48 + REFCHECK_EXTRA, "map: %zu bytes",
+		      sizeof(struct map));
+	cr_expect_leq(sizeof(struct dso), 160 + REFCHECK_EXTRA, "dso: %zu bytes",
+		      sizeof(struct dso));
+	cr_expect_leq(sizeof(struct symbol), 16, "symbol: %zu bytes", sizeof(struct symbol));
+}
+
 Test(machine, kernel_lookups_wait_while_a_worker_loads_its_symbols)
 {
 	char path[] = "/tmp/analyze-test-kallsyms-XXXXXX";
