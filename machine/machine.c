@@ -12,6 +12,7 @@
 
 #include "lib/error.h"
 #include "lib/xalloc.h"
+#include "readers/sample.h"
 
 #define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
 
@@ -382,18 +383,12 @@ static const char *record_string(const struct perf_event_header *event, const ch
 	return s;
 }
 
-/* A record without a timestamp: 0 (synthesized) or all ones (no sample_id_all). */
-static bool untimed(u64 time)
-{
-	return time == 0 || time == (u64)-1;
-}
-
 int machine__process_event(struct machine *m, const struct perf_event_header *event, u64 time)
 {
 	u8 cpumode = event->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 
-	if (!untimed(time) && time > m->now) {
+	if (!sample_time_untimed(time) && time > m->now) {
 		m->now = time;
 		retire_exited(m);
 	}
@@ -457,7 +452,7 @@ int machine__process_event(struct machine *m, const struct perf_event_header *ev
 		t = machine__find_thread(m, ev->tid);
 		if (t) {
 			t->exited = true;
-			if (!m->keep_exited && !untimed(time))
+			if (!m->keep_exited && !sample_time_untimed(time))
 				queue_exited(m, t, time);
 			thread__put(t);
 		}

@@ -143,7 +143,7 @@ static void scan_times(struct perf_session *s, struct dir_reader *d)
 		if (rec.event->type == PERF_RECORD_FINISHED_ROUND)
 			d->has_rounds = true;
 		ts = walk__record_time(s, rec.event, &evsel);
-		if (walk__untimed(ts))
+		if (sample_time_untimed(ts))
 			ts = 0;
 		min = MIN(min, ts);
 		if (++n % BLOCK_RECORDS == 0) {
@@ -251,7 +251,7 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 		*e = (struct merge_entry){ .turn = turn, .seq = d->seq++, .reader = d->index,
 					   .file_offset = rec.file_offset, .event = rec.event };
 		e->ts = walk__record_time(s, rec.event, &e->evsel);
-		if (walk__untimed(e->ts))
+		if (sample_time_untimed(e->ts))
 			e->ts = 0;
 		/* records come in runs from one buffer: a reference per buffer, not per record */
 		if (rec.chunk && (!b->nr_chunks || b->chunks[b->nr_chunks - 1] != rec.chunk)) {
@@ -574,7 +574,7 @@ static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
 				ret = ordered_queue_flush_round(&w->queue);
 			ts = walk__record_time(w->session, rec.event, &evsel);
 			if (!ret && (rec.event->type >= PERF_RECORD_USER_TYPE_START ||
-				     walk__untimed(ts))) {
+				     sample_time_untimed(ts))) {
 				ret = walk__deliver(w, rec.event, rec.file_offset, evsel);
 			} else if (!ret) {
 				chunk__get(rec.chunk);

@@ -145,10 +145,6 @@ u64 walk__record_time(struct perf_session *s, const struct perf_event_header *ev
 	return sample_time(&(*evsel)->attr, event);
 }
 
-bool walk__untimed(u64 ts)
-{
-	return ts == 0 || ts == (u64)-1;
-}
 
 /*
  * Keep the resident set bounded by the ordering window, not the file: pages before the
@@ -230,7 +226,7 @@ static int walk_single(struct walk *w, struct reader *rd)
 		if (ret)
 			break;
 		ts = walk__record_time(s, event, &evsel);
-		if (event->type >= PERF_RECORD_USER_TYPE_START || walk__untimed(ts)) {
+		if (event->type >= PERF_RECORD_USER_TYPE_START || sample_time_untimed(ts)) {
 			ret = walk__deliver(w, event, rec.file_offset, evsel);
 		} else {
 			chunk__get(rec.chunk);

@@ -56,6 +56,11 @@ size_t sample_id_trailer_size(u64 sample_type);
  * Does not validate the rest of the record: sample_parse does that at delivery.
  */
 u64 sample_time(const struct perf_event_attr *attr, const struct perf_event_header *event);
+/* A timestamp that orders nothing: 0 (synthesized records) or all ones (no time sampled). */
+static inline bool sample_time_untimed(u64 time)
+{
+	return time == 0 || time == (u64)-1;
+}
 
 /*
  * Decode a record with the attr it belongs to. For non-sample records the trailer is decoded

@@ -29,7 +29,6 @@ int walk__take_record(struct walk *w, struct reader_record *rec, const char *pat
 /* The time ordering uses (0 for user records and records without a usable one). */
 u64 walk__record_time(struct perf_session *s, const struct perf_event_header *event,
 		      struct evsel **evsel);
-bool walk__untimed(u64 ts);
 
 /* A --threads directory (dir.c). */
 int walk_dir(struct walk *w);
