@@ -2,7 +2,9 @@
 #include "analyzer/options.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void usage_with_options(const char *usage, const struct option *opts)
 {
@@ -179,4 +181,31 @@ int parse_options(int argc, const char **argv, const struct option *opts, const 
 			return -1;
 	}
 	return nr_args;
+}
+
+bool options__input(int nr_args, const char **argv, const char **input, const char *usage,
+		    const struct option *opts)
+{
+	if (nr_args > 1 || (nr_args == 1 && *input)) {
+		fprintf(stderr, "  Error: too many input files\n");
+		usage_with_options(usage, opts);
+		return false;
+	}
+	if (nr_args == 1)
+		*input = argv[0];
+	if (!*input)
+		*input = "perf.data";
+	return true;
+}
+
+int options__jobs(const char *jobs, const char *usage, const struct option *opts)
+{
+	if (!jobs)
+		return (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (atoi(jobs) < 1 || atoi(jobs) > 1024) {
+		fprintf(stderr, "  Error: --jobs needs a number of threads from 1 to 1024\n");
+		usage_with_options(usage, opts);
+		return -1;
+	}
+	return atoi(jobs);
 }

@@ -30,4 +30,14 @@ struct option {
 int parse_options(int argc, const char **argv, const struct option *opts, const char *usage);
 void usage_with_options(const char *usage, const struct option *opts);
 
+/*
+ * What every command that reads a recording takes. options__input: PATH (the one non-option
+ * argument) or -i, default ./perf.data; false after perf's "too many input files" usage error.
+ * options__jobs: -j N, N threads in all from 1 to 1024, default the online CPUs; -1 after the
+ * usage error. The caller exits with 129 on either error.
+ */
+bool options__input(int nr_args, const char **argv, const char **input, const char *usage,
+		    const struct option *opts);
+int options__jobs(const char *jobs, const char *usage, const struct option *opts);
+
 #endif

@@ -456,15 +456,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		return 129;
 	/* -D: the raw dump, then perf's stats block; samples are only counted, as --stats does */
 	stats |= dump_raw;
-	if (nr_args > 1 || (nr_args == 1 && input)) {
-		fprintf(stderr, "  Error: too many input files\n");
-		usage_with_options(report_usage, opts);
+	if (!options__input(nr_args, argv, &input, report_usage, opts))
 		return 129;
-	}
-	if (nr_args == 1)
-		input = argv[0];
-	if (!input)
-		input = "perf.data";
 
 	if (sort_str) {
 		const char *s = sort_str;
@@ -491,11 +484,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	popts.show_nr_samples = show_nr;
 	popts.show_header = !quiet;
 
-	if (jobs && (atoi(jobs) < 1 || atoi(jobs) > 1024)) {
-		fprintf(stderr, "  Error: --jobs needs a number of threads from 1 to 1024\n");
-		usage_with_options(report_usage, opts);
+	nr_jobs = options__jobs(jobs, report_usage, opts);
+	if (nr_jobs < 0)
 		return 129;
-	}
 	if (perf_session__open(&rep.session, input)) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
@@ -521,7 +512,6 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	symsrc.kallsyms = kallsyms;
 	symsrc.debug_dir = getenv("ANALYZE_DEBUG_DIR");
 	/* -j N: N threads in all, this one included */
-	nr_jobs = jobs ? atoi(jobs) : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
 	rep.session.wq = wq;
 	machine__init(&rep.machine, &symsrc);

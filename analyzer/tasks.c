@@ -284,26 +284,16 @@ int cmd_tasks(int argc, const char **argv)
 	nr_args = parse_options(argc, argv, opts, tasks_usage);
 	if (nr_args < 0)
 		return 129;
-	if (nr_args > 1 || (nr_args == 1 && input)) {
-		fprintf(stderr, "  Error: too many input files\n");
-		usage_with_options(tasks_usage, opts);
+	if (!options__input(nr_args, argv, &input, tasks_usage, opts))
 		return 129;
-	}
-	if (nr_args == 1)
-		input = argv[0];
-	if (!input)
-		input = "perf.data";
-	if (jobs && (atoi(jobs) < 1 || atoi(jobs) > 1024)) {
-		fprintf(stderr, "  Error: --jobs needs a number of threads from 1 to 1024\n");
-		usage_with_options(tasks_usage, opts);
+	nr_jobs = options__jobs(jobs, tasks_usage, opts);
+	if (nr_jobs < 0)
 		return 129;
-	}
 	if (perf_session__open(&tasks.session, input)) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
 	/* -j N: N threads in all, this one included; workers only read ahead */
-	nr_jobs = jobs ? atoi(jobs) : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
 	tasks.session.wq = wq;
 	/* no dso loader: nothing here loads symbols */
