@@ -272,11 +272,6 @@ int perf_writer__set_sample_time(struct perf_writer *w, u64 first, u64 last)
 	return perf_writer__set_feature(w, HEADER_SAMPLE_TIME, v, sizeof(v));
 }
 
-int perf_writer__set_total_mem(struct perf_writer *w, u64 kb)
-{
-	return perf_writer__set_feature(w, HEADER_TOTAL_MEM, &kb, sizeof(kb));
-}
-
 static bool has_feat(const struct perf_writer *w, int feat)
 {
 	return (w->feat_bits[feat / 64] >> (feat % 64)) & 1;

@@ -61,8 +61,6 @@ int perf_writer__set_cmdline(struct perf_writer *w, size_t argc, const char *con
 int perf_writer__set_nrcpus(struct perf_writer *w, u32 avail, u32 online);
 /* SAMPLE_TIME: u64 first, u64 last. */
 int perf_writer__set_sample_time(struct perf_writer *w, u64 first, u64 last);
-/* TOTAL_MEM: u64 kB. */
-int perf_writer__set_total_mem(struct perf_writer *w, u64 kb);
 
 /*
  * Complete the file: flush the data, write the feature table and sections (EVENT_DESC made
