@@ -78,13 +78,82 @@ static void thread__set_comm(struct machine *m, struct thread *t, const char *co
 	t->comm_set = true;
 }
 
+static size_t table_home(const struct thread_table *tt, s32 tid)
+{
+	/* Fibonacci hashing: consecutive tids land far apart */
+	return (size_t)(((u64)(u32)tid * 0x9e3779b97f4a7c15ull) >> 32) & (tt->cap - 1);
+}
+
+static struct thread *table_find(const struct thread_table *tt, s32 tid)
+{
+	if (!tt->count)
+		return NULL;
+	for (size_t i = table_home(tt, tid);; i = (i + 1) & (tt->cap - 1)) {
+		struct thread *t = tt->slots[i];
+
+		if (!t || t->tid == tid)
+			return t;
+	}
+}
+
+static void table_place(struct thread_table *tt, struct thread *t)
+{
+	size_t i = table_home(tt, t->tid);
+
+	while (tt->slots[i])
+		i = (i + 1) & (tt->cap - 1);
+	tt->slots[i] = t;
+}
+
+/* Insert t, whose tid is not in the table. */
+static void table_insert(struct thread_table *tt, struct thread *t)
+{
+	if ((tt->count + 1) * 4 > tt->cap * 3) {
+		struct thread **old = tt->slots;
+		size_t old_cap = tt->cap;
+
+		tt->cap = old_cap ? old_cap * 2 : 64;
+		tt->slots = xcalloc(tt->cap, sizeof(*tt->slots));
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i])
+				table_place(tt, old[i]);
+		free(old);
+	}
+	table_place(tt, t);
+	tt->count++;
+}
+
+/* Remove t if it is the table's thread for its tid. */
+static bool table_remove(struct thread_table *tt, struct thread *t)
+{
+	size_t mask = tt->cap - 1, i, j;
+
+	if (!tt->count)
+		return false;
+	for (i = table_home(tt, t->tid); tt->slots[i] != t; i = (i + 1) & mask)
+		if (!tt->slots[i])
+			return false;
+	/* shift back every later entry of the run that may sit at or before the hole */
+	for (j = (i + 1) & mask; tt->slots[j]; j = (j + 1) & mask) {
+		size_t home = table_home(tt, tt->slots[j]->tid);
+
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			tt->slots[i] = tt->slots[j];
+			i = j;
+		}
+	}
+	tt->slots[i] = NULL;
+	tt->count--;
+	return true;
+}
+
 static struct thread *threads__lookup(struct machine *m, s32 tid)
 {
 	struct thread *t = m->recent[(u32)tid % ARRAY_SIZE(m->recent)];
 
 	if (t && t->tid == tid)
 		return t;
-	return hashmap_find(&m->threads, (u64)(u32)tid);
+	return table_find(&m->threads, tid);
 }
 
 static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create);
@@ -121,7 +190,7 @@ static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create
 	if (!create)
 		return NULL;
 	t = thread__new(m, pid, tid);
-	hashmap_insert(&m->threads, (u64)(u32)tid, t);	/* the table's reference */
+	table_insert(&m->threads, t);	/* the table's reference */
 	if (pid == tid || pid == -1) {
 		t->maps = maps__new();
 	} else {
@@ -152,12 +221,11 @@ size_t machine__nr_threads(const struct machine *m)
 int machine__for_each_thread(struct machine *m, int (*fn)(struct thread *thread, void *data),
 			     void *data)
 {
-	size_t it = 0;
-	void *v;
 	int ret = 0;
 
-	while (!ret && hashmap_next(&m->threads, &it, NULL, &v))
-		ret = fn(v, data);
+	for (size_t i = 0; !ret && i < m->threads.cap; i++)
+		if (m->threads.slots[i])
+			ret = fn(m->threads.slots[i], data);
 	return ret;
 }
 
@@ -165,10 +233,8 @@ static void machine__remove_thread(struct machine *m, struct thread *t)
 {
 	if (m->recent[(u32)t->tid % ARRAY_SIZE(m->recent)] == t)
 		m->recent[(u32)t->tid % ARRAY_SIZE(m->recent)] = NULL;
-	if (hashmap_find(&m->threads, (u64)(u32)t->tid) == t) {
-		hashmap_remove(&m->threads, (u64)(u32)t->tid);
+	if (table_remove(&m->threads, t))
 		thread__put(t);
-	}
 }
 
 #define RETIRE_AFTER_NS 100000000ull
@@ -181,7 +247,7 @@ static void retire(struct machine *m, struct thread *t)
 	s32 pid = t->pid;
 	bool is_leader = t->pid == t->tid;
 
-	if (hashmap_find(&m->threads, (u64)(u32)t->tid) != t)
+	if (table_find(&m->threads, t->tid) != t)
 		return;	/* its tid was reused: gone already */
 	if (is_leader && maps && refcount_read(&maps->ref) > 1) {
 		t->retire_due = true;	/* its threads use its maps: it goes with the last */
@@ -189,7 +255,7 @@ static void retire(struct machine *m, struct thread *t)
 	}
 	t->maps = NULL;
 	machine__remove_thread(m, t);	/* t may be freed */
-	leader = is_leader || !maps ? NULL : hashmap_find(&m->threads, (u64)(u32)pid);
+	leader = is_leader || !maps ? NULL : table_find(&m->threads, pid);
 	maps__put(maps);
 	if (leader && leader->retire_due && leader->maps == maps && refcount_read(&maps->ref) == 1)
 		retire(m, leader);
@@ -230,7 +296,6 @@ void machine__init(struct machine *m, const struct symsrc_config *cfg)
 
 	memset(m, 0, sizeof(*m));
 	strpool_init(&m->strings);
-	hashmap_init(&m->threads);
 	dsos__init(&m->dsos);
 	m->kmaps = maps__new();
 	m->symsrc = *cfg;
@@ -243,15 +308,12 @@ void machine__init(struct machine *m, const struct symsrc_config *cfg)
 
 void machine__exit(struct machine *m)
 {
-	size_t it = 0;
-	void *v;
-
 	for (size_t i = 0; i < m->nr_exited; i++)
 		thread__put(m->exited[m->exited_head + i].thread);
 	free(m->exited);
-	while (hashmap_next(&m->threads, &it, NULL, &v))
-		thread__put(v);
-	hashmap_exit(&m->threads);
+	for (size_t i = 0; i < m->threads.cap; i++)
+		thread__put(m->threads.slots[i]);
+	free(m->threads.slots);
 	while (m->comms) {
 		struct comm_chunk *next = m->comms->next;
 

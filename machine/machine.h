@@ -51,10 +51,21 @@ struct exited_thread {
 	u64 time;
 };
 
+/*
+ * The threads by tid: open addressing on the thread pointers themselves (the key is their
+ * tid), linear probing, at most 3/4 full; removal shifts back (no tombstones). 8 bytes a
+ * slot: at fleet scale this table is a large part of the model.
+ */
+struct thread_table {
+	struct thread **slots;
+	size_t cap;	/* power of two, or 0 */
+	size_t count;
+};
+
 struct machine {
 	struct strpool strings;
 	struct comm_chunk *comms;	/* arena of comm objects */
-	struct hashmap threads;	/* tid -> struct thread * */
+	struct thread_table threads;	/* holds a reference to each */
 	struct thread *recent[64];	/* recent lookups by tid % 64, not references */
 	struct dsos dsos;
 	struct maps *kmaps;	/* kernel maps */

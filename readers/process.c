@@ -159,7 +159,7 @@ static void release_pages(struct perf_session *s, const struct ordered_queue *q,
 	for (size_t i = q->head; i < q->nr; i++)
 		keep = MIN(keep, q->entries[i].file_offset);
 	keep &= ~(page - 1);
-	if (keep <= *released || keep - *released < (8u << 20))
+	if (keep <= *released || keep - *released < (1u << 20))
 		return;
 	madvise(s->base + *released, keep - *released, MADV_DONTNEED);
 	*released = keep;

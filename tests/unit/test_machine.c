@@ -291,6 +291,59 @@ Test(machine, exit_retires_once_the_stream_is_past_it)
 	machine__exit(&m);
 }
 
+/*
+ * The thread table against a naive model: many threads come and go (EXIT and retirement
+ * remove them from the middle of probe runs), tids are reused; every tid finds exactly the
+ * thread the model says, and the table counts them right.
+ */
+Test(machine, thread_table_matches_naive)
+{
+	enum { TIDS = 3000, STEPS = 40000 };
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	static bool live[TIDS];
+	struct machine m;
+	u64 seed = 42, time = SEC;
+	size_t nr_live = 0;
+
+	machine__init(&m, &cfg);
+	for (int step = 0; step < STEPS; step++) {
+		u32 tid;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		tid = 1 + (u32)(seed >> 33) % (TIDS - 1);
+		time += SEC / 50;	/* an EXIT retires 6 records later */
+		if (!live[tid]) {
+			put_task(&m, PERF_RECORD_FORK, tid, 0, tid, 0, time);
+			live[tid] = true;
+			nr_live++;
+		} else if ((seed >> 20) & 1) {
+			put_task(&m, PERF_RECORD_EXIT, tid, 0, tid, 0, time);
+			live[tid] = false;
+			nr_live--;
+		}
+		if (step % 997 == 0) {
+			size_t found = 0;
+
+			for (u32 i = 1; i < TIDS; i++) {
+				struct thread *t = machine__find_thread(&m, (s32)i);
+
+				if (live[i]) {
+					cr_assert_not_null(t, "tid %u lost at step %d", i, step);
+					cr_assert_eq(t->tid, (s32)i);
+					cr_assert_not(t->exited);
+				}
+				found += t && !t->exited;
+				thread__put(t);
+			}
+			cr_assert_eq(found, nr_live);
+		}
+	}
+	/* past every EXIT: what is left is the live threads, the idle task and the ticker */
+	tick(&m, time + SEC);
+	cr_assert_eq(machine__nr_threads(&m), nr_live + 2);
+	machine__exit(&m);
+}
+
 Test(machine, keep_exited_keeps_exited_threads)
 {
 	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
