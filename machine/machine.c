@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "lib/error.h"
+#include "lib/slab.h"
 #include "lib/xalloc.h"
 #include "readers/sample.h"
 
@@ -24,6 +25,7 @@ struct comm_chunk {
 	struct comm comms[COMMS_PER_CHUNK];
 };
 
+/* A comm object for an interned name. */
 static struct comm *comm__new(struct machine *m, const char *str)
 {
 	struct comm_chunk *c = m->comms;
@@ -34,21 +36,34 @@ static struct comm *comm__new(struct machine *m, const char *str)
 		c->used = 0;
 		m->comms = c;
 	}
-	c->comms[c->used].str = strpool_intern(&m->strings, str);
+	c->comms[c->used].str = str;
 	return &c->comms[c->used++];
 }
 
-static struct thread *thread__new(struct machine *m, s32 pid, s32 tid)
+/* Threads are many and short-lived: a slab, not a malloc each (single writer). */
+static struct slab thread_slab = SLAB_INIT(struct thread);
+
+static struct thread *thread__new(s32 pid, s32 tid)
 {
-	struct thread *t = xzalloc(sizeof(*t));
-	char comm[32];
+	struct thread *t = slab_zalloc(&thread_slab);
 
 	refcount_init(&t->ref, "thread");
 	t->pid = pid;
 	t->tid = tid;
 	t->ppid = -1;
-	snprintf(comm, sizeof(comm), ":%d", tid);
-	t->comm = comm__new(m, comm);
+	return t;
+}
+
+/* The ":tid" placeholder, made when first needed (see struct thread). */
+static struct thread *thread__with_comm(struct machine *m, struct thread *t)
+{
+	char comm[16];
+
+	if (t && !t->comm) {
+		snprintf(comm, sizeof(comm), ":%d", t->tid);
+		t->comm0.str = strpool_intern(&m->strings, comm);
+		t->comm = &t->comm0;
+	}
 	return t;
 }
 
@@ -63,18 +78,24 @@ void thread__put(struct thread *t)
 {
 	if (t && refcount_put(&t->ref)) {
 		maps__put(t->maps);
-		free(t);
+		slab_free(&thread_slab, t);
 	}
 }
 
-/* perf's __thread__set_comm: the first name overrides the ":tid" placeholder in place. */
-static void thread__set_comm(struct machine *m, struct thread *t, const char *comm)
+/*
+ * perf's __thread__set_comm: the first name overrides the ":tid" placeholder in place.
+ * str is interned.
+ */
+static void thread__set_comm(struct machine *m, struct thread *t, const char *str)
 {
-	if (!t->comm_set)	/* histograms may be reading it on another thread */
-		__atomic_store_n(&t->comm->str, strpool_intern(&m->strings, comm),
-				 __ATOMIC_RELAXED);
-	else
-		t->comm = comm__new(m, comm);
+	if (t->comm_set) {
+		t->comm = comm__new(m, str);
+	} else if (t->comm) {	/* histograms may be reading it on another thread */
+		__atomic_store_n(&t->comm->str, str, __ATOMIC_RELAXED);
+	} else {
+		t->comm0.str = str;
+		t->comm = &t->comm0;
+	}
 	t->comm_set = true;
 }
 
@@ -189,7 +210,7 @@ static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create
 	}
 	if (!create)
 		return NULL;
-	t = thread__new(m, pid, tid);
+	t = thread__new(pid, tid);
 	table_insert(&m->threads, t);	/* the table's reference */
 	if (pid == tid || pid == -1) {
 		t->maps = maps__new();
@@ -203,14 +224,25 @@ static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create
 	return thread__get(t);
 }
 
-struct thread *machine__findnew_thread(struct machine *m, s32 pid, s32 tid)
+/* Inside the model: threads without their placeholder comm. */
+static struct thread *threads__findnew(struct machine *m, s32 pid, s32 tid)
 {
 	return __findnew(m, pid, tid, true);
 }
 
-struct thread *machine__find_thread(struct machine *m, s32 tid)
+static struct thread *threads__find(struct machine *m, s32 tid)
 {
 	return __findnew(m, -1, tid, false);
+}
+
+struct thread *machine__findnew_thread(struct machine *m, s32 pid, s32 tid)
+{
+	return thread__with_comm(m, threads__findnew(m, pid, tid));
+}
+
+struct thread *machine__find_thread(struct machine *m, s32 tid)
+{
+	return thread__with_comm(m, threads__find(m, tid));
 }
 
 size_t machine__nr_threads(const struct machine *m)
@@ -225,7 +257,7 @@ int machine__for_each_thread(struct machine *m, int (*fn)(struct thread *thread,
 
 	for (size_t i = 0; !ret && i < m->threads.cap; i++)
 		if (m->threads.slots[i])
-			ret = fn(m->threads.slots[i], data);
+			ret = fn(thread__with_comm(m, m->threads.slots[i]), data);
 	return ret;
 }
 
@@ -301,8 +333,8 @@ void machine__init(struct machine *m, const struct symsrc_config *cfg)
 	m->symsrc = *cfg;
 	m->kernel_start = 1ULL << 63;	/* x86_64: every address above 2^63 is the kernel's */
 	/* perf registers the idle task as pid 0 "swapper" before reading events. */
-	idle = machine__findnew_thread(m, 0, 0);
-	thread__set_comm(m, idle, "swapper");
+	idle = threads__findnew(m, 0, 0);
+	thread__set_comm(m, idle, strpool_intern(&m->strings, "swapper"));
 	thread__put(idle);
 }
 
@@ -375,7 +407,7 @@ static void process_user_mmap(struct machine *m, s32 pid, s32 tid, u64 start, u6
 			      u64 pgoff, u8 prot, bool shared, const u64 *ino,
 			      const char *filename, const u8 *build_id, u8 build_id_size)
 {
-	struct thread *t = machine__findnew_thread(m, pid, tid);
+	struct thread *t = threads__findnew(m, pid, tid);
 	bool anon = is_anon_memory(filename), no_dso = is_no_dso_memory(filename);
 	bool exec = prot & PROT_EXEC;
 	char newname[64];
@@ -408,20 +440,20 @@ static void process_user_mmap(struct machine *m, s32 pid, s32 tid, u64 start, u6
 
 static int process_fork(struct machine *m, const struct perf_record_fork *ev)
 {
-	struct thread *t = machine__find_thread(m, ev->tid);
-	struct thread *parent = machine__findnew_thread(m, ev->ppid, ev->ptid);
+	struct thread *t = threads__find(m, ev->tid);
+	struct thread *parent = threads__findnew(m, ev->ppid, ev->ptid);
 
 	/* An existing thread that is not really the parent: drop it, as perf does. */
 	if (parent->pid != (s32)ev->ppid) {
 		machine__remove_thread(m, parent);
 		thread__put(parent);
-		parent = machine__findnew_thread(m, ev->ppid, ev->ptid);
+		parent = threads__findnew(m, ev->ppid, ev->ptid);
 	}
 	if (t) {
 		machine__remove_thread(m, t);
 		thread__put(t);
 	}
-	t = machine__findnew_thread(m, ev->pid, ev->tid);
+	t = threads__findnew(m, ev->pid, ev->tid);
 	if (parent->comm_set)
 		thread__set_comm(m, t, parent->comm->str);
 	t->ppid = parent->tid;
@@ -496,8 +528,8 @@ int machine__process_event(struct machine *m, const struct perf_event_header *ev
 
 		if (event->size < sizeof(*ev) || !(comm = record_string(event, ev->comm)))
 			return error_set("malformed COMM record"), -1;
-		t = machine__findnew_thread(m, ev->pid, ev->tid);
-		thread__set_comm(m, t, comm);
+		t = threads__findnew(m, ev->pid, ev->tid);
+		thread__set_comm(m, t, strpool_intern(&m->strings, comm));
 		thread__put(t);
 		return 0;
 	}
@@ -511,7 +543,7 @@ int machine__process_event(struct machine *m, const struct perf_event_header *ev
 
 		if (event->size < sizeof(*ev))
 			return error_set("malformed EXIT record"), -1;
-		t = machine__find_thread(m, ev->tid);
+		t = threads__find(m, ev->tid);
 		if (t) {
 			t->exited = true;
 			if (!m->keep_exited && !sample_time_untimed(time))

@@ -36,7 +36,13 @@ static inline const char *comm__str(const struct comm *comm)
 struct thread {
 	struct refcount ref;
 	s32 pid, tid, ppid;
-	struct comm *comm;	/* ":tid" until a COMM or a fork sets it */
+	/*
+	 * ":tid" until a COMM or a fork sets it. Inside the model it is NULL until needed (most
+	 * threads get their name before anything asks); a thread handed out by the functions
+	 * below always has one.
+	 */
+	struct comm *comm;
+	struct comm comm0;	/* the first comm object: the placeholder or the first name */
 	bool comm_set;
 	bool exited;
 	bool retire_due;	/* a process leader past its retirement, kept for its threads */

@@ -1,10 +1,11 @@
-/* Unit tests for lib/: hashmap, strpool, refcount. */
+/* Unit tests for lib/: hashmap, strpool, refcount, slab. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/hashmap.h"
 #include "lib/refcount.h"
+#include "lib/slab.h"
 #include "lib/strpool.h"
 
 Test(hashmap, insert_find_remove_many)
@@ -88,4 +89,42 @@ Test(refcount, put_reports_last)
 	refcount_get(&r);
 	cr_assert_not(refcount_put(&r));
 	cr_assert(refcount_put(&r));
+}
+
+struct slab_obj {
+	u64 a, b, c;
+	u8 tag;
+};
+
+/* Objects are zeroed and never overlap, freed ones are handed out again, and the last free
+ * gives every chunk back. */
+Test(slab, objects_are_zeroed_disjoint_and_the_last_free_releases_all)
+{
+	enum { N = 20000 };
+	static struct slab_obj *objs[N];
+	struct slab slab = SLAB_INIT(struct slab_obj);
+
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < N; i++) {
+			if (objs[i])
+				continue;
+			objs[i] = slab_zalloc(&slab);
+			cr_assert_eq((uintptr_t)objs[i] % 8, 0);
+			cr_assert(!objs[i]->a && !objs[i]->b && !objs[i]->c && !objs[i]->tag);
+			objs[i]->a = objs[i]->b = objs[i]->c = (u64)i;
+			objs[i]->tag = (u8)i;
+		}
+		for (int i = 0; i < N; i++)
+			cr_assert(objs[i]->a == (u64)i && objs[i]->c == (u64)i &&
+				  objs[i]->tag == (u8)i, "object %d overwritten", i);
+		for (int i = round; i < N; i += 2) {	/* half, then the other half */
+			slab_free(&slab, objs[i]);
+			objs[i] = NULL;
+		}
+	}
+	for (int i = 0; i < N; i++)
+		slab_free(&slab, objs[i]);
+	cr_assert_eq(slab.live, 0);
+	cr_assert_null(slab.chunks);
+	cr_assert_null(slab.free);
 }

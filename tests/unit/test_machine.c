@@ -231,6 +231,60 @@ Test(machine, unknown_thread_has_tid_comm_and_idle_is_swapper)
 	machine__exit(&m);
 }
 
+#define SEC 1000000000ull
+
+static int count_placeholders(struct thread *t, void *data)
+{
+	char want[16];
+
+	snprintf(want, sizeof(want), ":%d", t->tid);
+	*(int *)data += !strcmp(thread__comm_str(t), want);
+	return 0;
+}
+
+/* A thread the model made for an MMAP of an unknown task is listed with its ":tid". */
+Test(machine, thread_made_inside_the_model_is_listed_with_tid_comm)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	int placeholders = 0;
+
+	machine__init(&m, &cfg);
+	put_mmap(&m, 777, 0x400000, 0x1000, "/usr/bin/unknown");
+	machine__for_each_thread(&m, count_placeholders, &placeholders);
+	cr_assert_eq(placeholders, 1);
+	machine__exit(&m);
+}
+
+/*
+ * Churn costs nothing that stays: named threads that fork, get sampled and exit intern no
+ * string each (no ":tid" placeholder is made for a thread named before anything asks).
+ */
+Test(machine, churn_of_named_threads_interns_nothing)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	size_t strings;
+	u64 time = SEC;
+
+	machine__init(&m, &cfg);
+	put_comm_at(&m, 100, 100, "server", time);
+	put_task(&m, PERF_RECORD_FORK, 100, 100, 101, 100, time);
+	strings = m.strings.count;
+	for (u32 tid = 1000; tid < 3000; tid++) {
+		struct thread *t;
+
+		put_task(&m, PERF_RECORD_FORK, 100, 100, tid, 100, time += SEC / 100);
+		t = machine__findnew_thread(&m, 100, (s32)tid);	/* as a sample does */
+		cr_assert_str_eq(thread__comm_str(t), "server");
+		thread__put(t);
+		put_task(&m, PERF_RECORD_EXIT, 100, 100, tid, 100, time += SEC / 100);
+	}
+	cr_assert_eq(m.strings.count, strings);
+	cr_assert_lt(machine__nr_threads(&m), 100);	/* retired as they went */
+	machine__exit(&m);
+}
+
 Test(machine, sample_after_exit_keeps_comm)
 {
 	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
@@ -251,7 +305,6 @@ Test(machine, sample_after_exit_keeps_comm)
 	machine__exit(&m);
 }
 
-#define SEC 1000000000ull
 
 /* The stream moves on: a side-band record of an unrelated task at time. */
 static void tick(struct machine *m, u64 time)
