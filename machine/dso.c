@@ -142,9 +142,6 @@ struct dso *dso__get(struct dso *dso)
 	return dso;
 }
 
-/* a path mapped from this many files is not a real recording: the rest share the last */
-#define DSO_MAX_INOS 1024
-
 u32 dso__ino_index(struct dso *dso, u64 ino)
 {
 	for (u32 i = 0; i < dso->nr_inos; i++)

@@ -77,6 +77,8 @@ struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *l
 struct dso *dso__get(struct dso *dso);
 /* The index (from 1) of a mapping's inode in dso->inos, added if new. */
 u32 dso__ino_index(struct dso *dso, u64 ino);
+/* A path mapped from more files than this is not a real recording: the rest share the last. */
+#define DSO_MAX_INOS 1024
 /*
  * The inode of index (dso__ino_index); index 0, a mapping recorded without an id, shows the
  * first inode recorded for the path, as perf's lookup by name alone finds that dso.

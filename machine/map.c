@@ -4,12 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/slab.h"
 #include "lib/xalloc.h"
 #include "machine/dso.h"
 
+/* Maps are the most numerous objects: a slab, not a malloc each (single writer). */
+_Static_assert(DSO_MAX_INOS <= UINT16_MAX, "struct map keeps an inode index in 16 bits");
+
+static struct slab map_slab = SLAB_INIT(struct map);
+
 struct map *map__new(u64 start, u64 end, u64 pgoff, struct dso *dso)
 {
-	struct map *map = xzalloc(sizeof(*map));
+	struct map *map = slab_zalloc(&map_slab);
 
 	refcount_init(&map->ref, "map");
 	map->start = start;
@@ -30,7 +36,7 @@ void map__put(struct map *map)
 {
 	if (map && refcount_put(&map->ref)) {
 		dso__put(map->dso);
-		free(map);
+		slab_free(&map_slab, map);
 	}
 }
 
@@ -67,6 +73,7 @@ void maps__put(struct maps *maps)
 		for (size_t i = 0; i < maps->nr; i++)
 			map__put(maps->arr[i]);
 		free(maps->arr);
+		free(maps->starts);
 		free(maps);
 	}
 }
@@ -103,7 +110,10 @@ static void maps__sort(struct maps *maps)
 			merged[k++] = maps->arr[j++];
 		memcpy(maps->arr, merged, n * sizeof(*merged));
 		free(merged);
+		s = 0;	/* every start moved */
 	}
+	for (i = s; i < n; i++)
+		maps->starts[i] = maps->arr[i]->start;
 	maps->nr_sorted = n;
 	maps->disjoint = true;
 	for (i = 1; i < n; i++)
@@ -129,12 +139,17 @@ static size_t tail_max(const struct maps *maps)
 
 static void maps__append(struct maps *maps, struct map *map)
 {
-	ARRAY_GROW(maps->arr, maps->alloc, maps->nr + 1);
+	if (maps->nr == maps->alloc) {
+		size_t alloc = maps->alloc;
+
+		ARRAY_GROW(maps->arr, maps->alloc, maps->nr + 1);
+		ARRAY_GROW(maps->starts, alloc, maps->alloc);
+	}
 	if (maps->nr_sorted == maps->nr &&
 	    (!maps->nr || maps->arr[maps->nr - 1]->start <= map->start)) {
 		if (maps->nr && maps->arr[maps->nr - 1]->end > map->start)
 			maps->disjoint = false;
-		maps->nr_sorted++;	/* in order: the sorted part grows */
+		maps->starts[maps->nr_sorted++] = map->start;	/* in order: the sorted part grows */
 	}
 	maps->arr[maps->nr++] = map;
 	maps->last = NULL;
@@ -157,6 +172,7 @@ static void maps__fixup_overlaps(struct maps *maps, const struct map *map)
 		struct map *old = maps->arr[i];
 
 		if (old->end <= map->start || old->start >= map->end) {
+			maps->starts[keep] = old->start;
 			maps->arr[keep++] = old;
 			continue;
 		}
@@ -230,19 +246,33 @@ struct map *maps__find(struct maps *maps, u64 ip)
 	if (maps->last && ip >= maps->last->start && ip < maps->last->end)
 		return maps->last;
 	hi = maps->nr;
+	if (maps->disjoint) {
+		struct map *m;
+
+		/* the last map starting at or below ip is the only one that can hold it */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (maps->starts[mid] <= ip)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo || ip >= (m = maps->arr[lo - 1])->end)
+			return NULL;
+		maps->last = m;
+		return m;
+	}
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		struct map *m = maps->arr[mid];
 
-		if (ip < m->start) {
+		if (ip < m->start)
 			hi = mid;
-		} else if (ip >= m->end) {
+		else if (ip >= m->end)
 			lo = mid + 1;
-		} else {
-			if (maps->disjoint)
-				maps->last = m;
+		else
 			return m;
-		}
 	}
 	return NULL;
 }

@@ -13,19 +13,25 @@
 
 struct dso;
 
+/* 40 bytes (a slab object): there are millions. */
 struct map {
 	struct refcount ref;
+	u16 ino_index;	/* the file's inode: dso__ino(dso, ino_index) (at most DSO_MAX_INOS) */
+	u8 prot;	/* PROT_* as recorded (MMAP: PROT_EXEC unless a data mapping) */
+	u8 identity : 1;	/* kernel maps: addresses are dso addresses */
+	u8 shared : 1;	/* MAP_SHARED as recorded */
 	u64 start, end, pgoff;
 	struct dso *dso;
-	bool identity;	/* kernel maps: addresses are dso addresses */
-	u8 prot;	/* PROT_* as recorded (MMAP: PROT_EXEC unless a data mapping) */
-	bool shared;	/* MAP_SHARED as recorded */
-	u32 ino_index;	/* the file's inode: dso__ino(dso, ino_index) */
 };
 
 struct maps {
 	struct refcount ref;
 	struct map **arr;
+	/*
+	 * starts[i] == arr[i]->start for i < nr_sorted: lookups binary-search this array and
+	 * touch one map, not one per step (at a million maps, each one a cache miss).
+	 */
+	u64 *starts;
 	size_t nr, alloc;
 	size_t nr_sorted;	/* arr[0, nr_sorted) is in address order; the rest, a short
 				   unsorted tail of recent inserts, is merged in by lookups */
