@@ -300,6 +300,10 @@ int cmd_tasks(int argc, const char **argv)
 	machine__init(&tasks.machine, &symsrc);
 	tasks.machine.keep_exited = true;	/* perf lists exited tasks too */
 	tasks.mmaps = mmaps;
+	tasks.consumer.ignores = ~(1ull << PERF_RECORD_COMM | 1ull << PERF_RECORD_EXIT |
+				   1ull << PERF_RECORD_FORK);
+	if (mmaps)
+		tasks.consumer.ignores &= ~(1ull << PERF_RECORD_MMAP | 1ull << PERF_RECORD_MMAP2);
 
 	ret = perf_session__process(&tasks.session, &tasks.consumer);
 	if (ret) {

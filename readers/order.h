@@ -43,6 +43,11 @@ struct ordered_queue {
 void ordered_queue_init(struct ordered_queue *q, ordered_deliver_fn deliver, void *data);
 void ordered_queue_exit(struct ordered_queue *q);
 void ordered_queue_push(struct ordered_queue *q, u64 timestamp, void *event, u64 file_offset);
+/*
+ * A record with this timestamp went by unqueued (its consumer ignores it): it raises the
+ * largest timestamp seen, which paces the round flushes, as it would have queued.
+ */
+void ordered_queue_note(struct ordered_queue *q, u64 timestamp);
 /* On FINISHED_ROUND. Returns what deliver returned if non-zero, else 0. */
 int ordered_queue_flush_round(struct ordered_queue *q);
 /* At the end of the input: everything. */

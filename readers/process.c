@@ -29,37 +29,60 @@
 
 
 
+/*
+ * Fill ctx for a kernel record: its evsel and its parsed sample fields (check_only: the
+ * sample is left unset, the record only checked). 0, or -1 (error).
+ */
+static int walk__parse(struct walk *w, struct event_ctx *ctx, struct evsel *evsel,
+		       bool check_only)
+{
+	struct perf_session *s = w->session;
+	const struct perf_event_header *event = ctx->event;
+
+	ctx->evsel = evsel ? evsel : perf_session__evsel_of(s, event);
+	if (!ctx->evsel) {
+		error_set("%s: offset %#llx: %s record carries an id that matches no event",
+			  s->path, (unsigned long long)ctx->file_offset,
+			  perf_event__name(event->type));
+		w->error = -1;
+		return -1;
+	}
+	if (check_only ? sample_check(&ctx->evsel->attr, event)
+		       : sample_parse(&ctx->evsel->attr, event, &ctx->sample)) {
+		error_set("%s: offset %#llx: %s record of %u bytes is too short for its sample_type %#llx",
+			  s->path, (unsigned long long)ctx->file_offset,
+			  perf_event__name(event->type), event->size,
+			  (unsigned long long)ctx->evsel->attr.sample_type);
+		w->error = -1;
+		return -1;
+	}
+	return 0;
+}
+
 int walk__deliver(struct walk *w, struct perf_event_header *event, u64 file_offset,
 		       struct evsel *evsel)
 {
 	struct event_ctx ctx;
-	struct perf_session *s = w->session;
 
 	/* the sample is filled below (sample_parse clears it first): no need to clear it twice */
 	ctx.event = event;
 	ctx.file_offset = file_offset;
 	ctx.evsel = NULL;
-	if (event->type >= PERF_RECORD_USER_TYPE_START) {
+	if (event->type >= PERF_RECORD_USER_TYPE_START)
 		memset(&ctx.sample, 0, sizeof(ctx.sample));
-	} else {
-		ctx.evsel = evsel ? evsel : perf_session__evsel_of(s, event);
-		if (!ctx.evsel) {
-			error_set("%s: offset %#llx: %s record carries an id that matches no event",
-				  s->path, (unsigned long long)file_offset,
-				  perf_event__name(event->type));
-			w->error = -1;
-			return -1;
-		}
-		if (sample_parse(&ctx.evsel->attr, event, &ctx.sample)) {
-			error_set("%s: offset %#llx: %s record of %u bytes is too short for its sample_type %#llx",
-				  s->path, (unsigned long long)file_offset,
-				  perf_event__name(event->type), event->size,
-				  (unsigned long long)ctx.evsel->attr.sample_type);
-			w->error = -1;
-			return -1;
-		}
-	}
+	else if (walk__parse(w, &ctx, evsel, false))
+		return -1;
 	return w->consumer->deliver(w->consumer, &ctx);
+}
+
+int walk__check(struct walk *w, struct perf_event_header *event, u64 file_offset,
+		struct evsel *evsel)
+{
+	struct event_ctx ctx;	/* its sample stays unset: not cleared either */
+
+	ctx.event = event;
+	ctx.file_offset = file_offset;
+	return walk__parse(w, &ctx, evsel, true);
 }
 
 int walk__deliver_queued(void *data, struct ordered_entry *e)
@@ -226,7 +249,11 @@ static int walk_single(struct walk *w, struct reader *rd)
 		if (ret)
 			break;
 		ts = walk__record_time(s, event, &evsel);
-		if (event->type >= PERF_RECORD_USER_TYPE_START || sample_time_untimed(ts)) {
+		if (walk__ignores(w, event)) {
+			ret = walk__check(w, event, rec.file_offset, evsel);
+			if (!sample_time_untimed(ts))
+				ordered_queue_note(&w->queue, ts);
+		} else if (event->type >= PERF_RECORD_USER_TYPE_START || sample_time_untimed(ts)) {
 			ret = walk__deliver(w, event, rec.file_offset, evsel);
 		} else {
 			chunk__get(rec.chunk);

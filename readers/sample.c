@@ -304,3 +304,15 @@ int sample_parse(const struct perf_event_attr *attr, const struct perf_event_hea
 	}
 	return parse_sample_body(attr, event, sample);
 }
+
+int sample_check(const struct perf_event_attr *attr, const struct perf_event_header *event)
+{
+	struct perf_sample scratch;	/* every field the parse reads back, it wrote first */
+
+	if (event->type != PERF_RECORD_SAMPLE) {
+		return !attr->sample_id_all ||
+		       event->size >= sizeof(*event) + sample_id_trailer_size(attr->sample_type)
+			       ? 0 : -1;
+	}
+	return parse_sample_body(attr, event, &scratch);
+}

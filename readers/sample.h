@@ -69,5 +69,7 @@ static inline bool sample_time_untimed(u64 time)
  */
 int sample_parse(const struct perf_event_attr *attr, const struct perf_event_header *event,
 		 struct perf_sample *sample);
+/* sample_parse's answer without the decoding, for records nobody reads: 0 or -1. */
+int sample_check(const struct perf_event_attr *attr, const struct perf_event_header *event);
 
 #endif

@@ -83,6 +83,12 @@ struct event_consumer {
 	 */
 	void (*raw)(struct event_consumer *consumer, const struct perf_event_header *event,
 		    const char *path, u64 file_offset);
+	/*
+	 * Optional: kernel record types (bit 1 << type) deliver() would do nothing with. They
+	 * are still read, checked and counted, and their time still paces the ordering, but
+	 * they are neither queued nor delivered.
+	 */
+	u64 ignores;
 };
 
 /* Open and validate. Returns 0, or -1 with error_get() describing the problem. */

@@ -20,6 +20,13 @@ struct walk {
 /* Deliver one record (evsel: its attr if already known, else NULL). */
 int walk__deliver(struct walk *w, struct perf_event_header *event, u64 file_offset,
 		  struct evsel *evsel);
+/* A record the consumer ignores: checked as delivery would check it, then dropped. */
+int walk__check(struct walk *w, struct perf_event_header *event, u64 file_offset,
+		struct evsel *evsel);
+static inline bool walk__ignores(const struct walk *w, const struct perf_event_header *event)
+{
+	return event->type < 64 && (w->consumer->ignores >> event->type & 1);
+}
 /* The ordered queue's callback: deliver, then release the record's buffer. */
 int walk__deliver_queued(void *data, struct ordered_entry *e);
 bool walk__known_type(u32 type);

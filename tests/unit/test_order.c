@@ -79,3 +79,23 @@ Test(order, empty_round_keeps_old_limit)
 	cr_assert_eq(q.nr_unordered, 1);	/* 3 < last flushed 5 */
 	ordered_queue_exit(&q);
 }
+
+/* A record that goes by unqueued still raises the limit of the next round. */
+Test(order, noted_timestamps_pace_rounds_like_queued_ones)
+{
+	struct ordered_queue q;
+	struct log log = { 0 };
+
+	ordered_queue_init(&q, record, &log);
+	ordered_queue_push(&q, 10, (void *)1, 0);
+	ordered_queue_note(&q, 50);	/* a record the consumer ignores */
+	ordered_queue_flush_round(&q);	/* remembers 50 */
+	ordered_queue_push(&q, 40, (void *)2, 0);
+	ordered_queue_push(&q, 60, (void *)3, 0);
+	ordered_queue_flush_round(&q);	/* delivers <= 50 */
+	cr_assert_eq(log.n, 2);
+	cr_assert_eq(log.ts[1], 40);
+	ordered_queue_flush_all(&q);
+	cr_assert_eq(log.n, 3);
+	ordered_queue_exit(&q);
+}

@@ -109,7 +109,10 @@ Test(sample, every_field_in_order)
 		c.n = words;
 		cr_assert_eq(sample_parse(&attr, finish(&c, PERF_RECORD_SAMPLE), &s), -1,
 			     "record cut to %zu words parsed", words);
+		cr_assert_eq(sample_check(&attr, finish(&c, PERF_RECORD_SAMPLE)), -1,
+			     "record cut to %zu words passed the check", words);
 	}
+	cr_assert_eq(sample_check(&attr, finish(&b, PERF_RECORD_SAMPLE)), 0);
 }
 
 Test(sample, trailer_of_non_sample_records)
@@ -136,9 +139,19 @@ Test(sample, trailer_of_non_sample_records)
 	cr_assert_eq(s.cpu, 1);
 	cr_assert_eq(sample_time(&attr, finish(&b, PERF_RECORD_COMM)), 5555);
 	cr_assert_eq(sample_is_pos(attr.sample_type), 1);
+	cr_assert_eq(sample_check(&attr, finish(&b, PERF_RECORD_COMM)), 0);
+	for (size_t words = 1; words < 6; words++) {	/* shorter than the trailer */
+		struct builder c = b;
+
+		c.n = words;
+		cr_assert_eq(sample_parse(&attr, finish(&c, PERF_RECORD_COMM), &s), -1);
+		cr_assert_eq(sample_check(&attr, finish(&c, PERF_RECORD_COMM)), -1,
+			     "COMM of %zu words passed the check", words);
+	}
 
 	attr.sample_id_all = 0;
 	cr_assert_eq(sample_parse(&attr, finish(&b, PERF_RECORD_COMM), &s), 0);
+	cr_assert_eq(sample_check(&attr, finish(&(struct builder){ .n = 1 }, PERF_RECORD_COMM)), 0);
 	cr_assert_eq(s.time, (u64)-1);
 	cr_assert_eq(s.pid, (u32)-1);
 	cr_assert_eq(sample_time(&attr, finish(&b, PERF_RECORD_COMM)), (u64)-1);
