@@ -28,6 +28,7 @@ static const char *const tasks_usage = "analyze tasks [<options>] [PATH]";
  */
 struct task_node {
 	struct thread *thread;	/* borrowed from the model */
+	u64 key;	/* task_key() of its tid: sorting and searching read no thread */
 	u32 first_child, last_child, next;
 	bool listed;
 };
@@ -40,47 +41,77 @@ struct tasks_tree {
 
 /*
  * perf 6.1 keeps threads in 256 rb-trees by tid (THREADS__TABLE_SIZE, picked by tid % 256,
- * each ordered by tid) and visits them tree after tree: that order decides the tree's.
+ * each ordered by tid) and visits them tree after tree: that order decides the tree's. As
+ * one number: the tree above, the tid (signed, so its sign bit flipped) below.
  */
-static int task_order(const struct thread *a, const struct thread *b)
+static u64 task_key(s32 tid)
 {
-	u32 ba = (u32)a->tid % 256, bb = (u32)b->tid % 256;
-
-	if (ba != bb)
-		return ba < bb ? -1 : 1;
-	return a->tid < b->tid ? -1 : a->tid > b->tid;
+	return (u64)((u32)tid % 256) << 32 | ((u32)tid ^ 0x80000000u);
 }
 
 static int node_cmp(const void *a, const void *b)
 {
-	return task_order(((const struct task_node *)a)->thread,
-			  ((const struct task_node *)b)->thread);
+	u64 x = ((const struct task_node *)a)->key, y = ((const struct task_node *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Counting sort by perf's tree (tid % 256) first: no copy of all the nodes to sort them. */
+struct node_sorter {
+	struct tasks_tree *tree;
+	u32 next[256];	/* where the next node of each tree goes */
+};
+
+static int count_node(struct thread *thread, void *data)
+{
+	((struct node_sorter *)data)->next[(u32)thread->tid % 256]++;
+	return 0;
 }
 
 static int add_node(struct thread *thread, void *data)
 {
-	struct tasks_tree *tree = data;
-	struct task_node *n = &tree->nodes[tree->nr++];
+	struct node_sorter *ns = data;
+	struct task_node *n = &ns->tree->nodes[ns->next[(u32)thread->tid % 256]++];
 
 	n->thread = thread;
+	n->key = task_key(thread->tid);
 	n->first_child = n->last_child = n->next = NO_TASK;
 	n->listed = false;
 	return 0;
 }
 
-/* The node of tid (nodes are in task_order), or NO_TASK. */
+/* The nodes of every thread, in key order. */
+static void add_nodes(struct machine *machine, struct tasks_tree *tree)
+{
+	struct node_sorter ns = { .tree = tree };
+	u32 start = 0, starts[256];
+
+	machine__for_each_thread(machine, count_node, &ns);
+	for (int b = 0; b < 256; b++) {
+		u32 nr = ns.next[b];
+
+		starts[b] = ns.next[b] = start;
+		start += nr;
+	}
+	machine__for_each_thread(machine, add_node, &ns);
+	tree->nr = start;
+	for (int b = 0; b < 256; b++)
+		qsort(tree->nodes + starts[b], ns.next[b] - starts[b], sizeof(*tree->nodes),
+		      node_cmp);
+}
+
+/* The node of tid (nodes are in key order), or NO_TASK. */
 static u32 find_node(const struct tasks_tree *tree, s32 tid)
 {
-	struct thread key = { .tid = tid };
+	u64 key = task_key(tid);
 	u32 lo = 0, hi = tree->nr;
 
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
-		int c = task_order(&key, tree->nodes[mid].thread);
 
-		if (c == 0)
+		if (tree->nodes[mid].key == key)
 			return mid;
-		if (c < 0)
+		if (key < tree->nodes[mid].key)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -216,8 +247,7 @@ int tasks__fprintf(struct machine *machine, FILE *fp, bool mmaps, bool sorted)
 	int ret = 0;
 
 	tree.nodes = xcalloc(nr ? nr : 1, sizeof(*tree.nodes));
-	machine__for_each_thread(machine, add_node, &tree);
-	qsort(tree.nodes, tree.nr, sizeof(*tree.nodes), node_cmp);
+	add_nodes(machine, &tree);
 	for (u32 i = 0; i < tree.nr; i++) {
 		u32 root;
 
