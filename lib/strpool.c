@@ -82,7 +82,7 @@ const char *strpool_intern_len(struct strpool *pool, const char *s, size_t len)
 	size_t i;
 	char *copy;
 
-	if ((pool->count + 1) * 2 > pool->cap)
+	if ((pool->count + 1) * 4 > pool->cap * 3)
 		grow(pool);
 	i = XXH3_64bits(s, len) & (pool->cap - 1);
 	while (pool->table[i]) {

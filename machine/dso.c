@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/slab.h"
 #include "lib/strpool.h"
+#include "lib/xxhash_inline.h"
 #include "lib/xalloc.h"
 
 /*
@@ -27,6 +29,9 @@ struct dso_symbols {
 	struct work load_work;
 	u8 load_state;			/* DSO_LOAD_*, under the loader's lock */
 	bool kernel;			/* [kernel.kallsyms]: a struct kernel_symbols */
+	/* last lookup: every address in [span_lo, span_hi) finds span_sym */
+	u64 span_lo, span_hi;
+	const struct symbol *span_sym;
 };
 
 struct kernel_symbols {
@@ -83,10 +88,28 @@ static struct dso_symbols *dso_syms_publish(struct dso *dso, struct dso_symbols 
 	return first;
 }
 
+/* A fleet has tens of thousands: a slab, not a malloc each (single writer). */
+static struct slab dso_slab = SLAB_INIT(struct dso);
+
+static u64 name_hash(const char *name)
+{
+	return XXH3_64bits(name, strlen(name));
+}
+
+static u64 dso_hash(const void *obj)
+{
+	return name_hash(((const struct dso *)obj)->long_name);
+}
+
+static bool dso_has_name(const void *obj, const void *name)
+{
+	return strcmp(((const struct dso *)obj)->long_name, name) == 0;
+}
+
 void dsos__init(struct dsos *dsos)
 {
 	memset(dsos, 0, sizeof(*dsos));
-	hashmap_init(&dsos->by_name);
+	ptrtable_init(&dsos->by_name, dso_hash);
 }
 
 void dsos__exit(struct dsos *dsos)
@@ -94,12 +117,11 @@ void dsos__exit(struct dsos *dsos)
 	for (size_t i = 0; i < dsos->nr; i++)
 		dso__put(dsos->arr[i]);
 	free(dsos->arr);
-	hashmap_exit(&dsos->by_name);
+	ptrtable_exit(&dsos->by_name);
 	memset(dsos, 0, sizeof(*dsos));
 }
 
-/* perf's dso__set_basename: the basename, except JIT maps, shown as "[JIT] tid N". */
-static const char *short_name_of(struct strpool *pool, const char *long_name)
+const char *dso__short_name_of(struct strpool *pool, const char *long_name)
 {
 	const char *slash = strrchr(long_name, '/');
 	char jit[48];
@@ -114,15 +136,14 @@ static const char *short_name_of(struct strpool *pool, const char *long_name)
 
 struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *long_name)
 {
-	const char *name = strpool_intern(pool, long_name);
-	struct dso *dso = hashmap_find(&dsos->by_name, (u64)(uintptr_t)name);
+	struct dso *dso = ptrtable_find(&dsos->by_name, name_hash(long_name), dso_has_name,
+					long_name);
 
 	if (dso)
 		return dso__get(dso);
-	dso = xzalloc(sizeof(*dso));
+	dso = slab_zalloc(&dso_slab);
 	refcount_init(&dso->ref, "dso");
-	dso->long_name = name;
-	dso->short_name = short_name_of(pool, long_name);
+	dso->long_name = strpool_intern(pool, long_name);
 	if (strcmp(long_name, "[vdso]") == 0)
 		dso->kind = DSO_KIND_VDSO;
 	else if (long_name[0] == '[' && strncmp(long_name, "[kernel.kallsyms]", 17) == 0)
@@ -131,7 +152,7 @@ struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *l
 		dso->kind = DSO_KIND_USER;
 	ARRAY_GROW(dsos->arr, dsos->alloc, dsos->nr + 1);
 	dsos->arr[dsos->nr++] = dso;
-	hashmap_insert(&dsos->by_name, (u64)(uintptr_t)name, dso);
+	ptrtable_insert(&dsos->by_name, dso);
 	return dso__get(dso);
 }
 
@@ -144,21 +165,35 @@ struct dso *dso__get(struct dso *dso)
 
 u32 dso__ino_index(struct dso *dso, u64 ino)
 {
+	u64 *inos = dso->nr_inos > 1 ? dso->inos : &dso->ino;
+
 	for (u32 i = 0; i < dso->nr_inos; i++)
-		if (dso->inos[i] == ino)
+		if (inos[i] == ino)
 			return i + 1;
 	if (dso->nr_inos == DSO_MAX_INOS)
 		return dso->nr_inos;
-	dso->inos = xreallocarray(dso->inos, dso->nr_inos + 1, sizeof(*dso->inos));
-	dso->inos[dso->nr_inos++] = ino;
-	return dso->nr_inos;
+	if (dso->nr_inos == 0) {
+		dso->ino = ino;
+	} else {
+		if (dso->nr_inos == 1) {	/* from inline to an array */
+			inos = xmalloc(2 * sizeof(*inos));
+			inos[0] = dso->ino;
+		} else {
+			inos = xreallocarray(inos, dso->nr_inos + 1, sizeof(*inos));
+		}
+		inos[dso->nr_inos] = ino;
+		dso->inos = inos;
+	}
+	return ++dso->nr_inos;
 }
 
 u64 dso__ino(const struct dso *dso, u32 index)
 {
+	const u64 *inos = dso->nr_inos > 1 ? dso->inos : &dso->ino;
+
 	if (index == 0)
-		return dso->nr_inos ? dso->inos[0] : 0;
-	return index <= dso->nr_inos ? dso->inos[index - 1] : 0;
+		return dso->nr_inos ? inos[0] : 0;
+	return index <= dso->nr_inos ? inos[index - 1] : 0;
 }
 
 void dso__put(struct dso *dso)
@@ -166,8 +201,9 @@ void dso__put(struct dso *dso)
 	if (dso && refcount_put(&dso->ref)) {
 		if (dso->syms)
 			dso_symbols__delete(dso->syms);
-		free(dso->inos);
-		free(dso);
+		if (dso->nr_inos > 1)
+			free(dso->inos);
+		slab_free(&dso_slab, dso);
 	}
 }
 
@@ -354,16 +390,17 @@ const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cf
 
 const struct symbol *dso__find_symbol(struct dso *dso, const struct symsrc_config *cfg, u64 addr)
 {
+	struct dso_symbols *syms = container_of(dso__symtab(dso, cfg), struct dso_symbols, symtab);
 	const struct symbol *sym;
 	u64 lo, hi;
 
-	if (dso->span_sym && addr >= dso->span_lo && addr < dso->span_hi)
-		return dso->span_sym;	/* the table is loaded: the span came from it */
-	sym = symtab__find_span(dso__symtab(dso, cfg), addr, &lo, &hi);
+	if (syms->span_sym && addr >= syms->span_lo && addr < syms->span_hi)
+		return syms->span_sym;
+	sym = symtab__find_span(&syms->symtab, addr, &lo, &hi);
 	if (sym) {
-		dso->span_lo = lo;
-		dso->span_hi = hi;
-		dso->span_sym = sym;
+		syms->span_lo = lo;
+		syms->span_hi = hi;
+		syms->span_sym = sym;
 	}
 	return sym;
 }

@@ -11,7 +11,7 @@
 #include <pthread.h>
 
 #include "lib/compiler.h"
-#include "lib/hashmap.h"
+#include "lib/ptrtable.h"
 #include "lib/refcount.h"
 #include "lib/workqueue.h"
 #include "symtab/symtab.h"
@@ -44,26 +44,30 @@ struct dso {
 	u32 nr_inos;		/* of inos, below */
 	u8 build_id[20];
 	const char *long_name;	/* interned */
-	const char *short_name;	/* interned */
+	/*
+	 * Interned, made when a sample first resolves to the dso (machine.c's find_map, on the
+	 * reading thread): most dsos of a big recording never get one. NULL until then.
+	 */
+	const char *short_name;
 	/*
 	 * The inodes this path was mapped from (MMAP2's id), in the order first seen; perf keeps
 	 * one dso per (path, id) and shows its inode in `report --tasks --mmaps`.
 	 */
-	u64 *inos;
+	union {
+		u64 ino;	/* nr_inos <= 1: the one inode, inline */
+		u64 *inos;	/* more: an array */
+	};
 	struct dso_symbols *syms;	/* NULL until symbols are asked for or queued (dso.c) */
-	/* last lookup: every address in [span_lo, span_hi) finds span_sym */
-	u64 span_lo, span_hi;
-	const struct symbol *span_sym;
 };
 
 /*
- * Every dso, in the order they came, and an index by long name (interned: keyed by the
- * string's address), so that finding or adding one is O(1) however the names arrive.
+ * Every dso, in the order they came, and an index by long name, so that finding or adding
+ * one is O(1) however the names arrive (a name is interned only when its dso is new).
  */
 struct dsos {
 	struct dso **arr;
 	size_t nr, alloc;
-	struct hashmap by_name;
+	struct ptrtable by_name;	/* by long name */
 };
 
 struct symsrc_config;
@@ -75,6 +79,14 @@ void dsos__exit(struct dsos *dsos);
 struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *long_name);
 
 struct dso *dso__get(struct dso *dso);
+/* perf's dso__set_basename: the basename, interned; JIT maps show as "[JIT] tid N". */
+const char *dso__short_name_of(struct strpool *pool, const char *long_name);
+/* Give dso its short name if it has none yet (see struct dso). */
+static inline void dso__name_short(struct dso *dso, struct strpool *pool)
+{
+	if (!dso->short_name)
+		dso->short_name = dso__short_name_of(pool, dso->long_name);
+}
 /* The index (from 1) of a mapping's inode in dso->inos, added if new. */
 u32 dso__ino_index(struct dso *dso, u64 ino);
 /* A path mapped from more files than this is not a real recording: the rest share the last. */

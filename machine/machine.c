@@ -99,73 +99,25 @@ static void thread__set_comm(struct machine *m, struct thread *t, const char *st
 	t->comm_set = true;
 }
 
-static size_t table_home(const struct thread_table *tt, s32 tid)
+/* Fibonacci hashing: consecutive tids land far apart. */
+static u64 tid_hash(s32 tid)
 {
-	/* Fibonacci hashing: consecutive tids land far apart */
-	return (size_t)(((u64)(u32)tid * 0x9e3779b97f4a7c15ull) >> 32) & (tt->cap - 1);
+	return (u64)(u32)tid * 0x9e3779b97f4a7c15ull;
 }
 
-static struct thread *table_find(const struct thread_table *tt, s32 tid)
+static u64 thread_hash(const void *obj)
 {
-	if (!tt->count)
-		return NULL;
-	for (size_t i = table_home(tt, tid);; i = (i + 1) & (tt->cap - 1)) {
-		struct thread *t = tt->slots[i];
-
-		if (!t || t->tid == tid)
-			return t;
-	}
+	return tid_hash(((const struct thread *)obj)->tid);
 }
 
-static void table_place(struct thread_table *tt, struct thread *t)
+static bool thread_has_tid(const void *obj, const void *key)
 {
-	size_t i = table_home(tt, t->tid);
-
-	while (tt->slots[i])
-		i = (i + 1) & (tt->cap - 1);
-	tt->slots[i] = t;
+	return ((const struct thread *)obj)->tid == *(const s32 *)key;
 }
 
-/* Insert t, whose tid is not in the table. */
-static void table_insert(struct thread_table *tt, struct thread *t)
+static struct thread *table_find(const struct ptrtable *tt, s32 tid)
 {
-	if ((tt->count + 1) * 4 > tt->cap * 3) {
-		struct thread **old = tt->slots;
-		size_t old_cap = tt->cap;
-
-		tt->cap = old_cap ? old_cap * 2 : 64;
-		tt->slots = xcalloc(tt->cap, sizeof(*tt->slots));
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i])
-				table_place(tt, old[i]);
-		free(old);
-	}
-	table_place(tt, t);
-	tt->count++;
-}
-
-/* Remove t if it is the table's thread for its tid. */
-static bool table_remove(struct thread_table *tt, struct thread *t)
-{
-	size_t mask = tt->cap - 1, i, j;
-
-	if (!tt->count)
-		return false;
-	for (i = table_home(tt, t->tid); tt->slots[i] != t; i = (i + 1) & mask)
-		if (!tt->slots[i])
-			return false;
-	/* shift back every later entry of the run that may sit at or before the hole */
-	for (j = (i + 1) & mask; tt->slots[j]; j = (j + 1) & mask) {
-		size_t home = table_home(tt, tt->slots[j]->tid);
-
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			tt->slots[i] = tt->slots[j];
-			i = j;
-		}
-	}
-	tt->slots[i] = NULL;
-	tt->count--;
-	return true;
+	return ptrtable_find(tt, tid_hash(tid), thread_has_tid, &tid);
 }
 
 static struct thread *threads__lookup(struct machine *m, s32 tid)
@@ -211,7 +163,7 @@ static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create
 	if (!create)
 		return NULL;
 	t = thread__new(pid, tid);
-	table_insert(&m->threads, t);	/* the table's reference */
+	ptrtable_insert(&m->threads, t);	/* the table's reference */
 	if (pid == tid || pid == -1) {
 		t->maps = maps__new();
 	} else {
@@ -265,7 +217,7 @@ static void machine__remove_thread(struct machine *m, struct thread *t)
 {
 	if (m->recent[(u32)t->tid % ARRAY_SIZE(m->recent)] == t)
 		m->recent[(u32)t->tid % ARRAY_SIZE(m->recent)] = NULL;
-	if (table_remove(&m->threads, t))
+	if (ptrtable_remove(&m->threads, t))
 		thread__put(t);
 }
 
@@ -328,6 +280,7 @@ void machine__init(struct machine *m, const struct symsrc_config *cfg)
 
 	memset(m, 0, sizeof(*m));
 	strpool_init(&m->strings);
+	ptrtable_init(&m->threads, thread_hash);
 	dsos__init(&m->dsos);
 	m->kmaps = maps__new();
 	m->symsrc = *cfg;
@@ -345,7 +298,7 @@ void machine__exit(struct machine *m)
 	free(m->exited);
 	for (size_t i = 0; i < m->threads.cap; i++)
 		thread__put(m->threads.slots[i]);
-	free(m->threads.slots);
+	ptrtable_exit(&m->threads);
 	while (m->comms) {
 		struct comm_chunk *next = m->comms->next;
 
@@ -653,6 +606,7 @@ static struct map *find_map(struct machine *m, struct thread *t, u8 cpumode, u64
 	al->map = maps ? maps__find(maps, ip) : NULL;
 	if (!al->map)
 		return NULL;
+	dso__name_short(al->map->dso, &m->strings);
 	al->addr = map__map_ip(al->map, ip);
 	if (al->map == m->kernel_map && !al->map->dso->symbols_loaded) {
 		if (wait || dso__symbols_ready(al->map->dso))

@@ -2,7 +2,7 @@
  * machine: the host's model of tasks and address spaces, updated by side-band records in
  * delivery order (COMM FORK EXIT MMAP MMAP2 and the BUILD_ID feature), and queried by sample
  * resolution (tid -> thread, ip -> map -> dso -> symbol).
- * threads: hashmap keyed by tid (xxhash) with a one-entry cache of the last lookup. Threads of
+ * threads: a table keyed by tid with a cache of recent lookups. Threads of
  * one process share one `maps`; a process fork copies it. Objects are refcounted; lookups named
  * __findnew/__get return a reference the caller puts. One writer, no locks.
  */
@@ -10,7 +10,7 @@
 #define MACHINE_MACHINE_H
 
 #include "lib/compiler.h"
-#include "lib/hashmap.h"
+#include "lib/ptrtable.h"
 #include "lib/refcount.h"
 #include "lib/strpool.h"
 #include "machine/dso.h"
@@ -57,21 +57,10 @@ struct exited_thread {
 	u64 time;
 };
 
-/*
- * The threads by tid: open addressing on the thread pointers themselves (the key is their
- * tid), linear probing, at most 3/4 full; removal shifts back (no tombstones). 8 bytes a
- * slot: at fleet scale this table is a large part of the model.
- */
-struct thread_table {
-	struct thread **slots;
-	size_t cap;	/* power of two, or 0 */
-	size_t count;
-};
-
 struct machine {
 	struct strpool strings;
 	struct comm_chunk *comms;	/* arena of comm objects */
-	struct thread_table threads;	/* holds a reference to each */
+	struct ptrtable threads;	/* by tid; holds a reference to each */
 	struct thread *recent[64];	/* recent lookups by tid % 64, not references */
 	struct dsos dsos;
 	struct maps *kmaps;	/* kernel maps */

@@ -1,9 +1,10 @@
-/* Unit tests for lib/: hashmap, strpool, refcount, slab. */
+/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/hashmap.h"
+#include "lib/ptrtable.h"
 #include "lib/refcount.h"
 #include "lib/slab.h"
 #include "lib/strpool.h"
@@ -127,4 +128,56 @@ Test(slab, objects_are_zeroed_disjoint_and_the_last_free_releases_all)
 	cr_assert_eq(slab.live, 0);
 	cr_assert_null(slab.chunks);
 	cr_assert_null(slab.free);
+}
+
+struct keyed {
+	u32 key;
+};
+
+/* A poor hash on purpose: few distinct homes, long runs, so removal shifts a lot. */
+static u64 keyed_hash(const void *obj)
+{
+	return (u64)(((const struct keyed *)obj)->key % 97) << 32;
+}
+
+static bool keyed_match(const void *obj, const void *key)
+{
+	return ((const struct keyed *)obj)->key == *(const u32 *)key;
+}
+
+/* Random inserts and removals against a naive model: every key finds its object or none. */
+Test(ptrtable, matches_naive_model_through_inserts_and_removals)
+{
+	enum { KEYS = 2000 };
+	static struct keyed objs[KEYS];
+	static bool in[KEYS];
+	struct ptrtable t;
+	u64 seed = 7;
+	size_t count = 0;
+
+	ptrtable_init(&t, keyed_hash);
+	for (u32 i = 0; i < KEYS; i++)
+		objs[i].key = i;
+	for (int step = 0; step < 50000; step++) {
+		u32 k;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		k = (u32)(seed >> 33) % KEYS;
+		if (in[k]) {
+			cr_assert(ptrtable_remove(&t, &objs[k]));
+			cr_assert_not(ptrtable_remove(&t, &objs[k]));
+			count--;
+		} else {
+			ptrtable_insert(&t, &objs[k]);
+			count++;
+		}
+		in[k] = !in[k];
+		if (step % 1000 == 0) {
+			for (u32 i = 0; i < KEYS; i++)
+				cr_assert_eq(ptrtable_find(&t, keyed_hash(&objs[i]), keyed_match, &i),
+					     in[i] ? &objs[i] : NULL, "key %u at step %d", i, step);
+			cr_assert_eq(t.count, count);
+		}
+	}
+	ptrtable_exit(&t);
 }

@@ -11,9 +11,13 @@
 #include "tests/unit/events.h"
 #include "tests/unit/gate.h"
 
+/* A dso as a sample finds it: named short too. */
 static struct dso *new_dso(struct dsos *dsos, struct strpool *pool, const char *name)
 {
-	return dsos__findnew(dsos, pool, name);
+	struct dso *dso = dsos__findnew(dsos, pool, name);
+
+	dso__name_short(dso, pool);
+	return dso;
 }
 
 Test(maps, overlapping_insert_splits_and_trims)
@@ -164,7 +168,9 @@ Test(dsos, same_name_same_dso_and_short_name)
 
 	strpool_init(&pool);
 	dsos__init(&dsos);
-	a = new_dso(&dsos, &pool, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	a = dsos__findnew(&dsos, &pool, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	cr_assert_null(a->short_name, "named short before a sample needs it");
+	dso__name_short(a, &pool);
 	k = new_dso(&dsos, &pool, "[kernel.kallsyms]");
 	b = new_dso(&dsos, &pool, "/usr/lib/x86_64-linux-gnu/libc.so.6");
 	cr_assert_eq(a, b);

@@ -1,0 +1,49 @@
+/*
+ * ptrtable: a hash set of object pointers, keyed by something inside the objects (a tid, a
+ * name). Open addressing with linear probing, at most 3/4 full, removal by shifting back (no
+ * tombstones): 8 bytes a slot, for the model's big indexes. The owner gives the hash of an
+ * object (used to move objects when the table grows or shifts) and, to find one, the hash of
+ * the key and a match function. O(1) expected. Not thread safe.
+ */
+#ifndef LIB_PTRTABLE_H
+#define LIB_PTRTABLE_H
+
+#include <stddef.h>
+
+#include "lib/compiler.h"
+
+struct ptrtable {
+	void **slots;	/* NULL: empty */
+	size_t cap;	/* power of two, or 0 */
+	size_t count;
+	u64 (*hash)(const void *obj);
+};
+
+void ptrtable_init(struct ptrtable *t, u64 (*hash)(const void *obj));
+void ptrtable_exit(struct ptrtable *t);
+/* Insert obj; nothing matching it may be in the table. */
+void ptrtable_insert(struct ptrtable *t, void *obj);
+/* Remove obj itself (not an equal one): whether it was there. */
+bool ptrtable_remove(struct ptrtable *t, const void *obj);
+
+static inline size_t ptrtable_home(const struct ptrtable *t, u64 hash)
+{
+	return (size_t)(hash >> 32) & (t->cap - 1);
+}
+
+/* The object whose key has this hash and that match(obj, key) accepts, or NULL. Inline, so
+ * that a constant match function is too. */
+static inline void *ptrtable_find(const struct ptrtable *t, u64 hash,
+				  bool (*match)(const void *obj, const void *key), const void *key)
+{
+	if (!t->count)
+		return NULL;
+	for (size_t i = ptrtable_home(t, hash);; i = (i + 1) & (t->cap - 1)) {
+		void *obj = t->slots[i];
+
+		if (!obj || match(obj, key))
+			return obj;
+	}
+}
+
+#endif
