@@ -3,12 +3,15 @@
  * erases, symbols__fixup_end, symbols__fixup_duplicate) and the compact table it produces,
  * looked up with perf's symbols__find semantics. No file access here.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <stdio.h>
 
 #include "lib/xalloc.h"
+#include "lib/xxhash_inline.h"
 #include "symtab/symtab_internal.h"
 
 void symtab__init(struct symtab *st)
@@ -52,11 +55,64 @@ u32 symtab_pool_add(struct symtab *st, const char *s, size_t len)
 	return (u32)off;
 }
 
+/*
+ * Directories known to exist or not, so that the candidate files of many dsos under a
+ * directory that is not there (a recording from another machine) cost one stat, not one
+ * each: direct-mapped by a hash of the path, a collision forgets the older entry. Guarded
+ * by dir_cache_lock (symbol tables load on several workers).
+ */
+#define DIR_CACHE_SLOTS 256
+
+static struct {
+	char *path;
+	bool exists;
+} dir_cache[DIR_CACHE_SLOTS];
+static pthread_mutex_t dir_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* What the cache knows of the directory [dir, dir + len): 1 there, 0 not there, -1 nothing. */
+static int dir_cached(const char *dir, size_t len, size_t slot)
+{
+	int known = -1;
+
+	pthread_mutex_lock(&dir_cache_lock);
+	if (dir_cache[slot].path && !strncmp(dir_cache[slot].path, dir, len) &&
+	    !dir_cache[slot].path[len])
+		known = dir_cache[slot].exists;
+	pthread_mutex_unlock(&dir_cache_lock);
+	return known;
+}
+
+static void dir_learn(const char *dir, size_t len, size_t slot)
+{
+	char *copy = xstrndup(dir, len);
+	struct stat sb;
+	bool exists = stat(copy, &sb) == 0 && S_ISDIR(sb.st_mode);
+
+	pthread_mutex_lock(&dir_cache_lock);
+	free(dir_cache[slot].path);
+	dir_cache[slot].path = copy;
+	dir_cache[slot].exists = exists;
+	pthread_mutex_unlock(&dir_cache_lock);
+}
+
 bool symtab_is_regular_file(const char *path)
 {
+	const char *slash = strrchr(path, '/');
+	size_t len = slash && slash != path ? (size_t)(slash - path) : 0, slot = 0;
 	struct stat sb;
+	int known = -1;
 
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+	if (len) {
+		slot = XXH3_64bits(path, len) % DIR_CACHE_SLOTS;
+		known = dir_cached(path, len, slot);
+		if (known == 0)
+			return false;
+	}
+	if (stat(path, &sb) == 0)
+		return S_ISREG(sb.st_mode);
+	if (len && known < 0 && errno == ENOENT)
+		dir_learn(path, len, slot);
+	return false;
 }
 
 void symtab_join_symfs(char *buf, size_t size, const char *symfs, const char *path)

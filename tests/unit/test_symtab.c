@@ -436,3 +436,32 @@ Test(symtab, builder_keeps_its_inorder_list)
 	builder_exit(&b);
 	symtab__exit(&st);
 }
+
+/*
+ * Candidate files under a directory that is not there cost one stat for the directory, and
+ * the answers stay right: files in existing directories are found, even next to misses.
+ */
+Test(symtab, regular_file_checks_remember_missing_directories, .init = setup, .fini = teardown)
+{
+	char path[512], dir[300];
+
+	snprintf(path, sizeof(path), "%s/present.so", tmpdir);
+	write_file(path, "x");
+	cr_assert(symtab_is_regular_file(path));
+	snprintf(path, sizeof(path), "%s/absent.so", tmpdir);
+	cr_assert_not(symtab_is_regular_file(path));	/* its directory exists: learnt so */
+	snprintf(path, sizeof(path), "%s/present.so", tmpdir);
+	cr_assert(symtab_is_regular_file(path));
+	cr_assert_not(symtab_is_regular_file(tmpdir));	/* a directory is not a regular file */
+	for (int i = 0; i < 100; i++) {
+		snprintf(path, sizeof(path), "%s/nodir/lib%d.so", tmpdir, i);
+		cr_assert_not(symtab_is_regular_file(path));
+	}
+	/* a file made in a directory after an answer about a sibling is still found */
+	snprintf(dir, sizeof(dir), "%s/later", tmpdir);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a.so", dir);
+	cr_assert_not(symtab_is_regular_file(path));
+	write_file(path, "x");
+	cr_assert(symtab_is_regular_file(path));
+}
