@@ -305,10 +305,24 @@ int sample_parse(const struct perf_event_attr *attr, const struct perf_event_hea
 	return parse_sample_body(attr, event, sample);
 }
 
+/* Sample fields whose size depends on the record or on more of the attr than sample_type. */
+#define SAMPLE_VARIABLE                                                                       \
+	(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
+
 int sample_check(const struct perf_event_attr *attr, const struct perf_event_header *event)
 {
 	struct perf_sample scratch;	/* every field the parse reads back, it wrote first */
+	u64 type = attr->sample_type;
 
+	if (event->type == PERF_RECORD_SAMPLE && !(type & SAMPLE_VARIABLE)) {
+		/* one u64 a field it knows (up to WEIGHT_STRUCT, which shares WEIGHT's) */
+		u64 known = type & ((u64)PERF_SAMPLE_WEIGHT_STRUCT - 1);
+		u64 words = (u64)__builtin_popcountll(known) +
+			    ((type & PERF_SAMPLE_WEIGHT_STRUCT) && !(type & PERF_SAMPLE_WEIGHT));
+
+		return ((event->size & ~7u) - sizeof(*event)) / sizeof(u64) >= words ? 0 : -1;
+	}
 	if (event->type != PERF_RECORD_SAMPLE) {
 		return !attr->sample_id_all ||
 		       event->size >= sizeof(*event) + sample_id_trailer_size(attr->sample_type)

@@ -174,3 +174,35 @@ Test(sample, id_positions_and_default_period)
 	/* without PERF_SAMPLE_PERIOD the period is the attr's, as perf takes it */
 	cr_assert_eq(s.period, 1);
 }
+
+/*
+ * sample_check agrees with sample_parse on samples of fixed layout (its shortcut) at every
+ * length, for sample_types with WEIGHT, WEIGHT_STRUCT, both, and bits perf 6.1 does not know.
+ */
+Test(sample, check_agrees_with_parse_on_fixed_layouts)
+{
+	const u64 base = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_CODE_PAGE_SIZE;
+	const u64 types[] = { base, base | PERF_SAMPLE_WEIGHT, base | PERF_SAMPLE_WEIGHT_STRUCT,
+			      base | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT,
+			      base | 1ull << 40, PERF_SAMPLE_TIME };
+
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		struct perf_event_attr attr = { .sample_type = types[t] };
+		struct perf_sample s;
+
+		for (size_t words = 1; words < 16; words++) {
+			struct builder b = { .n = words };
+
+			for (size_t bytes = 0; bytes < 8; bytes += 4) {	/* and a ragged size */
+				struct perf_event_header *ev = finish(&b, PERF_RECORD_SAMPLE);
+
+				ev->size += (u16)bytes;
+				cr_assert_eq(sample_check(&attr, ev), sample_parse(&attr, ev, &s),
+					     "type %#llx, %zu words + %zu", (unsigned long long)types[t],
+					     words, bytes);
+			}
+		}
+	}
+}
