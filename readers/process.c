@@ -47,7 +47,7 @@ static int walk__parse(struct walk *w, struct event_ctx *ctx, struct evsel *evse
 		w->error = -1;
 		return -1;
 	}
-	if (check_only ? sample_check(&ctx->evsel->attr, event)
+	if (check_only ? sample_layout_check(&ctx->evsel->layout, &ctx->evsel->attr, event)
 		       : sample_parse(&ctx->evsel->attr, event, &ctx->sample)) {
 		error_set("%s: offset %#llx: %s record of %u bytes is too short for its sample_type %#llx",
 			  s->path, (unsigned long long)ctx->file_offset,
@@ -165,7 +165,7 @@ u64 walk__record_time(struct perf_session *s, const struct perf_event_header *ev
 	*evsel = perf_session__evsel_of(s, event);
 	if (!*evsel)
 		return 0;	/* reported when delivered */
-	return sample_time(&(*evsel)->attr, event);
+	return sample_layout_time(&(*evsel)->layout, event);
 }
 
 
@@ -323,6 +323,7 @@ int perf_session__add_attr(struct perf_session *s, const struct perf_event_heade
 	ev = &s->evsels[s->nr_evsels];
 	memcpy(&ev->attr, body, MIN((size_t)sz, sizeof(ev->attr)));
 	ev->attr.size = sz;
+	sample_layout_init(&ev->layout, &ev->attr);
 	ev->nr_ids = (len - sz) / sizeof(u64);
 	ev->ids_owned = xmalloc(ev->nr_ids * sizeof(u64) + 1);
 	memcpy(ev->ids_owned, body + sz, ev->nr_ids * sizeof(u64));

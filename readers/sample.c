@@ -270,26 +270,10 @@ static int parse_sample_body(const struct perf_event_attr *attr,
 
 u64 sample_time(const struct perf_event_attr *attr, const struct perf_event_header *event)
 {
-	u64 type = attr->sample_type, t;
-	size_t idx, words = (event->size - sizeof(*event)) / sizeof(u64);
-	const u8 *body = (const u8 *)(event + 1);
+	struct sample_layout l;
 
-	if (!(type & PERF_SAMPLE_TIME))
-		return (u64)-1;
-	if (event->type == PERF_RECORD_SAMPLE) {
-		idx = !!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP) +
-		      !!(type & PERF_SAMPLE_TID);
-	} else {
-		size_t n = sample_id_trailer_size(type) / sizeof(u64);
-
-		if (!attr->sample_id_all || n > words)
-			return (u64)-1;
-		idx = words - n + !!(type & PERF_SAMPLE_TID);
-	}
-	if (idx >= words)
-		return (u64)-1;
-	memcpy(&t, body + idx * sizeof(u64), sizeof(t));
-	return t;
+	sample_layout_init(&l, attr);
+	return sample_layout_time(&l, event);
 }
 
 int sample_parse(const struct perf_event_attr *attr, const struct perf_event_header *event,
@@ -310,23 +294,40 @@ int sample_parse(const struct perf_event_attr *attr, const struct perf_event_hea
 	(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | \
 	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
 
-int sample_check(const struct perf_event_attr *attr, const struct perf_event_header *event)
+void sample_layout_init(struct sample_layout *l, const struct perf_event_attr *attr)
+{
+	u64 type = attr->sample_type;
+	/* one u64 a field it knows (up to WEIGHT_STRUCT, which shares WEIGHT's) */
+	u64 known = type & ((u64)PERF_SAMPLE_WEIGHT_STRUCT - 1);
+
+	l->time_word = -1;
+	l->trailer_time_word = -1;
+	l->trailer_words = 0;
+	if (type & PERF_SAMPLE_TIME)
+		l->time_word = (s8)(!!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP) +
+				    !!(type & PERF_SAMPLE_TID));
+	if (attr->sample_id_all) {
+		l->trailer_words = (u8)(sample_id_trailer_size(type) / sizeof(u64));
+		if (type & PERF_SAMPLE_TIME)
+			l->trailer_time_word = (s8)!!(type & PERF_SAMPLE_TID);
+	}
+	l->fixed_words = FIXED_VARIABLE;
+	if (!(type & SAMPLE_VARIABLE))
+		l->fixed_words = (u8)(__builtin_popcountll(known) +
+				      ((type & PERF_SAMPLE_WEIGHT_STRUCT) && !(type & PERF_SAMPLE_WEIGHT)));
+}
+
+int sample_check_variable(const struct perf_event_attr *attr, const struct perf_event_header *event)
 {
 	struct perf_sample scratch;	/* every field the parse reads back, it wrote first */
-	u64 type = attr->sample_type;
 
-	if (event->type == PERF_RECORD_SAMPLE && !(type & SAMPLE_VARIABLE)) {
-		/* one u64 a field it knows (up to WEIGHT_STRUCT, which shares WEIGHT's) */
-		u64 known = type & ((u64)PERF_SAMPLE_WEIGHT_STRUCT - 1);
-		u64 words = (u64)__builtin_popcountll(known) +
-			    ((type & PERF_SAMPLE_WEIGHT_STRUCT) && !(type & PERF_SAMPLE_WEIGHT));
-
-		return ((event->size & ~7u) - sizeof(*event)) / sizeof(u64) >= words ? 0 : -1;
-	}
-	if (event->type != PERF_RECORD_SAMPLE) {
-		return !attr->sample_id_all ||
-		       event->size >= sizeof(*event) + sample_id_trailer_size(attr->sample_type)
-			       ? 0 : -1;
-	}
 	return parse_sample_body(attr, event, &scratch);
+}
+
+int sample_check(const struct perf_event_attr *attr, const struct perf_event_header *event)
+{
+	struct sample_layout l;
+
+	sample_layout_init(&l, attr);
+	return sample_layout_check(&l, attr, event);
 }

@@ -6,6 +6,8 @@
 #ifndef READERS_SAMPLE_H
 #define READERS_SAMPLE_H
 
+#include <string.h>
+
 #include "lib/compiler.h"
 #include "readers/format.h"
 
@@ -52,9 +54,43 @@ int sample_is_pos(u64 sample_type);	/* u64 index from the end of a trailer, or -
 size_t sample_id_trailer_size(u64 sample_type);
 
 /*
+ * What the reading loop needs of every record, worked out once per attr: where its time is,
+ * and the size a record must have when the size does not depend on its contents.
+ */
+struct sample_layout {
+	s8 time_word;		/* TIME's u64 index in a sample, or -1 */
+	s8 trailer_time_word;	/* TIME's index in the sample_id_all trailer, or -1 */
+	u8 trailer_words;	/* the trailer's size in u64s (0 without sample_id_all) */
+	u8 fixed_words;		/* a sample's size in u64s, or FIXED_VARIABLE: it depends */
+};
+#define FIXED_VARIABLE 0xff
+
+void sample_layout_init(struct sample_layout *layout, const struct perf_event_attr *attr);
+
+/*
  * Just the timestamp of a record (what ordering needs), or -1 when it has none.
  * Does not validate the rest of the record: sample_parse does that at delivery.
  */
+static inline u64 sample_layout_time(const struct sample_layout *l,
+				     const struct perf_event_header *event)
+{
+	size_t words = (event->size - sizeof(*event)) / sizeof(u64), idx;
+	u64 t;
+
+	if (event->type == PERF_RECORD_SAMPLE) {
+		if (l->time_word < 0)
+			return (u64)-1;
+		idx = (size_t)l->time_word;
+	} else {
+		if (l->trailer_time_word < 0 || l->trailer_words > words)
+			return (u64)-1;
+		idx = words - l->trailer_words + (size_t)l->trailer_time_word;
+	}
+	if (idx >= words)
+		return (u64)-1;
+	memcpy(&t, (const u8 *)(event + 1) + idx * sizeof(u64), sizeof(t));
+	return t;
+}
 u64 sample_time(const struct perf_event_attr *attr, const struct perf_event_header *event);
 /* A timestamp that orders nothing: 0 (synthesized records) or all ones (no time sampled). */
 static inline bool sample_time_untimed(u64 time)
@@ -71,5 +107,19 @@ int sample_parse(const struct perf_event_attr *attr, const struct perf_event_hea
 		 struct perf_sample *sample);
 /* sample_parse's answer without the decoding, for records nobody reads: 0 or -1. */
 int sample_check(const struct perf_event_attr *attr, const struct perf_event_header *event);
+/* The same, for a sample whose size depends on its contents (sample_layout_check's slow path). */
+int sample_check_variable(const struct perf_event_attr *attr,
+			  const struct perf_event_header *event);
+/* sample_check with the attr's layout at hand. */
+static inline int sample_layout_check(const struct sample_layout *l,
+				      const struct perf_event_attr *attr,
+				      const struct perf_event_header *event)
+{
+	if (event->type != PERF_RECORD_SAMPLE)
+		return event->size >= sizeof(*event) + l->trailer_words * sizeof(u64) ? 0 : -1;
+	if (l->fixed_words == FIXED_VARIABLE)
+		return sample_check_variable(attr, event);
+	return ((event->size & ~7u) - sizeof(*event)) / sizeof(u64) >= l->fixed_words ? 0 : -1;
+}
 
 #endif

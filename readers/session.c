@@ -242,6 +242,7 @@ static int read_attrs(struct perf_session *s)
 		/* a newer ABI's extra fields are ignored; older ones leave ours zero */
 		memcpy(&ev->attr, raw, MIN((size_t)sz, sizeof(ev->attr)));
 		ev->attr.size = sz;
+		sample_layout_init(&ev->layout, &ev->attr);
 		memcpy(&ids, raw + sz, sizeof(ids));
 		if (!in_file(s, ids.offset, ids.size) || ids.size % sizeof(u64))
 			return fail_section(s, off + sz, "attr ids", &ids);

@@ -16,6 +16,7 @@
 
 struct evsel {
 	struct perf_event_attr attr;
+	struct sample_layout layout;	/* of attr: set with it */
 	const u64 *ids;	/* into the file, or ids_owned (pipe mode) */
 	size_t nr_ids;
 	u64 *ids_owned;
