@@ -100,6 +100,13 @@ const char *strpool_intern_len(struct strpool *pool, const char *s, size_t len)
 	return copy;
 }
 
+const char *strpool_store(struct strpool *pool, const char *s)
+{
+	size_t len = strlen(s) + 1;
+
+	return memcpy(arena_alloc(pool, len), s, len);
+}
+
 const char *strpool_intern(struct strpool *pool, const char *s)
 {
 	return strpool_intern_len(pool, s, strlen(s));

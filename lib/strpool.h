@@ -18,5 +18,10 @@ void strpool_init(struct strpool *pool);
 void strpool_exit(struct strpool *pool);
 const char *strpool_intern(struct strpool *pool, const char *s);
 const char *strpool_intern_len(struct strpool *pool, const char *s, size_t len);
+/*
+ * A copy of s in the arena, not indexed: for strings another index already keeps unique
+ * (dso long names, by the dsos' table). It is not the interned pointer of the same text.
+ */
+const char *strpool_store(struct strpool *pool, const char *s);
 
 #endif

@@ -143,7 +143,7 @@ struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *l
 		return dso__get(dso);
 	dso = slab_zalloc(&dso_slab);
 	refcount_init(&dso->ref, "dso");
-	dso->long_name = strpool_intern(pool, long_name);
+	dso->long_name = strpool_store(pool, long_name);	/* unique by by_name */
 	if (strcmp(long_name, "[vdso]") == 0)
 		dso->kind = DSO_KIND_VDSO;
 	else if (long_name[0] == '[' && strncmp(long_name, "[kernel.kallsyms]", 17) == 0)

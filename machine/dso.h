@@ -2,8 +2,8 @@
  * dso: one shared object (or the kernel, or [vdso]) and the set of all of them.
  * A dso has a long name (the path as recorded), a short name (its basename, as perf shows it),
  * an optional build-id, and a symbol table loaded lazily on the first lookup.
- * dsos: one array kept sorted lazily by long name (appends are O(1); the first lookup after a
- * change sorts once, then binary search). Refcounted; single writer.
+ * dsos: every dso in arrival order and a hash index by long name (O(1) find or add).
+ * Refcounted; single writer.
  */
 #ifndef MACHINE_DSO_H
 #define MACHINE_DSO_H
@@ -43,7 +43,7 @@ struct dso {
 	bool symbols_loaded;	/* set by the one thread that looks symbols up at a time */
 	u32 nr_inos;		/* of inos, below */
 	u8 build_id[20];
-	const char *long_name;	/* interned */
+	const char *long_name;	/* in the machine's string arena, once: dsos' index keeps it unique */
 	/*
 	 * Interned, made when a sample first resolves to the dso (machine.c's find_map, on the
 	 * reading thread): most dsos of a big recording never get one. NULL until then.
@@ -62,7 +62,7 @@ struct dso {
 
 /*
  * Every dso, in the order they came, and an index by long name, so that finding or adding
- * one is O(1) however the names arrive (a name is interned only when its dso is new).
+ * one is O(1) however the names arrive (a name is stored only when its dso is new).
  */
 struct dsos {
 	struct dso **arr;

@@ -82,6 +82,29 @@ Test(strpool, interns_once)
 	strpool_exit(&pool);
 }
 
+Test(strpool, store_copies_without_indexing)
+{
+	struct strpool pool;
+	const char *kept[3000];
+	char name[64];
+
+	strpool_init(&pool);
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "/usr/lib/libstored-%d.so", i);
+		kept[i] = strpool_store(&pool, name);
+		cr_assert_str_eq(kept[i], name);
+		cr_assert_neq(kept[i], name);
+	}
+	cr_assert_eq(pool.count, 0, "stored strings are not in the index");
+	/* interning the same text makes its own copy; stored ones stay where they are */
+	cr_assert_neq(strpool_intern(&pool, "/usr/lib/libstored-7.so"), kept[7]);
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "/usr/lib/libstored-%d.so", i);
+		cr_assert_str_eq(kept[i], name);
+	}
+	strpool_exit(&pool);
+}
+
 Test(refcount, put_reports_last)
 {
 	struct refcount r;
