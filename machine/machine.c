@@ -311,15 +311,23 @@ void machine__exit(struct machine *m)
 	strpool_exit(&m->strings);
 }
 
+/*
+ * perf's anon and no-dso names, and [vdso]. Most names are plain paths: the second character
+ * ('/', 'd', 'a', 'S') or the first ('[') rules them out before any compare.
+ */
 static bool is_anon_memory(const char *name)
 {
+	if (name[0] != '/' || !strchr("/da", name[1]))
+		return false;
 	return !strcmp(name, "//anon") || !strncmp(name, "/dev/zero", 9) ||
 	       !strncmp(name, "/anon_hugepage", 14);
 }
 
 static bool is_no_dso_memory(const char *name)
 {
-	return !strncmp(name, "[stack", 6) || !strncmp(name, "/SYSV", 5) || !strcmp(name, "[heap]");
+	if (name[0] == '/')
+		return name[1] == 'S' && !strncmp(name, "/SYSV", 5);
+	return name[0] == '[' && (!strncmp(name, "[stack", 6) || !strcmp(name, "[heap]"));
 }
 
 static void process_kernel_mmap(struct machine *m, u64 start, u64 len, u64 pgoff,
@@ -371,7 +379,7 @@ static void process_user_mmap(struct machine *m, s32 pid, s32 tid, u64 start, u6
 		snprintf(newname, sizeof(newname), "/tmp/perf-%d.map", pid);
 		filename = newname;
 	}
-	if (strcmp(filename, "[vdso]") == 0) {
+	if (filename[0] == '[' && strcmp(filename, "[vdso]") == 0) {
 		pgoff = 0;
 		ino = NULL;	/* perf's vdso dso is found by name alone */
 	}
