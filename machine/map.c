@@ -247,18 +247,27 @@ struct map *maps__find(struct maps *maps, u64 ip)
 		return maps->last;
 	hi = maps->nr;
 	if (maps->disjoint) {
+		const u64 *base = maps->starts;
+		size_t n = maps->nr;
 		struct map *m;
 
-		/* the last map starting at or below ip is the only one that can hold it */
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
+		/*
+		 * The last map starting at or below ip is the only one that can hold it. Branch-free
+		 * halving, prefetching both places the next step may look at: at thousands of maps
+		 * a process, every step is a cache miss otherwise waited for one after another.
+		 */
+		if (!n || base[0] > ip)
+			return NULL;
+		while (n > 1) {
+			size_t half = n / 2;
 
-			if (maps->starts[mid] <= ip)
-				lo = mid + 1;
-			else
-				hi = mid;
+			__builtin_prefetch(&base[half / 2]);
+			__builtin_prefetch(&base[half + half / 2]);
+			base = base[half] <= ip ? base + half : base;
+			n -= half;
 		}
-		if (!lo || ip >= (m = maps->arr[lo - 1])->end)
+		m = maps->arr[base - maps->starts];
+		if (ip >= m->end)
 			return NULL;
 		maps->last = m;
 		return m;
