@@ -114,9 +114,8 @@ void dsos__init(struct dsos *dsos)
 
 void dsos__exit(struct dsos *dsos)
 {
-	for (size_t i = 0; i < dsos->nr; i++)
-		dso__put(dsos->arr[i]);
-	free(dsos->arr);
+	for (size_t i = 0; i < dsos->by_name.cap; i++)
+		dso__put(dsos->by_name.slots[i]);	/* NULL (empty) is a no-op */
 	ptrtable_exit(&dsos->by_name);
 	memset(dsos, 0, sizeof(*dsos));
 }
@@ -150,8 +149,6 @@ struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *l
 		dso->kind = DSO_KIND_KERNEL;
 	else
 		dso->kind = DSO_KIND_USER;
-	ARRAY_GROW(dsos->arr, dsos->alloc, dsos->nr + 1);
-	dsos->arr[dsos->nr++] = dso;
 	ptrtable_insert(&dsos->by_name, dso);
 	return dso__get(dso);
 }

@@ -61,13 +61,11 @@ struct dso {
 };
 
 /*
- * Every dso, in the order they came, and an index by long name, so that finding or adding
- * one is O(1) however the names arrive (a name is stored only when its dso is new).
+ * Every dso, in one index by long name, so that finding or adding one is O(1) however the
+ * names arrive (a name is stored only when its dso is new). The index holds a reference.
  */
 struct dsos {
-	struct dso **arr;
-	size_t nr, alloc;
-	struct ptrtable by_name;	/* by long name */
+	struct ptrtable by_name;
 };
 
 struct symsrc_config;
