@@ -317,7 +317,7 @@ void machine__exit(struct machine *m)
  */
 static bool is_anon_memory(const char *name)
 {
-	if (name[0] != '/' || !strchr("/da", name[1]))
+	if (name[0] != '/' || (name[1] != '/' && name[1] != 'd' && name[1] != 'a'))
 		return false;
 	return !strcmp(name, "//anon") || !strncmp(name, "/dev/zero", 9) ||
 	       !strncmp(name, "/anon_hugepage", 14);
