@@ -88,35 +88,42 @@ static int map_cmp(const void *a, const void *b)
 }
 
 /*
- * Merge the unsorted tail into the sorted part: O(n + t log t). qsort's ties keep no order,
- * but maps of one start never coexist (an insert trims what it overlaps).
+ * Merge the unsorted tail into the sorted part: O(t log t) to sort the tail, then a merge
+ * from the back that moves only what lies above the tail's lowest start (inserts tend to be
+ * near the top or the bottom of an address space), through a copy of the tail alone.
+ * qsort's ties keep no order, but maps of one start never coexist (an insert trims what it
+ * overlaps).
  */
 static void maps__sort(struct maps *maps)
 {
-	size_t n = maps->nr, s = maps->nr_sorted, i, j, k;
-	struct map **merged;
+	size_t n = maps->nr, s = maps->nr_sorted, t = n - s, i, j, k, moved = s;
+	struct map *stack_tail[256], **tail;
 
 	if (s == n)
 		return;
-	qsort(maps->arr + s, n - s, sizeof(*maps->arr), map_cmp);
+	qsort(maps->arr + s, t, sizeof(*maps->arr), map_cmp);
 	if (s && maps->arr[s - 1]->start > maps->arr[s]->start) {
-		merged = xmalloc(n * sizeof(*merged));
-		for (i = 0, j = s, k = 0; i < s && j < n;)
-			merged[k++] = maps->arr[j]->start < maps->arr[i]->start ? maps->arr[j++] :
-										  maps->arr[i++];
-		while (i < s)
-			merged[k++] = maps->arr[i++];
-		while (j < n)
-			merged[k++] = maps->arr[j++];
-		memcpy(maps->arr, merged, n * sizeof(*merged));
-		free(merged);
-		s = 0;	/* every start moved */
+		tail = t <= ARRAY_SIZE(stack_tail) ? stack_tail : xmalloc(t * sizeof(*tail));
+		memcpy(tail, maps->arr + s, t * sizeof(*tail));
+		/* i, j: one past the next sorted and tail map to place; k: one past the slot */
+		for (i = s, j = t, k = n; j;) {
+			if (i && maps->arr[i - 1]->start > tail[j - 1]->start)
+				maps->arr[--k] = maps->arr[--i];
+			else
+				maps->arr[--k] = tail[--j];
+		}
+		moved = i;	/* below i nothing moved */
+		if (tail != stack_tail)
+			free(tail);
 	}
-	for (i = s; i < n; i++)
+	for (i = moved; i < n; i++)
 		maps->starts[i] = maps->arr[i]->start;
+	/* disjoint tells of the sorted part: only the pairs from the first moved map can change */
+	if (!maps->disjoint || !s)
+		moved = 0;
 	maps->nr_sorted = n;
 	maps->disjoint = true;
-	for (i = 1; i < n; i++)
+	for (i = MAX(moved, (size_t)1); i < n; i++)
 		maps->disjoint &= maps->arr[i - 1]->end <= maps->arr[i]->start;
 	maps->last = NULL;
 }
