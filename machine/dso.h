@@ -109,6 +109,11 @@ void dso__load_ahead(struct dso *dso, struct dso_loader *loader, u64 kernel_ref_
  */
 const struct kernel_map_bounds *dso__load_kernel(struct dso *dso, const struct symsrc_config *cfg,
 						 u64 ref_reloc);
+/* Whether dso's symbols were asked for or queued: from then on its build-id is read. */
+static inline bool dso__symbols_requested(struct dso *dso)
+{
+	return __atomic_load_n(&dso->syms, __ATOMIC_ACQUIRE) != NULL;
+}
 /* Whether dso's symbols can be had without waiting for another thread. */
 bool dso__symbols_ready(struct dso *dso);
 /* Load symbols on first use (or wait for the load started ahead); the (possibly empty) table. */

@@ -554,8 +554,15 @@ void machine__add_build_ids(struct machine *m, const u8 *data, size_t size, bool
 		if (strncmp(name, KERNEL_MMAP_PREFIX, strlen(KERNEL_MMAP_PREFIX)) == 0)
 			name = KERNEL_MMAP_PREFIX;
 		dso = dsos__findnew(&m->dsos, &m->strings, name);
-		memcpy(dso->build_id, b->data, bid_size);
-		dso->build_id_size = bid_size;
+		/*
+		 * The last entry of a name wins, as in perf; but once a worker may be loading
+		 * the dso's symbols, it reads the build-id: those were added before (report adds
+		 * every id first, then queues the loads), so the ids stay as they are.
+		 */
+		if (!dso__symbols_requested(dso)) {
+			memcpy(dso->build_id, b->data, bid_size);
+			dso->build_id_size = bid_size;
+		}
 		/* the recording hit it: load its symbols while records are read (not the
 		 * kernel: its relocation comes with its MMAP record) */
 		if (dso->kind != DSO_KIND_KERNEL && load_ahead)
