@@ -4,7 +4,8 @@
 # the text of perf's random "# (Tip: ...)" line. Needs neither perf nor the host's binaries.
 # A case whose perf arguments have --tasks is `perf report --tasks`: analyze runs it as
 # `analyze tasks` with the other arguments (--sorted is analyze's own: make-fixtures.sh made
-# its expected output from perf's).
+# its expected output from perf's). A case whose perf arguments start with `script` is
+# `perf script`: analyze runs it as `analyze script` with the arguments after that word.
 # Cases listed in tests/fixtures/PENDING need work not done yet (the file says which): they
 # are run and counted, but do not fail the suite.
 set -u
@@ -39,6 +40,11 @@ run_case() {
 	out=$(mktemp)
 	set -f	# case arguments such as [kernel.kallsyms] are not globs
 	case " $args " in
+	" script "*)
+		# shellcheck disable=SC2086
+		"$ANALYZE" --buildid-dir "$CACHE" script -i "$data" --kallsyms "$dir/kallsyms" \
+			${args#script} >"$out" 2>"$out.err" </dev/null
+		;;
 	*" --tasks "*)
 		# shellcheck disable=SC2086
 		"$ANALYZE" tasks -i "$data" $(tasks_args $args) >"$out" 2>"$out.err" </dev/null
