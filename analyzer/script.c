@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "analyzer/name_list.h"
@@ -205,6 +206,7 @@ struct script {
 	bool use_callchain;	/* perf's symbol_conf.use_callchain */
 	bool no_callchain;	/* -G */
 	bool ns;
+	bool show_task_events, show_mmap_events;
 	bool stopped;	/* the output went away (EPIPE): stop quietly */
 	bool check_failed;	/* a pipe's events lack a field -F asked for */
 	int name_width;
@@ -369,25 +371,24 @@ static bool thread_filtered(struct script *s, const struct thread *t)
 	       (s->tids.nr && !int_list__has(&s->tids, t->tid));
 }
 
-/* perf script's process_event for the fields above. */
-static void print_sample(struct script *s, struct evsel *evsel, struct thread *t,
-			 const struct perf_sample *sample)
+/*
+ * perf's perf_sample__fprintf_start: comm, tid, cpu, time, for samples and side-band records
+ * alike (t NULL: a record of tid -1).
+ */
+static void print_start(struct script *s, struct evsel *evsel, struct thread *t,
+			const struct perf_sample *sample)
 {
-	int type = script_output_type(evsel->attr.type);
-	u32 fields = s->f.fields[type];
-	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
-			 sample->callchain;
+	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
+	const char *comm = t ? thread__comm_str(t) : ":-1";
 	FILE *fp = s->fp;
 
-	if (!fields)
-		return;
 	if (fields & SF_COMM) {
 		/* perf leaves the comm unpadded when frames follow */
 		if ((fields & SF_IP) && s->use_callchain &&
 		    (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
-			fprintf(fp, "%s ", thread__comm_str(t));
+			fprintf(fp, "%s ", comm);
 		else
-			fprintf(fp, "%16s ", thread__comm_str(t));
+			fprintf(fp, "%16s ", comm);
 	}
 	if ((fields & SF_PID) && (fields & SF_TID))
 		fprintf(fp, "%5d/%-5d ", (int)sample->pid, (int)sample->tid);
@@ -403,6 +404,21 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 		script_time__format(buf, sizeof(buf), sample->time, s->ns);
 		fputs(buf, fp);
 	}
+}
+
+/* perf script's process_event for the fields above. */
+static void print_sample(struct script *s, struct evsel *evsel, struct thread *t,
+			 const struct perf_sample *sample)
+{
+	int type = script_output_type(evsel->attr.type);
+	u32 fields = s->f.fields[type];
+	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+			 sample->callchain;
+	FILE *fp = s->fp;
+
+	if (!fields)
+		return;
+	print_start(s, evsel, t, sample);
 	if (fields & SF_PERIOD)
 		fprintf(fp, "%10" PRIu64 " ", sample->period);
 	if (fields & SF_EVNAME) {
@@ -456,6 +472,128 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	return 0;
 }
 
+/* A record's string: at most up to the end of the record (the model checked it already). */
+static int str_len(const struct perf_event_header *ev, const char *str)
+{
+	size_t max = ev->size - (size_t)(str - (const char *)ev);
+
+	return (int)strnlen(str, max);
+}
+
+/* perf's perf_event__fprintf for the side-band records script shows. */
+static void print_record(struct script *s, const struct perf_event_header *ev)
+{
+	FILE *fp = s->fp;
+
+	fprintf(fp, "PERF_RECORD_%s", perf_event__name(ev->type));
+	switch (ev->type) {
+	case PERF_RECORD_COMM: {
+		const struct perf_record_comm *c = (const void *)ev;
+
+		fprintf(fp, "%s: %.*s:%d/%d\n", ev->misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "",
+			str_len(ev, c->comm), c->comm, (int)c->pid, (int)c->tid);
+		break;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		const struct perf_record_fork *f = (const void *)ev;
+
+		fprintf(fp, "(%d:%d):(%d:%d)\n", (int)f->pid, (int)f->tid, (int)f->ppid,
+			(int)f->ptid);
+		break;
+	}
+	case PERF_RECORD_MMAP: {
+		const struct perf_record_mmap *m = (const void *)ev;
+
+		fprintf(fp, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %c %.*s\n",
+			(int)m->pid, (int)m->tid, m->start, m->len, m->pgoff,
+			ev->misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x',
+			str_len(ev, m->filename), m->filename);
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct perf_record_mmap2 *m = (const void *)ev;
+
+		fprintf(fp, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64, (int)m->pid,
+			(int)m->tid, m->start, m->len, m->pgoff);
+		if (ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			fputs(" <", fp);
+			for (int i = 0; i < MIN(m->build_id_size, 20); i++)
+				fprintf(fp, "%02x", m->build_id[i]);
+			fputc('>', fp);
+		} else {
+			fprintf(fp, " %02x:%02x %" PRIu64 " %" PRIu64, m->maj, m->min, m->ino,
+				m->ino_generation);
+		}
+		fprintf(fp, "]: %c%c%c%c %.*s\n", m->prot & PROT_READ ? 'r' : '-',
+			m->prot & PROT_WRITE ? 'w' : '-', m->prot & PROT_EXEC ? 'x' : '-',
+			m->flags & MAP_SHARED ? 's' : 'p', str_len(ev, m->filename), m->filename);
+		break;
+	}
+	}
+}
+
+/*
+ * perf's print_event_with_time: the start of a line as for a sample of the record's event
+ * (none when the record maps to no event), the comm of the record's thread, then the record.
+ * Without sample_id_all, the record's own pid, tid and time (fork, exit) stand in.
+ */
+static void print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32 tid, u64 time)
+{
+	struct evsel *evsel = ctx->evsel;
+	struct perf_sample sample = ctx->sample;
+	struct thread *t = NULL;
+
+	if (!evsel && s->session.nr_evsels == 1)
+		evsel = &s->session.evsels[0];	/* perf's evlist__id2evsel */
+	if (evsel && !evsel->attr.sample_id_all) {
+		sample.cpu = 0;
+		sample.time = time;
+		sample.pid = (u32)pid;
+		sample.tid = (u32)tid;
+	}
+	if (s->cpus && (sample.cpu >= MAX_CPUS || !s->cpus[sample.cpu]))
+		return;
+	if (tid != -1)
+		t = machine__findnew_thread(&s->machine, pid, tid);
+	if (evsel)
+		print_start(s, evsel, t, &sample);
+	print_record(s, ctx->event);
+	thread__put(t);
+}
+
+static int process_sideband(struct script *s, struct event_ctx *ctx)
+{
+	const struct perf_event_header *ev = ctx->event;
+	const struct perf_record_fork *f = (const void *)ev;
+	const struct perf_record_comm *c = (const void *)ev;	/* pid, tid as in mmap's */
+	bool task = ev->type == PERF_RECORD_COMM || ev->type == PERF_RECORD_FORK ||
+		    ev->type == PERF_RECORD_EXIT;
+	bool show = task ? s->show_task_events
+			 : s->show_mmap_events &&
+				   (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2);
+
+	if (show && !s->checked && script_check_fields(s)) {
+		s->check_failed = true;
+		return 1;
+	}
+	/* perf prints an exit before the model forgets anything */
+	if (show && ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(*f))
+		print_sideband(s, ctx, (s32)f->pid, (s32)f->tid, f->time);
+	if (machine__process_event(&s->machine, ev, ctx->sample.time)) {
+		error_set("%s: offset %#llx: %s", s->session.path,
+			  (unsigned long long)ctx->file_offset, error_get());
+		return -1;
+	}
+	if (!show || ev->type == PERF_RECORD_EXIT)
+		return 0;
+	if (ev->type == PERF_RECORD_FORK)
+		print_sideband(s, ctx, (s32)f->pid, (s32)f->tid, f->time);
+	else
+		print_sideband(s, ctx, (s32)c->pid, (s32)c->tid, 0);
+	return 0;
+}
+
 static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
 {
 	struct script *s = container_of(consumer, struct script, consumer);
@@ -469,12 +607,9 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 		machine__add_build_ids(&s->machine, (const u8 *)ev, ev->size, true);
 		return 0;
 	default:
-		if (machine__process_event(&s->machine, ev, ctx->sample.time)) {
-			error_set("%s: offset %#llx: %s", s->session.path,
-				  (unsigned long long)ctx->file_offset, error_get());
+		if (process_sideband(s, ctx))
 			return -1;
-		}
-		return 0;
+		return s->stopped || s->check_failed || ferror(s->fp) ? 1 : 0;
 	}
 }
 
@@ -544,7 +679,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	const char *pids = NULL, *tids = NULL, *cpus = NULL;
 	const char *field_args[32];
 	int nr_field_args = 0;
-	bool ns = false, hide_callgraph = false;
+	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false;
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
 		{ 'F', "fields", OPT_STRING, &field_args[0], "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,ip,sym,dso,symoff,period" },
@@ -553,6 +688,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "tid", OPT_STRING, &tids, "tid[,tid...]", "only consider symbols in these tids" },
 		{ 'C', "cpu", OPT_STRING, &cpus, "cpu", "list of cpus to profile" },
 		{ 0, "ns", OPT_BOOL, &ns, NULL, "Use 9 decimal places when displaying time" },
+		{ 0, "show-task-events", OPT_BOOL, &task_events, NULL, "Show the fork/comm/exit events" },
+		{ 0, "show-mmap-events", OPT_BOOL, &mmap_events, NULL, "Show the mmap events" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
@@ -613,6 +750,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	}
 	s.ns = ns;
 	s.no_callchain = hide_callgraph;
+	s.show_task_events = task_events;
+	s.show_mmap_events = mmap_events;
 	if (perf_session__open(&s.session, input)) {
 		free(s.cpus);
 		fprintf(stderr, "analyze: %s\n", error_get());
