@@ -673,16 +673,29 @@ static void script_init_machine(struct script *s, struct symsrc_config *symsrc,
 		machine__add_build_ids(&s->machine, ids, size, true);
 }
 
+/* -F, as perf's parse_output_fields: applied as it comes, its error said before the usage */
+static int parse_fields(const char *arg, void *data)
+{
+	char bad[64];
+	enum script_fields_error err = script_fields__parse(data, arg, bad, sizeof(bad));
+
+	if (err == SF_ERR_UNSUPPORTED)
+		fprintf(stderr, "analyze script: field '%s' is not supported yet\n", bad);
+	else if (err)
+		fprintf(stderr, "%s\n", script_fields__strerror(err));
+	return err ? -1 : 0;
+}
+
 int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
 	const char *pids = NULL, *tids = NULL, *cpus = NULL;
-	const char *field_args[32];
-	int nr_field_args = 0;
 	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false;
+	struct script s = { .consumer.deliver = script_deliver };
+	struct option_callback fields_cb = { parse_fields, &s.f };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
-		{ 'F', "fields", OPT_STRING, &field_args[0], "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,ip,sym,dso,symoff,period" },
+		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,ip,sym,dso,symoff,period" },
 		{ 0, "comms", OPT_STRING, &comms, "comm[,comm...]", "only display events for these comms" },
 		{ 0, "pid", OPT_STRING, &pids, "pid[,pid...]", "only consider symbols in these pids" },
 		{ 0, "tid", OPT_STRING, &tids, "tid[,tid...]", "only consider symbols in these tids" },
@@ -697,7 +710,6 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 'j', "jobs", OPT_STRING, &jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
 		OPT_END_MARK,
 	};
-	struct script s = { .consumer.deliver = script_deliver };
 	struct symsrc_config symsrc = { 0 };
 	struct workqueue *wq = NULL;
 	struct dso_loader loader;
@@ -705,41 +717,12 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	int nr_args, nr_jobs, ret;
 	static char outbuf[OUTPUT_BUFFER];
 
-	/* -F may be given more than once: each applies in turn, as perf's callback does */
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if ((strcmp(a, "-F") == 0 || strcmp(a, "--fields") == 0) && i + 1 < argc) {
-			if (nr_field_args < (int)ARRAY_SIZE(field_args))
-				field_args[nr_field_args++] = argv[i + 1];
-			i++;
-		} else if (strncmp(a, "--fields=", 9) == 0 || (strncmp(a, "-F", 2) == 0 && a[2])) {
-			if (nr_field_args < (int)ARRAY_SIZE(field_args))
-				field_args[nr_field_args++] = a[1] == '-' ? a + 9 : a + 2;
-		}
-	}
-	field_args[0] = nr_field_args ? field_args[0] : NULL;
+	script_fields__init(&s.f);	/* -F edits perf's defaults, each -F in turn */
 	nr_args = parse_options(argc, argv, opts, script_usage);
 	if (nr_args < 0)
 		return 129;
 	if (!options__input(nr_args, argv, &input, script_usage, opts))
 		return 129;
-	script_fields__init(&s.f);
-	for (int i = 0; i < nr_field_args; i++) {
-		char bad[64];
-		enum script_fields_error err = script_fields__parse(&s.f, field_args[i], bad,
-								     sizeof(bad));
-
-		if (err == SF_ERR_UNSUPPORTED) {
-			fprintf(stderr, "analyze script: field '%s' is not supported yet\n", bad);
-			return 129;
-		}
-		if (err) {
-			fprintf(stderr, "%s\n", script_fields__strerror(err));
-			usage_with_options(script_usage, opts);
-			return 129;
-		}
-	}
 	nr_jobs = options__jobs(jobs, script_usage, opts);
 	if (nr_jobs < 0)
 		return 129;

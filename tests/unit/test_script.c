@@ -4,9 +4,11 @@
  * replaces, +/- edit, a type prefix limits to one type, errors).
  */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <linux/perf_event.h>
 #include <string.h>
 
+#include "analyzer/options.h"
 #include "analyzer/script.h"
 
 static const char *fmt_time(u64 t, bool ns)
@@ -113,4 +115,35 @@ Test(script_fields, errors)
 	cr_assert_eq(script_fields__parse(&f, "comm,addr", bad, sizeof(bad)), SF_ERR_UNSUPPORTED);
 	cr_assert_str_eq(bad, "addr");
 	cr_assert_str_eq(script_fields__strerror(SF_ERR_INVALID), "Invalid field requested.");
+}
+
+static int apply_fields(const char *arg, void *data)
+{
+	char bad[32];
+
+	return script_fields__parse(data, arg, bad, sizeof(bad)) ? -1 : 0;
+}
+
+/* options.c's OPT_CALLBACK, as script's -F uses it: every -F in turn, a refusal stops. */
+Test(script_fields, every_F_applies_in_turn)
+{
+	struct script_fields f;
+	struct option_callback cb = { apply_fields, &f };
+	struct option opts[] = {
+		{ 'F', "fields", OPT_CALLBACK, &cb, "str", "fields" },
+		OPT_END_MARK,
+	};
+	const char *argv[] = { "-F", "comm,tid", "file", "--fields=+pid", "-Fsw:-tid" };
+
+	script_fields__init(&f);
+	cr_assert_eq(parse_options(5, argv, opts, "test"), 1);
+	cr_assert_str_eq(argv[0], "file");
+	cr_assert_eq(f.fields[PERF_TYPE_SOFTWARE], SF_COMM | SF_PID);
+	cr_assert_eq(f.fields[PERF_TYPE_HARDWARE], SF_COMM | SF_TID | SF_PID);
+
+	const char *bad_argv[] = { "-F", "bogus" };
+
+	/* the usage goes to stderr */
+	cr_redirect_stderr();
+	cr_assert_eq(parse_options(2, bad_argv, opts, "test"), -1);
 }
