@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyzer/report.h"
+#include "analyzer/script.h"
 #include "analyzer/tasks.h"
 
 static const char usage[] =
@@ -16,6 +17,7 @@ static const char usage[] =
 	"Commands:\n"
 	"  report   perf report --stdio: histograms of samples by comm, dso, symbol...\n"
 	"  tasks    perf report --tasks: the tree of recorded tasks (--mmaps: with their maps)\n"
+	"  script   perf script: every sample, one line each (with its callchain under it)\n"
 	"\n"
 	"See README.md for every option.\n";
 
@@ -58,6 +60,8 @@ int main(int argc, const char **argv)
 	}
 	if (strcmp(argv[i], "report") == 0)
 		return cmd_report(argc - i - 1, argv + i + 1, &cfg);
+	if (strcmp(argv[i], "script") == 0)
+		return cmd_script(argc - i - 1, argv + i + 1, &cfg);
 	if (strcmp(argv[i], "tasks") == 0)
 		return cmd_tasks(argc - i - 1, argv + i + 1);
 	fprintf(stderr, "analyze: '%s' is not an analyze command.\n\n%s", argv[i], usage);

@@ -41,7 +41,7 @@ static int fail(const char *usage, const struct option *opts, const char *fmt, c
 
 static bool takes_arg(const struct option *o)
 {
-	return o->type == OPT_STRING || o->type == OPT_NOOP_ARG;
+	return o->type == OPT_STRING || o->type == OPT_NOOP_ARG || o->type == OPT_CALLBACK;
 }
 
 /*
@@ -53,9 +53,15 @@ static bool lastarg_default(const struct option *o, int argc, const char **argv,
 	return o->optional_arg && (i + 1 >= argc || argv[i + 1][0] == '-');
 }
 
-static void set_value(const struct option *o, const char *arg, bool negated)
+/* 0, or the callback's failure (it said why). */
+static int set_value(const struct option *o, const char *arg, bool negated)
 {
 	switch (o->type) {
+	case OPT_CALLBACK: {
+		const struct option_callback *cb = o->value;
+
+		return cb->fn(negated ? NULL : arg, cb->data);
+	}
 	case OPT_BOOL:
 		*(bool *)o->value = !negated;
 		break;
@@ -71,6 +77,14 @@ static void set_value(const struct option *o, const char *arg, bool negated)
 			*(bool *)o->value = !negated;
 		break;
 	}
+	return 0;
+}
+
+/* A callback refused its value: perf prints the usage after the callback's own message. */
+static int callback_failed(const char *usage, const struct option *opts)
+{
+	usage_with_options(usage, opts);
+	return -1;
 }
 
 /* Find a long option by exact name or unambiguous prefix. */
@@ -118,13 +132,11 @@ static int parse_long(const char *usage, const struct option *opts, int argc, co
 				return fail(usage, opts, "option `%s' requires a value", o->long_name);
 			value = argv[++*i];
 		}
-		set_value(o, value, false);
-		return 0;
+		return set_value(o, value, false) ? callback_failed(usage, opts) : 0;
 	}
 	if (eq)
 		return fail(usage, opts, "option `%s' takes no value", o->long_name);
-	set_value(o, NULL, negated);
-	return 0;
+	return set_value(o, NULL, negated) ? callback_failed(usage, opts) : 0;
 }
 
 static int parse_short(const char *usage, const struct option *opts, int argc, const char **argv,
@@ -149,10 +161,10 @@ static int parse_short(const char *usage, const struct option *opts, int argc, c
 					return fail(usage, opts, "switch `%s' requires a value", name);
 				value = argv[++*i];
 			}
-			set_value(o, value, false);
-			return 0;
+			return set_value(o, value, false) ? callback_failed(usage, opts) : 0;
 		}
-		set_value(o, NULL, false);
+		if (set_value(o, NULL, false))
+			return callback_failed(usage, opts);
 		p++;
 	}
 	return 0;

@@ -8,13 +8,23 @@
 
 #include <stdbool.h>
 
-enum option_type { OPT_BOOL, OPT_STRING, OPT_INCR, OPT_NOOP_ARG, OPT_NOOP };
+enum option_type { OPT_BOOL, OPT_STRING, OPT_INCR, OPT_NOOP_ARG, OPT_NOOP, OPT_CALLBACK };
+
+/*
+ * OPT_CALLBACK: value points to one of these; fn sees each value as it is parsed (an option
+ * given several times: every one, in order). A non-zero return stops parsing: fn printed why,
+ * parse_options adds the usage.
+ */
+struct option_callback {
+	int (*fn)(const char *arg, void *data);
+	void *data;
+};
 
 struct option {
 	char short_name;
 	const char *long_name;
 	enum option_type type;
-	void *value;		/* bool *, const char **, int * */
+	void *value;		/* bool *, const char **, int *, struct option_callback * */
 	const char *argh;	/* argument name in the usage text */
 	const char *help;
 	bool optional_arg;	/* value may be omitted: perf's PARSE_OPT_LASTARG_DEFAULT */

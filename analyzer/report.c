@@ -17,6 +17,7 @@
 #include "analyzer/dump.h"
 #include "analyzer/header.h"
 #include "analyzer/hist.h"
+#include "analyzer/name_list.h"
 #include "analyzer/options.h"
 #include "lib/error.h"
 #include "lib/workqueue.h"
@@ -26,11 +27,6 @@
 #include "readers/session.h"
 
 static const char *const report_usage = "analyze report [<options>]";
-
-struct name_list {
-	char **names;
-	size_t nr;
-};
 
 struct report {
 	struct event_consumer consumer;
@@ -53,50 +49,6 @@ struct report {
 	bool need_parent;
 	regex_t parent_regex;	/* perf's default parent pattern */
 };
-
-static void name_list__parse(struct name_list *list, const char *str)
-{
-	char *copy, *save = NULL;
-
-	if (!str)
-		return;
-	copy = xstrdup(str);
-	for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-		bool dup = false;
-
-		/* perf's strlists hold each name once */
-		for (size_t i = 0; i < list->nr; i++)
-			dup |= strcmp(list->names[i], tok) == 0;
-		if (dup)
-			continue;
-		list->names = xreallocarray(list->names, list->nr + 1, sizeof(char *));
-		list->names[list->nr++] = xstrdup(tok);
-	}
-	free(copy);
-}
-
-static bool name_list__has(const struct name_list *list, const char *name)
-{
-	for (size_t i = 0; i < list->nr; i++)
-		if (strcmp(list->names[i], name) == 0)
-			return true;
-	return false;
-}
-
-static bool int_list__has(const struct name_list *list, long v)
-{
-	for (size_t i = 0; i < list->nr; i++)
-		if (strtol(list->names[i], NULL, 0) == v)
-			return true;
-	return false;
-}
-
-static void name_list__free(struct name_list *list)
-{
-	for (size_t i = 0; i < list->nr; i++)
-		free(list->names[i]);
-	free(list->names);
-}
 
 /* perf's thread__is_filtered: by the thread's comm as it is at the sample. */
 static bool thread_filtered(struct report *rep, const struct thread *t)

@@ -22,11 +22,15 @@ put_le() {
 	printf "$bytes" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
 }
 
-# CMD=tasks: the same checks of `analyze tasks --mmaps` (section 10)
+# CMD=tasks: the same checks of `analyze tasks --mmaps` (section 10); CMD=script: of
+# `analyze script` with task and mmap lines (section 11)
 CMD=report
 run_cmd() {	# FILE
 	if [ "$CMD" = tasks ]; then
 		timeout 20 "$ANALYZE" tasks -i "$1" --mmaps
+	elif [ "$CMD" = script ]; then
+		timeout 20 "$ANALYZE" --buildid-dir "$WORK/none" script -i "$1" --kallsyms /dev/null \
+			--show-task-events --show-mmap-events
 	else
 		timeout 20 "$ANALYZE" --buildid-dir "$WORK/none" report -i "$1" --kallsyms /dev/null
 	fi
@@ -180,6 +184,27 @@ CMD=tasks
 for ((cut = 0; cut < size; cut += (cut < data_off + 64 ? 7 : 1009))); do
 	head -c "$cut" "$SRC" >"$WORK/t.data"
 	expect_error "truncated at $cut" "$WORK/t.data"
+done
+for f in m a d d2 n z z2 r0 r1 r2 f empty; do
+	expect_error "corrupt $f.data" "$WORK/$f.data"
+done
+expect_error "data.N cut inside a record" "$WORK/dir4.data"
+for f in z1 z2 z3; do
+	expect_error "corrupt compressed $f.data" "$WORK/$f.data"
+done
+
+# 11. analyze script prints every sample as it comes, and its frames: the same errors, also
+#     for a recording with callchains cut anywhere.
+CMD=script
+for ((cut = 0; cut < size; cut += (cut < data_off + 64 ? 7 : 1009))); do
+	head -c "$cut" "$SRC" >"$WORK/t.data"
+	expect_error "truncated at $cut" "$WORK/t.data"
+done
+CC=tests/fixtures/callchain/perf.data
+cc_data_off=$(u64_at "$CC" 40)
+for ((cut = cc_data_off; cut < $(stat -c %s "$CC"); cut += 997)); do
+	head -c "$cut" "$CC" >"$WORK/cc.data"
+	expect_error "callchain recording truncated at $cut" "$WORK/cc.data"
 done
 for f in m a d d2 n z z2 r0 r1 r2 f empty; do
 	expect_error "corrupt $f.data" "$WORK/$f.data"

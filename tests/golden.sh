@@ -4,7 +4,8 @@
 # the text of perf's random "# (Tip: ...)" line. Needs neither perf nor the host's binaries.
 # A case whose perf arguments have --tasks is `perf report --tasks`: analyze runs it as
 # `analyze tasks` with the other arguments (--sorted is analyze's own: make-fixtures.sh made
-# its expected output from perf's).
+# its expected output from perf's). A case whose perf arguments start with `script` is
+# `perf script`: analyze runs it as `analyze script` with the arguments after that word.
 # Cases listed in tests/fixtures/PENDING need work not done yet (the file says which): they
 # are run and counted, but do not fail the suite.
 set -u
@@ -39,6 +40,11 @@ run_case() {
 	out=$(mktemp)
 	set -f	# case arguments such as [kernel.kallsyms] are not globs
 	case " $args " in
+	" script "*)
+		# shellcheck disable=SC2086
+		"$ANALYZE" --buildid-dir "$CACHE" script -i "$data" --kallsyms "$dir/kallsyms" \
+			${args#script} >"$out" 2>"$out.err" </dev/null
+		;;
 	*" --tasks "*)
 		# shellcheck disable=SC2086
 		"$ANALYZE" tasks -i "$data" $(tasks_args $args) >"$out" 2>"$out.err" </dev/null
@@ -122,6 +128,27 @@ for dir in "$FIX"/*/; do
 	done <"$dir/cases"
 	unset DATA
 done
+# A reader that goes away: `analyze script | head -1` on more output than analyze buffers
+# (1 MB) must end quietly with status 0, as perf script does.
+GEN=${GEN:-$(dirname "$BYTESWAP")/gen-perfdata}
+if "$GEN" -o "$HOME/pipe.data" --kallsyms "$HOME/pipe.kallsyms" --processes 2 --threads 2 \
+	--samples 50000 >/dev/null 2>&1; then
+	for jobs in 1 4; do
+		st=$( { "$ANALYZE" script -j $jobs -i "$HOME/pipe.data" --kallsyms "$HOME/pipe.kallsyms" \
+			2>"$HOME/pipe.err"; echo $? >"$HOME/pipe.status"; } | head -1 >/dev/null
+			cat "$HOME/pipe.status")
+		if [ "$st" = 0 ] && ! [ -s "$HOME/pipe.err" ]; then
+			pass=$((pass + 1))
+		else
+			echo "FAIL script -j $jobs | head -1: status $st, stderr: $(head -1 "$HOME/pipe.err")"
+			fail=$((fail + 1))
+		fi
+	done
+else
+	echo "FAIL gen-perfdata ($GEN) could not write the closed-pipe recording"
+	fail=$((fail + 1))
+fi
+
 echo "golden: $threaded cases also match with -j1 and with -j4"
 echo "golden: $swapped cases also match on opposite-endian copies"
 echo "golden: $pending pending cases (tests/fixtures/PENDING), $pending_ok of them already match"

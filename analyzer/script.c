@@ -1,0 +1,797 @@
+/*
+ * script: `analyze script`, perf script 6.1's default per-event output. Reads the session in
+ * perf's delivery order, keeps the machine model current and prints each sample as it comes:
+ * resolved on the reading thread, written through one large stdio buffer, nothing allocated
+ * per event. Tracepoint fields (libtraceevent) are not formatted here.
+ */
+#include "analyzer/script.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "analyzer/name_list.h"
+#include "analyzer/options.h"
+#include "lib/error.h"
+#include "lib/workqueue.h"
+#include "lib/xalloc.h"
+#include "machine/machine.h"
+#include "readers/evsel_name.h"
+#include "readers/session.h"
+
+static const char *const script_usage = "analyze script [<options>]";
+
+/* perf's PERF_MAX_STACK_DEPTH: perf script shows at most this many frames a sample */
+#define MAX_STACK 127
+#define MAX_CPUS 4096
+#define OUTPUT_BUFFER (1 << 20)
+
+/* builtin-script.c's all_output_options: every name perf accepts, and what we print of them */
+static const struct {
+	const char *name;
+	u32 field;	/* 0: perf knows it, analyze does not print it yet */
+} field_names[] = {
+	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "time", SF_TIME },
+	{ "cpu", SF_CPU }, { "event", SF_EVNAME }, { "trace", SF_TRACE }, { "ip", SF_IP },
+	{ "sym", SF_SYM }, { "dso", SF_DSO }, { "addr", 0 }, { "symoff", SF_SYMOFFSET },
+	{ "srcline", 0 }, { "period", SF_PERIOD }, { "iregs", 0 }, { "uregs", 0 },
+	{ "brstack", 0 }, { "brstacksym", 0 }, { "data_src", 0 }, { "weight", 0 },
+	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", 0 }, { "insn", 0 }, { "insnlen", 0 },
+	{ "synth", 0 }, { "phys_addr", 0 }, { "metric", 0 }, { "misc", 0 }, { "srccode", 0 },
+	{ "ipc", 0 }, { "tod", 0 }, { "data_page_size", 0 }, { "code_page_size", 0 },
+	{ "ins_lat", 0 }, { "brstackinsnlen", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
+	{ "cgroup", 0 }, { "retire_lat", 0 }, { "brstackoff", 0 }, { "flags", 0 },
+};
+
+/* builtin-script.c's defaults: the same for every kind of sampled event but tracepoints */
+#define SF_DEFAULT                                                                          \
+	(SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_EVNAME | SF_IP | SF_SYM | SF_SYMOFFSET |  \
+	 SF_DSO | SF_PERIOD)
+
+int script_output_type(u32 attr_type)
+{
+	return attr_type < SCRIPT_TYPE_OTHER ? (int)attr_type : SCRIPT_TYPE_OTHER;
+}
+
+void script_fields__init(struct script_fields *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (int t = 0; t < SCRIPT_TYPES; t++)
+		f->fields[t] = SF_DEFAULT;
+	f->fields[PERF_TYPE_SOFTWARE] |= SF_BPF_OUTPUT;
+	f->fields[PERF_TYPE_TRACEPOINT] = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_EVNAME | SF_TRACE;
+}
+
+const char *script_fields__strerror(enum script_fields_error err)
+{
+	switch (err) {
+	case SF_OK:
+		return "";
+	case SF_ERR_INVALID:
+		return "Invalid field requested.";
+	case SF_ERR_BADMIX:
+		return "Cannot mix +-field with overridden fields";
+	case SF_ERR_TYPE:
+		return "Invalid event type in field string.";
+	case SF_ERR_EMPTY:
+		return "Cannot set fields to 'none' for all event types.";
+	case SF_ERR_UNSUPPORTED:
+		return "analyze script does not print this field yet";
+	}
+	return "";
+}
+
+static int field_type(const char *prefix)
+{
+	static const char *const names[] = { "hw", "sw", "trace", NULL, "raw", "break" };
+
+	for (int t = 0; t < (int)ARRAY_SIZE(names); t++)
+		if (names[t] && strcmp(prefix, names[t]) == 0)
+			return t;
+	return -1;
+}
+
+static void set_field(struct script_fields *f, int t, u32 field, bool remove)
+{
+	if (remove) {
+		f->fields[t] &= ~field;
+		f->user_fields[t] &= ~field;
+	} else {
+		f->fields[t] |= field;
+		f->user_fields[t] |= field;
+	}
+	f->user_set[t] = true;
+	f->wildcard_set[t] = true;
+}
+
+enum script_fields_error script_fields__parse(struct script_fields *f, const char *str, char *bad,
+					      size_t bad_size)
+{
+	enum { DEFAULT, SET, ADD, REMOVE } change = DEFAULT;
+	enum script_fields_error err = SF_OK;
+	char *copy = xstrdup(str), *list = copy, *colon = strchr(copy, ':'), *save = NULL;
+	int type = -1;
+
+	if (bad_size)
+		bad[0] = '\0';
+	if (colon) {
+		*colon = '\0';
+		list = colon + 1;
+		type = field_type(copy);
+		if (type < 0) {
+			err = SF_ERR_TYPE;
+			goto out;
+		}
+	} else if (!*copy) {
+		err = SF_ERR_EMPTY;
+		goto out;
+	}
+	/* a plain list replaces the defaults; one with + or - anywhere edits them */
+	if (!strchr(list, '+') && !strchr(list, '-')) {
+		for (int t = 0; t < SCRIPT_TYPES; t++) {
+			if (type >= 0 && t != type)
+				continue;
+			f->fields[t] = 0;
+			f->user_set[t] = true;
+			f->wildcard_set[t] = type < 0;
+		}
+	}
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool remove = false;
+		size_t i;
+
+		if (*tok == '+' || *tok == '-') {
+			if (change == SET) {
+				err = SF_ERR_BADMIX;
+				goto out;
+			}
+			remove = *tok++ == '-';
+			change = remove ? REMOVE : ADD;
+		} else {
+			if (change != SET && change != DEFAULT) {
+				err = SF_ERR_BADMIX;
+				goto out;
+			}
+			change = SET;
+		}
+		for (i = 0; i < ARRAY_SIZE(field_names); i++)
+			if (strcmp(tok, field_names[i].name) == 0)
+				break;
+		if (i == ARRAY_SIZE(field_names) || !field_names[i].field) {
+			err = i == ARRAY_SIZE(field_names) ? SF_ERR_INVALID : SF_ERR_UNSUPPORTED;
+			snprintf(bad, bad_size, "%s", tok);
+			goto out;
+		}
+		for (int t = 0; t < SCRIPT_TYPES; t++) {
+			if (type >= 0 && t != type)
+				continue;
+			/* builtin-script.c: trace is not valid for sampled events but tracepoints */
+			if ((field_names[i].field == SF_TRACE && t != PERF_TYPE_TRACEPOINT) ||
+			    (field_names[i].field == SF_BPF_OUTPUT && t != PERF_TYPE_SOFTWARE))
+				continue;
+			set_field(f, t, field_names[i].field, remove);
+			if (type >= 0)
+				f->wildcard_set[t] = true;
+		}
+	}
+out:
+	free(copy);
+	return err;
+}
+
+int script_time__format(char *buf, size_t size, u64 time, bool ns)
+{
+	if (ns)
+		return snprintf(buf, size, "%5" PRIu64 ".%09" PRIu64 ": ", time / 1000000000,
+				time % 1000000000);
+	/* perf's timestamp__scnprintf_usec: truncated to microseconds, in a 12-wide column */
+	char usec[32];
+
+	snprintf(usec, sizeof(usec), "%" PRIu64 ".%06" PRIu64, time / 1000000000,
+		 time % 1000000000 / 1000);
+	return snprintf(buf, size, "%12s: ", usec);
+}
+
+struct script {
+	struct event_consumer consumer;
+	struct perf_session session;
+	struct machine machine;
+	struct script_fields f;
+	bool checked;	/* the fields were checked against the events' sample_types */
+	bool use_callchain;	/* perf's symbol_conf.use_callchain */
+	bool no_callchain;	/* -G */
+	bool ns;
+	bool show_task_events, show_mmap_events;
+	bool stopped;	/* the output went away (EPIPE): stop quietly */
+	bool check_failed;	/* a pipe's events lack a field -F asked for */
+	int name_width;
+	struct name_list comms, pids, tids;
+	u8 *cpus;	/* -C: a byte per cpu, or NULL */
+	FILE *fp;
+};
+
+static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, const char *what,
+		       u32 field)
+{
+	if (!(s->f.fields[t] & field) || (evsel->attr.sample_type & bit))
+		return 0;
+	if (s->f.user_fields[t] & field) {
+		fprintf(stderr,
+			"Samples for '%s' event do not have %s attribute set. Cannot print '%s' field.\n",
+			evsel__name(evsel), what, what);
+		return -1;
+	}
+	s->f.fields[t] &= ~field;	/* not asked for: dropped from the defaults */
+	return 0;
+}
+
+/*
+ * perf's perf_session__check_output_opt: the first event of each type decides which of its
+ * type's fields can be printed; a field -F asked for that its samples lack is an error.
+ */
+static int script_check_fields(struct script *s)
+{
+	static const char *const type_names[] = { "HW", "SW", "TP", "HW_CACHE", "RAW", "BKPT",
+						   "OTHER" };
+
+	s->use_callchain = false;
+	for (size_t i = 0; i < s->session.nr_evsels; i++)
+		s->use_callchain |= !!(s->session.evsels[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	s->use_callchain &= !s->no_callchain;
+	for (int t = 0; t < SCRIPT_TYPES; t++) {
+		struct evsel *evsel = NULL;
+		u64 st;
+
+		for (size_t i = 0; i < s->session.nr_evsels && !evsel; i++)
+			if (script_output_type(s->session.evsels[i].attr.type) == t)
+				evsel = &s->session.evsels[i];
+		if (!evsel) {
+			if (s->f.user_set[t] && !s->f.wildcard_set[t]) {
+				fprintf(stderr, "%s events do not exist. Remove corresponding -F option to proceed.\n",
+					type_names[t]);
+				return -1;
+			}
+			continue;
+		}
+		if (!s->f.fields[t])
+			continue;
+		st = evsel->attr.sample_type;
+		if (stype_check(s, t, evsel, PERF_SAMPLE_IP, "IP", SF_IP))
+			return -1;
+		if ((s->f.fields[t] & SF_SYMOFFSET) && !(s->f.fields[t] & SF_SYM)) {
+			fprintf(stderr, "Display of offsets requested but symbol is not selected.\n");
+			return -1;
+		}
+		if ((s->f.fields[t] & (SF_SYM | SF_DSO)) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
+			fprintf(stderr, "Display of %s requested but no address to convert.\n",
+				s->f.fields[t] & SF_SYM ? "symbols" : "DSO");
+			return -1;
+		}
+		if (stype_check(s, t, evsel, PERF_SAMPLE_TID, "TID", SF_TID | SF_PID) ||
+		    stype_check(s, t, evsel, PERF_SAMPLE_TIME, "TIME", SF_TIME) ||
+		    stype_check(s, t, evsel, PERF_SAMPLE_CPU, "CPU", SF_CPU) ||
+		    stype_check(s, t, evsel, PERF_SAMPLE_PERIOD, "PERIOD", SF_PERIOD))
+			return -1;
+	}
+	for (size_t i = 0; i < s->session.nr_evsels; i++) {
+		const char *name = evsel__name(&s->session.evsels[i]);
+		int len = name ? (int)strlen(name) : 0;
+
+		if (len > s->name_width)
+			s->name_width = len;
+	}
+	s->checked = true;
+	return 0;
+}
+
+/* perf's __symbol__fprintf_symname_offs and map__fprintf_dsoname, for one address. */
+static void print_sym_dso(struct script *s, const struct addr_location *al, u32 fields)
+{
+	if (fields & SF_SYM) {
+		fputc(' ', s->fp);
+		if (al->sym) {
+			fputs(symbol__name(al->symtab, al->sym), s->fp);
+			if (fields & SF_SYMOFFSET)
+				fprintf(s->fp, "+0x%" PRIx64, al->addr - al->sym->start);
+		} else {
+			fputs("[unknown]", s->fp);
+		}
+	}
+	if (fields & SF_DSO)
+		fprintf(s->fp, " (%s)",
+			al->map && al->map->dso ? al->map->dso->long_name : "[unknown]");
+}
+
+static bool context_cpumode(u64 ip, u8 *cpumode)
+{
+	switch (ip) {
+	case (u64)PERF_CONTEXT_HV:
+		*cpumode = PERF_RECORD_MISC_HYPERVISOR;
+		return true;
+	case (u64)PERF_CONTEXT_KERNEL:
+		*cpumode = PERF_RECORD_MISC_KERNEL;
+		return true;
+	case (u64)PERF_CONTEXT_USER:
+		*cpumode = PERF_RECORD_MISC_USER;
+		return true;
+	case (u64)PERF_CONTEXT_GUEST_KERNEL:
+		*cpumode = PERF_RECORD_MISC_GUEST_KERNEL;
+		return true;
+	case (u64)PERF_CONTEXT_GUEST_USER:
+		*cpumode = PERF_RECORD_MISC_GUEST_USER;
+		return true;
+	case (u64)PERF_CONTEXT_GUEST:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * perf's thread__resolve_callchain_sample (frame pointers, callee first) and
+ * sample__fprintf_callchain: a line a frame, the address map-relative as perf's cursor keeps
+ * it. An unknown context marker empties perf's cursor: then no frame is printed.
+ */
+static void print_callchain(struct script *s, struct thread *t, const u64 *chain, u32 fields)
+{
+	u64 nr = chain[0], frames = 0;
+	u8 cpumode = PERF_RECORD_MISC_USER, mode = cpumode;
+
+	for (u64 i = 0; i < nr && frames < MAX_STACK; i++) {
+		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
+			frames++;
+		else if (!context_cpumode(chain[1 + i], &mode))
+			return;
+	}
+	frames = 0;
+	for (u64 i = 0; i < nr && frames < MAX_STACK; i++) {
+		u64 ip = chain[1 + i];
+		struct addr_location al;
+
+		if (ip >= (u64)PERF_CONTEXT_MAX) {
+			context_cpumode(ip, &cpumode);
+			continue;
+		}
+		frames++;
+		machine__find_symbol(&s->machine, t, cpumode, ip, &al);
+		fprintf(s->fp, "\t%16" PRIx64, al.addr);
+		print_sym_dso(s, &al, fields);
+		fputc('\n', s->fp);
+	}
+}
+
+static bool thread_filtered(struct script *s, const struct thread *t)
+{
+	return (s->comms.nr && !name_list__has(&s->comms, thread__comm_str(t))) ||
+	       (s->pids.nr && !int_list__has(&s->pids, t->pid)) ||
+	       (s->tids.nr && !int_list__has(&s->tids, t->tid));
+}
+
+/*
+ * perf's perf_sample__fprintf_start: comm, tid, cpu, time, for samples and side-band records
+ * alike (t NULL: a record of tid -1).
+ */
+static void print_start(struct script *s, struct evsel *evsel, struct thread *t,
+			const struct perf_sample *sample)
+{
+	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
+	const char *comm = t ? thread__comm_str(t) : ":-1";
+	FILE *fp = s->fp;
+
+	if (fields & SF_COMM) {
+		/* perf leaves the comm unpadded when frames follow */
+		if ((fields & SF_IP) && s->use_callchain &&
+		    (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+			fprintf(fp, "%s ", comm);
+		else
+			fprintf(fp, "%16s ", comm);
+	}
+	if ((fields & SF_PID) && (fields & SF_TID))
+		fprintf(fp, "%5d/%-5d ", (int)sample->pid, (int)sample->tid);
+	else if (fields & SF_PID)
+		fprintf(fp, "%5d ", (int)sample->pid);
+	else if (fields & SF_TID)
+		fprintf(fp, "%5d ", (int)sample->tid);
+	if (fields & SF_CPU)
+		fprintf(fp, "[%03d] ", (int)sample->cpu);
+	if (fields & SF_TIME) {
+		char buf[64];
+
+		script_time__format(buf, sizeof(buf), sample->time, s->ns);
+		fputs(buf, fp);
+	}
+}
+
+/* perf script's process_event for the fields above. */
+static void print_sample(struct script *s, struct evsel *evsel, struct thread *t,
+			 const struct perf_sample *sample)
+{
+	int type = script_output_type(evsel->attr.type);
+	u32 fields = s->f.fields[type];
+	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+			 sample->callchain;
+	FILE *fp = s->fp;
+
+	if (!fields)
+		return;
+	print_start(s, evsel, t, sample);
+	if (fields & SF_PERIOD)
+		fprintf(fp, "%10" PRIu64 " ", sample->period);
+	if (fields & SF_EVNAME) {
+		const char *name = evsel__name(evsel);
+
+		fprintf(fp, "%*s: ", s->name_width, name ? name : "[unknown]");
+	}
+	if (fields & SF_IP) {
+		if (callchain) {
+			fputc('\n', fp);
+			print_callchain(s, t, sample->callchain, fields);
+		} else {
+			struct addr_location al;
+
+			machine__resolve(&s->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+					 sample->ip, &al);
+			fprintf(fp, " %16" PRIx64, sample->ip);
+			print_sym_dso(s, &al, fields);
+		}
+	}
+	/*
+	 * perf prints a bpf-output event's raw data under it (a software event's default field
+	 * bpf-output): with none, that is one empty line. Raw data itself is not shown yet.
+	 * (Printed for software events only: the field is invalid for the other types.)
+	 */
+	if ((fields & SF_BPF_OUTPUT) && evsel->attr.type == PERF_TYPE_SOFTWARE &&
+	    evsel->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
+		fputc('\n', fp);
+	fputc('\n', fp);
+}
+
+static int process_sample(struct script *s, struct event_ctx *ctx)
+{
+	const struct perf_sample *sample = &ctx->sample;
+	struct thread *t;
+
+	if (!s->checked && script_check_fields(s)) {
+		s->check_failed = true;
+		return 1;
+	}
+	if (s->cpus && (sample->cpu >= MAX_CPUS || !s->cpus[sample->cpu]))
+		return 0;
+	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
+	if (!thread_filtered(s, t))
+		print_sample(s, ctx->evsel, t, sample);
+	thread__put(t);
+	if (ferror(s->fp)) {
+		s->stopped = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* A record's string: at most up to the end of the record (the model checked it already). */
+static int str_len(const struct perf_event_header *ev, const char *str)
+{
+	size_t max = ev->size - (size_t)(str - (const char *)ev);
+
+	return (int)strnlen(str, max);
+}
+
+/* perf's perf_event__fprintf for the side-band records script shows. */
+static void print_record(struct script *s, const struct perf_event_header *ev)
+{
+	FILE *fp = s->fp;
+
+	fprintf(fp, "PERF_RECORD_%s", perf_event__name(ev->type));
+	switch (ev->type) {
+	case PERF_RECORD_COMM: {
+		const struct perf_record_comm *c = (const void *)ev;
+
+		fprintf(fp, "%s: %.*s:%d/%d\n", ev->misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "",
+			str_len(ev, c->comm), c->comm, (int)c->pid, (int)c->tid);
+		break;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		const struct perf_record_fork *f = (const void *)ev;
+
+		fprintf(fp, "(%d:%d):(%d:%d)\n", (int)f->pid, (int)f->tid, (int)f->ppid,
+			(int)f->ptid);
+		break;
+	}
+	case PERF_RECORD_MMAP: {
+		const struct perf_record_mmap *m = (const void *)ev;
+
+		fprintf(fp, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %c %.*s\n",
+			(int)m->pid, (int)m->tid, m->start, m->len, m->pgoff,
+			ev->misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x',
+			str_len(ev, m->filename), m->filename);
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct perf_record_mmap2 *m = (const void *)ev;
+
+		fprintf(fp, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64, (int)m->pid,
+			(int)m->tid, m->start, m->len, m->pgoff);
+		if (ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			fputs(" <", fp);
+			for (int i = 0; i < MIN(m->build_id_size, 20); i++)
+				fprintf(fp, "%02x", m->build_id[i]);
+			fputc('>', fp);
+		} else {
+			fprintf(fp, " %02x:%02x %" PRIu64 " %" PRIu64, m->maj, m->min, m->ino,
+				m->ino_generation);
+		}
+		fprintf(fp, "]: %c%c%c%c %.*s\n", m->prot & PROT_READ ? 'r' : '-',
+			m->prot & PROT_WRITE ? 'w' : '-', m->prot & PROT_EXEC ? 'x' : '-',
+			m->flags & MAP_SHARED ? 's' : 'p', str_len(ev, m->filename), m->filename);
+		break;
+	}
+	}
+}
+
+/*
+ * perf's print_event_with_time: the start of a line as for a sample of the record's event
+ * (none when the record maps to no event), the comm of the record's thread, then the record.
+ * Without sample_id_all, the record's own pid, tid and time (fork, exit) stand in.
+ */
+static void print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32 tid, u64 time)
+{
+	struct evsel *evsel = ctx->evsel;
+	struct perf_sample sample = ctx->sample;
+	struct thread *t = NULL;
+
+	if (!evsel && s->session.nr_evsels == 1)
+		evsel = &s->session.evsels[0];	/* perf's evlist__id2evsel */
+	if (evsel && !evsel->attr.sample_id_all) {
+		sample.cpu = 0;
+		sample.time = time;
+		sample.pid = (u32)pid;
+		sample.tid = (u32)tid;
+	}
+	if (s->cpus && (sample.cpu >= MAX_CPUS || !s->cpus[sample.cpu]))
+		return;
+	if (tid != -1)
+		t = machine__findnew_thread(&s->machine, pid, tid);
+	if (evsel)
+		print_start(s, evsel, t, &sample);
+	print_record(s, ctx->event);
+	thread__put(t);
+}
+
+static int process_sideband(struct script *s, struct event_ctx *ctx)
+{
+	const struct perf_event_header *ev = ctx->event;
+	const struct perf_record_fork *f = (const void *)ev;
+	const struct perf_record_comm *c = (const void *)ev;	/* pid, tid as in mmap's */
+	bool task = ev->type == PERF_RECORD_COMM || ev->type == PERF_RECORD_FORK ||
+		    ev->type == PERF_RECORD_EXIT;
+	bool show = task ? s->show_task_events
+			 : s->show_mmap_events &&
+				   (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2);
+
+	if (show && !s->checked && script_check_fields(s)) {
+		s->check_failed = true;
+		return 1;
+	}
+	/* perf prints an exit before the model forgets anything */
+	if (show && ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(*f))
+		print_sideband(s, ctx, (s32)f->pid, (s32)f->tid, f->time);
+	if (machine__process_event(&s->machine, ev, ctx->sample.time)) {
+		error_set("%s: offset %#llx: %s", s->session.path,
+			  (unsigned long long)ctx->file_offset, error_get());
+		return -1;
+	}
+	if (!show || ev->type == PERF_RECORD_EXIT)
+		return 0;
+	if (ev->type == PERF_RECORD_FORK)
+		print_sideband(s, ctx, (s32)f->pid, (s32)f->tid, f->time);
+	else
+		print_sideband(s, ctx, (s32)c->pid, (s32)c->tid, 0);
+	return 0;
+}
+
+static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
+{
+	struct script *s = container_of(consumer, struct script, consumer);
+	const struct perf_event_header *ev = ctx->event;
+
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		return process_sample(s, ctx);
+	case PERF_RECORD_HEADER_BUILD_ID:
+		/* pipe mode: build-ids come as records */
+		machine__add_build_ids(&s->machine, (const u8 *)ev, ev->size, true);
+		return 0;
+	default:
+		if (process_sideband(s, ctx))
+			return -1;
+		return s->stopped || s->check_failed || ferror(s->fp) ? 1 : 0;
+	}
+}
+
+/* -C: perf's cpu list, "0-3,6"; false when it does not parse. */
+static bool parse_cpus(struct script *s, const char *str)
+{
+	const char *p = str;
+
+	s->cpus = xcalloc(MAX_CPUS, 1);
+	while (*p) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (end == p)
+			return false;
+		p = end;
+		if (*p == '-') {
+			b = strtoul(p + 1, &end, 10);
+			if (end == p + 1)
+				return false;
+			p = end;
+		}
+		if (a > b || b >= MAX_CPUS)
+			return false;
+		for (unsigned long c = a; c <= b; c++)
+			s->cpus[c] = 1;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return false;
+	}
+	return true;
+}
+
+/* perf_session__cpu_bitmap: -C needs the cpu of every sample. */
+static int check_cpus(struct script *s)
+{
+	for (size_t i = 0; i < s->session.nr_evsels; i++) {
+		if (!(s->session.evsels[i].attr.sample_type & PERF_SAMPLE_CPU)) {
+			fprintf(stderr, "File does not contain CPU events. Remove -C option to proceed.\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void script_init_machine(struct script *s, struct symsrc_config *symsrc,
+				struct dso_loader *loader, struct workqueue *wq)
+{
+	size_t size;
+	const u8 *ids = perf_session__feat(&s->session, HEADER_BUILD_ID, &size);
+
+	machine__init(&s->machine, symsrc);
+	dso_loader__init(loader, wq, &s->machine.symsrc);
+	s->machine.loader = loader;
+	/* as report: the kernel's symbols first, they take longest */
+	if (ids)
+		machine__add_build_ids(&s->machine, ids, size, false);
+	machine__load_kernel_ahead(&s->machine, perf_session__kernel_text(&s->session));
+	if (ids)
+		machine__add_build_ids(&s->machine, ids, size, true);
+}
+
+/* -F, as perf's parse_output_fields: applied as it comes, its error said before the usage */
+static int parse_fields(const char *arg, void *data)
+{
+	char bad[64];
+	enum script_fields_error err = script_fields__parse(data, arg, bad, sizeof(bad));
+
+	if (err == SF_ERR_UNSUPPORTED)
+		fprintf(stderr, "analyze script: field '%s' is not supported yet\n", bad);
+	else if (err)
+		fprintf(stderr, "%s\n", script_fields__strerror(err));
+	return err ? -1 : 0;
+}
+
+int cmd_script(int argc, const char **argv, const struct report_config *cfg)
+{
+	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
+	const char *pids = NULL, *tids = NULL, *cpus = NULL;
+	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false;
+	struct script s = { .consumer.deliver = script_deliver };
+	struct option_callback fields_cb = { parse_fields, &s.f };
+	struct option opts[] = {
+		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
+		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,ip,sym,dso,symoff,period" },
+		{ 0, "comms", OPT_STRING, &comms, "comm[,comm...]", "only display events for these comms" },
+		{ 0, "pid", OPT_STRING, &pids, "pid[,pid...]", "only consider symbols in these pids" },
+		{ 0, "tid", OPT_STRING, &tids, "tid[,tid...]", "only consider symbols in these tids" },
+		{ 'C', "cpu", OPT_STRING, &cpus, "cpu", "list of cpus to profile" },
+		{ 0, "ns", OPT_BOOL, &ns, NULL, "Use 9 decimal places when displaying time" },
+		{ 0, "show-task-events", OPT_BOOL, &task_events, NULL, "Show the fork/comm/exit events" },
+		{ 0, "show-mmap-events", OPT_BOOL, &mmap_events, NULL, "Show the mmap events" },
+		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
+		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
+		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
+		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
+		{ 'j', "jobs", OPT_STRING, &jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
+		OPT_END_MARK,
+	};
+	struct symsrc_config symsrc = { 0 };
+	struct workqueue *wq = NULL;
+	struct dso_loader loader;
+	char *symfs_cache = NULL;
+	int nr_args, nr_jobs, ret;
+	static char outbuf[OUTPUT_BUFFER];
+
+	script_fields__init(&s.f);	/* -F edits perf's defaults, each -F in turn */
+	nr_args = parse_options(argc, argv, opts, script_usage);
+	if (nr_args < 0)
+		return 129;
+	if (!options__input(nr_args, argv, &input, script_usage, opts))
+		return 129;
+	nr_jobs = options__jobs(jobs, script_usage, opts);
+	if (nr_jobs < 0)
+		return 129;
+	if (cpus && !parse_cpus(&s, cpus)) {
+		free(s.cpus);
+		fprintf(stderr, "analyze script: bad cpu list '%s'\n", cpus);
+		return 255;
+	}
+	s.ns = ns;
+	s.no_callchain = hide_callgraph;
+	s.show_task_events = task_events;
+	s.show_mmap_events = mmap_events;
+	if (perf_session__open(&s.session, input)) {
+		free(s.cpus);
+		fprintf(stderr, "analyze: %s\n", error_get());
+		return 1;
+	}
+	/* a pipe names its events as it goes: they are checked at its first sample */
+	if ((!s.session.is_pipe && script_check_fields(&s)) || (s.cpus && check_cpus(&s))) {
+		free(s.cpus);
+		perf_session__close(&s.session);
+		return 255;
+	}
+
+	symsrc.buildid_dir = cfg->buildid_dir;
+	if (symfs) {
+		/* perf skips the local cache for symfs/.debug when --symfs is given */
+		symfs_cache = xmalloc(strlen(symfs) + 8);
+		sprintf(symfs_cache, "%s/.debug", symfs);
+		symsrc.buildid_dir = symfs_cache;
+	}
+	symsrc.symfs = symfs ? symfs : "";
+	symsrc.kallsyms = kallsyms;
+	symsrc.debug_dir = getenv("ANALYZE_DEBUG_DIR");
+	/* -j N: N threads in all, this one included */
+	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
+	s.session.wq = wq;
+	script_init_machine(&s, &symsrc, &loader, wq);
+	name_list__parse(&s.comms, comms);
+	name_list__parse(&s.pids, pids);
+	name_list__parse(&s.tids, tids);
+
+	/* a closed pipe is the reader saying it has seen enough: EPIPE, not a signal */
+	signal(SIGPIPE, SIG_IGN);
+	s.fp = stdout;
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+
+	ret = perf_session__process(&s.session, &s.consumer);
+	if (fflush(stdout) && errno == EPIPE)
+		s.stopped = true;
+	if (s.stopped) {
+		ret = 0;
+	} else if (s.check_failed) {
+		ret = 255;
+	} else if (ret) {
+		fprintf(stderr, "analyze: %s\n", error_get());
+		ret = 1;
+	}
+
+	name_list__free(&s.comms);
+	name_list__free(&s.pids);
+	name_list__free(&s.tids);
+	free(s.cpus);
+	free(symfs_cache);
+	if (wq)
+		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
+	machine__exit(&s.machine);
+	dso_loader__exit(&loader);
+	perf_session__close(&s.session);
+	return ret;
+}
