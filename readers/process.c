@@ -13,7 +13,6 @@
 #include "readers/session.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +21,6 @@
 #include <unistd.h>
 
 #include "lib/error.h"
-#include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "readers/order.h"
 #include "readers/reader.h"
@@ -190,55 +188,6 @@ static void release_pages(struct perf_session *s, const struct ordered_queue *q,
 	*released = keep;
 }
 
-/*
- * Reading a mapped file ahead on a worker: the pages of the next window are faulted in and
- * their bytes brought into the cache the cores share, so the reading thread neither takes the
- * page faults nor waits for memory. One window at a time; pages the reader has released
- * already are left alone (no fault brings them back).
- */
-#define READ_AHEAD_WINDOW (2u << 20)
-struct read_ahead {
-	struct work work;
-	const u8 *base;
-	u64 from, to;		/* the window being read ahead */
-	u64 released;		/* the reader's released offset (atomic) */
-	bool busy;		/* a window is queued or being read (atomic) */
-};
-
-static void read_ahead_run(struct work *work)
-{
-	struct read_ahead *ra = container_of(work, struct read_ahead, work);
-	u64 sum = 0;
-
-	for (u64 off = ra->from; off < ra->to; off += 64) {
-		if (!(off & 4095) && off < __atomic_load_n(&ra->released, __ATOMIC_RELAXED))
-			off = MIN(ALIGN_UP(off + 1, 4096), ra->to) - 64;
-		else
-			sum += ra->base[off];
-	}
-	__asm__ volatile("" : : "r"(sum));	/* the loads are the point */
-	__atomic_store_n(&ra->busy, false, __ATOMIC_RELEASE);
-}
-
-/* Queue the next window once the reader is within half a window of the last one's end. */
-static void read_ahead_next(struct read_ahead *ra, struct workqueue *wq, u64 pos, u64 end)
-{
-	if (pos + READ_AHEAD_WINDOW / 2 < ra->to || ra->to >= end ||
-	    __atomic_load_n(&ra->busy, __ATOMIC_ACQUIRE))
-		return;
-	ra->from = MAX(ra->to, pos) & ~63ull;
-	ra->to = MIN(ra->from + READ_AHEAD_WINDOW, end);
-	ra->busy = true;
-	workqueue__queue(wq, &ra->work);
-}
-
-static void read_ahead_wait(struct read_ahead *ra, struct workqueue *wq)
-{
-	while (__atomic_load_n(&ra->busy, __ATOMIC_ACQUIRE))
-		if (!workqueue__help(wq))
-			sched_yield();
-}
-
 /* Pipe mode: the tracing data follows its record, outside header.size. */
 static int skip_tracing_data(struct walk *w, struct reader *rd, struct reader_record *rec)
 {
@@ -262,13 +211,9 @@ static int walk_single(struct walk *w, struct reader *rd)
 	struct perf_session *s = w->session;
 	u64 page = (u64)sysconf(_SC_PAGESIZE);
 	u64 released = s->base ? ALIGN_UP(s->header.data.offset, page) : 0;
-	u64 data_end = s->header.data.offset + s->header.data.size;
-	struct read_ahead ra = { .work.func = read_ahead_run, .base = s->base };
-	bool reading_ahead = s->base && s->wq && !s->swap;	/* swapping writes the pages */
 	struct reader_record rec;
 	int ret;
 
-	ra.to = ra.released = released;
 	if (s->base && s->header.data.size > released - s->header.data.offset)
 		madvise(s->base + released, s->header.data.size - (released - s->header.data.offset),
 			MADV_SEQUENTIAL);
@@ -277,8 +222,6 @@ static int walk_single(struct walk *w, struct reader *rd)
 		struct evsel *evsel;
 		u64 ts;
 
-		if (reading_ahead)
-			read_ahead_next(&ra, s->wq, rec.file_offset, data_end);
 		ret = walk__take_record(w, &rec, s->is_pipe ? "pipe" : s->data_path);
 		if (ret < 0)
 			break;
@@ -287,10 +230,8 @@ static int walk_single(struct walk *w, struct reader *rd)
 		switch (event->type) {
 		case PERF_RECORD_FINISHED_ROUND:
 			ret = ordered_queue_flush_round(&w->queue);
-			if (s->base) {
+			if (s->base)
 				release_pages(s, &w->queue, rec.file_offset, &released);
-				__atomic_store_n(&ra.released, released, __ATOMIC_RELAXED);
-			}
 			break;
 		case PERF_RECORD_HEADER_ATTR:
 			ret = s->is_pipe ? perf_session__add_attr(s, event, rec.file_offset) : 0;
@@ -323,8 +264,6 @@ static int walk_single(struct walk *w, struct reader *rd)
 		if (ret)
 			break;
 	}
-	if (reading_ahead)
-		read_ahead_wait(&ra, s->wq);
 	if (ret < 0 && !w->error)
 		w->error = -1;
 	return ret;
