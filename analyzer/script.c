@@ -18,6 +18,7 @@
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
 #include "lib/error.h"
+#include "lib/fmt.h"
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
@@ -186,15 +187,30 @@ out:
 
 int script_time__format(char *buf, size_t size, u64 time, bool ns)
 {
-	if (ns)
-		return snprintf(buf, size, "%5" PRIu64 ".%09" PRIu64 ": ", time / 1000000000,
-				time % 1000000000);
-	/* perf's timestamp__scnprintf_usec: truncated to microseconds, in a 12-wide column */
-	char usec[32];
+	/* "%5llu.%09llu: " (ns), or perf's timestamp__scnprintf_usec: "%llu.%06llu" truncated
+	 * to microseconds, in a 12-wide column, then ": " */
+	char num[FMT_U64_MAX + 1 + 9];
+	u64 frac = ns ? time % 1000000000 : time % 1000000000 / 1000;
+	int digits = ns ? 9 : 6, width = ns ? 5 : 12;
+	size_t n = fmt_u64_dec(num, time / 1000000000), len;
 
-	snprintf(usec, sizeof(usec), "%" PRIu64 ".%06" PRIu64, time / 1000000000,
-		 time % 1000000000 / 1000);
-	return snprintf(buf, size, "%12s: ", usec);
+	if (ns) {
+		len = n < 5 ? 5 : n;
+		memmove(num + len - n, num, n);
+		memset(num, ' ', len - n);
+		n = len;
+	}
+	num[n++] = '.';
+	for (int i = digits - 1; i >= 0; i--, frac /= 10)
+		num[n + (size_t)i] = (char)('0' + frac % 10);
+	n += (size_t)digits;
+	len = (size_t)width > n ? (size_t)width : n;
+	if (size < len + 3)
+		return -1;
+	memset(buf, ' ', len - n);
+	memcpy(buf + len - n, num, n);
+	memcpy(buf + len, ": ", 3);
+	return (int)len + 2;
 }
 
 struct script {
@@ -293,18 +309,22 @@ static int script_check_fields(struct script *s)
 static void print_sym_dso(struct script *s, const struct addr_location *al, u32 fields)
 {
 	if (fields & SF_SYM) {
-		fputc(' ', s->fp);
+		putc_unlocked(' ', s->fp);
 		if (al->sym) {
-			fputs(symbol__name(al->symtab, al->sym), s->fp);
-			if (fields & SF_SYMOFFSET)
-				fprintf(s->fp, "+0x%" PRIx64, al->addr - al->sym->start);
+			fmt_put_str(s->fp, symbol__name(al->symtab, al->sym));
+			if (fields & SF_SYMOFFSET) {
+				fmt_put_str(s->fp, "+0x");
+				fmt_put_hex(s->fp, al->addr - al->sym->start, 0);
+			}
 		} else {
-			fputs("[unknown]", s->fp);
+			fmt_put_str(s->fp, "[unknown]");
 		}
 	}
-	if (fields & SF_DSO)
-		fprintf(s->fp, " (%s)",
-			al->map && al->map->dso ? al->map->dso->long_name : "[unknown]");
+	if (fields & SF_DSO) {
+		fmt_put_str(s->fp, " (");
+		fmt_put_str(s->fp, al->map && al->map->dso ? al->map->dso->long_name : "[unknown]");
+		putc_unlocked(')', s->fp);
+	}
 }
 
 static bool context_cpumode(u64 ip, u8 *cpumode)
@@ -358,9 +378,10 @@ static void print_callchain(struct script *s, struct thread *t, const u64 *chain
 		}
 		frames++;
 		machine__find_symbol(&s->machine, t, cpumode, ip, &al);
-		fprintf(s->fp, "\t%16" PRIx64, al.addr);
+		putc_unlocked('\t', s->fp);
+		fmt_put_hex(s->fp, al.addr, 16);
 		print_sym_dso(s, &al, fields);
-		fputc('\n', s->fp);
+		putc_unlocked('\n', s->fp);
 	}
 }
 
@@ -384,25 +405,35 @@ static void print_start(struct script *s, struct evsel *evsel, struct thread *t,
 
 	if (fields & SF_COMM) {
 		/* perf leaves the comm unpadded when frames follow */
-		if ((fields & SF_IP) && s->use_callchain &&
-		    (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
-			fprintf(fp, "%s ", comm);
-		else
-			fprintf(fp, "%16s ", comm);
+		bool unpadded = (fields & SF_IP) && s->use_callchain &&
+				(evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+
+		fmt_put_padded(fp, comm, strlen(comm), unpadded ? 0 : 16, false);
+		putc_unlocked(' ', fp);
 	}
-	if ((fields & SF_PID) && (fields & SF_TID))
-		fprintf(fp, "%5d/%-5d ", (int)sample->pid, (int)sample->tid);
-	else if (fields & SF_PID)
-		fprintf(fp, "%5d ", (int)sample->pid);
-	else if (fields & SF_TID)
-		fprintf(fp, "%5d ", (int)sample->tid);
-	if (fields & SF_CPU)
-		fprintf(fp, "[%03d] ", (int)sample->cpu);
+	if ((fields & SF_PID) && (fields & SF_TID)) {	/* "%5d/%-5d " */
+		fmt_put_int(fp, (int)sample->pid, 5, false);
+		putc_unlocked('/', fp);
+		fmt_put_int(fp, (int)sample->tid, 5, true);
+		putc_unlocked(' ', fp);
+	} else if (fields & (SF_PID | SF_TID)) {
+		fmt_put_int(fp, (int)(fields & SF_PID ? sample->pid : sample->tid), 5, false);
+		putc_unlocked(' ', fp);
+	}
+	if (fields & SF_CPU) {
+		if (sample->cpu < 1000) {	/* "[%03d] " */
+			putc_unlocked('[', fp);
+			fmt_put_u64_zero(fp, sample->cpu, 3);
+			fmt_put_str(fp, "] ");
+		} else {
+			fprintf(fp, "[%03d] ", (int)sample->cpu);
+		}
+	}
 	if (fields & SF_TIME) {
 		char buf[64];
+		int n = script_time__format(buf, sizeof(buf), sample->time, s->ns);
 
-		script_time__format(buf, sizeof(buf), sample->time, s->ns);
-		fputs(buf, fp);
+		fwrite_unlocked(buf, 1, (size_t)n, fp);
 	}
 }
 
@@ -419,23 +450,28 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 	if (!fields)
 		return;
 	print_start(s, evsel, t, sample);
-	if (fields & SF_PERIOD)
-		fprintf(fp, "%10" PRIu64 " ", sample->period);
+	if (fields & SF_PERIOD) {
+		fmt_put_u64(fp, sample->period, 10);
+		putc_unlocked(' ', fp);
+	}
 	if (fields & SF_EVNAME) {
 		const char *name = evsel__name(evsel);
 
-		fprintf(fp, "%*s: ", s->name_width, name ? name : "[unknown]");
+		name = name ? name : "[unknown]";
+		fmt_put_padded(fp, name, strlen(name), s->name_width, false);
+		fmt_put_str(fp, ": ");
 	}
 	if (fields & SF_IP) {
 		if (callchain) {
-			fputc('\n', fp);
+			putc_unlocked('\n', fp);
 			print_callchain(s, t, sample->callchain, fields);
 		} else {
 			struct addr_location al;
 
 			machine__resolve(&s->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
 					 sample->ip, &al);
-			fprintf(fp, " %16" PRIx64, sample->ip);
+			putc_unlocked(' ', fp);
+			fmt_put_hex(fp, sample->ip, 16);
 			print_sym_dso(s, &al, fields);
 		}
 	}
@@ -446,8 +482,8 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 	 */
 	if ((fields & SF_BPF_OUTPUT) && evsel->attr.type == PERF_TYPE_SOFTWARE &&
 	    evsel->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
-		fputc('\n', fp);
-	fputc('\n', fp);
+		putc_unlocked('\n', fp);
+	putc_unlocked('\n', fp);
 }
 
 static int process_sample(struct script *s, struct event_ctx *ctx)

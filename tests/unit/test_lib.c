@@ -1,8 +1,9 @@
-/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab. */
+/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab, fmt. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/fmt.h"
 #include "lib/hashmap.h"
 #include "lib/ptrtable.h"
 #include "lib/refcount.h"
@@ -203,4 +204,55 @@ Test(ptrtable, matches_naive_model_through_inserts_and_removals)
 		}
 	}
 	ptrtable_exit(&t);
+}
+
+/* lib/fmt.h against the printf conversions each function stands for */
+
+static const u64 fmt_values[] = { 0, 1, 9, 10, 99, 100, 12345, 99999, 100000, 4294967295ull,
+				  4294967296ull, 0x7fffffffffffffffull, 0xffffffffffffffffull,
+				  0xffffffff821f236bull, 0x55d5c55db221ull };
+
+Test(fmt, numbers_as_printf_prints_them)
+{
+	char *got;
+	size_t size;
+	char want[4096];
+	size_t w = 0;
+	FILE *fp = open_memstream(&got, &size);
+
+	for (size_t i = 0; i < ARRAY_SIZE(fmt_values); i++) {
+		u64 v = fmt_values[i];
+		int iv = (int)(u32)v;
+
+		for (int width = 0; width <= 20; width += 5) {
+			fmt_put_u64(fp, v, width);
+			fmt_put_hex(fp, v, width);
+			fmt_put_u64_zero(fp, v % 1000000, width);
+			fmt_put_int(fp, iv, width, false);
+			fmt_put_int(fp, iv, width, true);
+			fmt_put_int(fp, -iv, width, true);
+			putc_unlocked('|', fp);
+			w += (size_t)snprintf(want + w, sizeof(want) - w, "%*llu%*llx%0*llu%*d%-*d%-*d|",
+					      width, (unsigned long long)v, width,
+					      (unsigned long long)v, width,
+					      (unsigned long long)(v % 1000000), width, iv, width, iv,
+					      width, -iv);
+			cr_assert_lt(w, sizeof(want) - 256);
+			fflush(fp);
+			cr_assert_str_eq(got, want, "value %llu width %d",
+					 (unsigned long long)v, width);
+			fclose(fp);
+			free(got);
+			fp = open_memstream(&got, &size);
+			w = 0;
+		}
+	}
+	fmt_put_int(fp, INT32_MIN, 0, false);
+	fmt_put_padded(fp, "comm", 4, 16, false);
+	fmt_put_padded(fp, "a-comm-longer-than-16", 21, 16, true);
+	fflush(fp);
+	snprintf(want, sizeof(want), "%d%16s%-16s", INT32_MIN, "comm", "a-comm-longer-than-16");
+	cr_assert_str_eq(got, want);
+	fclose(fp);
+	free(got);
 }

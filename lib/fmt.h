@@ -1,0 +1,104 @@
+/*
+ * fmt: the few printf conversions a line-per-event printer needs, without printf: decimal
+ * and hex digits into a caller's buffer, and padded writes to a stdio stream through its
+ * unlocked calls. For output paths that print millions of lines (script); everything else
+ * should keep using printf. Each function gives exactly what the printf conversion named in
+ * its comment gives. Thread safety: that of the stream (unlocked: one writer).
+ */
+#ifndef LIB_FMT_H
+#define LIB_FMT_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/compiler.h"
+
+#define FMT_U64_MAX 20	/* digits of the largest u64 in decimal; 16 in hex */
+
+/* The decimal digits of v at buf (no terminator): their count. */
+static inline size_t fmt_u64_dec(char *buf, u64 v)
+{
+	char tmp[FMT_U64_MAX];
+	size_t n = 0;
+
+	do {
+		tmp[FMT_U64_MAX - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(buf, tmp + FMT_U64_MAX - n, n);
+	return n;
+}
+
+/* The lowercase hex digits of v at buf (no terminator, no 0x): their count. */
+static inline size_t fmt_u64_hex(char *buf, u64 v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	size_t n = 0;
+
+	do {
+		tmp[16 - ++n] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	memcpy(buf, tmp + 16 - n, n);
+	return n;
+}
+
+/* s (len bytes) padded with spaces to width: on the left (%*s), or the right (%-*s). */
+static inline void fmt_put_padded(FILE *fp, const char *s, size_t len, int width, bool left)
+{
+	size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
+
+	if (left)
+		fwrite_unlocked(s, 1, len, fp);
+	while (pad--)
+		putc_unlocked(' ', fp);
+	if (!left)
+		fwrite_unlocked(s, 1, len, fp);
+}
+
+static inline void fmt_put_str(FILE *fp, const char *s)
+{
+	fputs_unlocked(s, fp);
+}
+
+/* %*d, or %-*d when left. */
+static inline void fmt_put_int(FILE *fp, int v, int width, bool left)
+{
+	char buf[FMT_U64_MAX + 1];
+	size_t n = 0;
+
+	if (v < 0)
+		buf[n++] = '-';
+	n += fmt_u64_dec(buf + n, v < 0 ? -(u64)(s64)v : (u64)v);
+	fmt_put_padded(fp, buf, n, width, left);
+}
+
+/* %*llu */
+static inline void fmt_put_u64(FILE *fp, u64 v, int width)
+{
+	char buf[FMT_U64_MAX];
+
+	fmt_put_padded(fp, buf, fmt_u64_dec(buf, v), width, false);
+}
+
+/* %*llx */
+static inline void fmt_put_hex(FILE *fp, u64 v, int width)
+{
+	char buf[16];
+
+	fmt_put_padded(fp, buf, fmt_u64_hex(buf, v), width, false);
+}
+
+/* %0*llu */
+static inline void fmt_put_u64_zero(FILE *fp, u64 v, int width)
+{
+	char buf[FMT_U64_MAX];
+	size_t n = fmt_u64_dec(buf, v);
+
+	for (size_t i = n; width > 0 && i < (size_t)width; i++)
+		putc_unlocked('0', fp);
+	fwrite_unlocked(buf, 1, n, fp);
+}
+
+#endif
