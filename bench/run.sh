@@ -44,11 +44,12 @@ timed() {
 	e=$(date +%s%N)
 	echo "$(awk "BEGIN{printf \"%.3f\", ($e - $s) / 1e9}") $(cat "$WORK/time.out")"
 }
-# best CMD...: best wall time and the peak RSS (KB) of that run over $RUNS runs
+# best CMD...: best wall time and the peak RSS (KB) of that run over $RUNS runs (output in
+# $OUT, default $WORK/out.txt)
 best() {
 	local best_t="" best_m="" t m
 	for ((r = 0; r < RUNS; r++)); do
-		read -r t m < <(timed "$WORK/out.txt" "$@")
+		read -r t m < <(timed "${OUT:-$WORK/out.txt}" "$@")
 		if [ -z "$best_t" ] || awk "BEGIN{exit !($t < $best_t)}"; then best_t=$t best_m=$m; fi
 	done
 	echo "$best_t $best_m"
@@ -98,7 +99,23 @@ same3=$(same_as_perf)
 read -r j1_t j1_m j2_t j2_m < <(best_pair "$ANALYZE" report -j 1 -i "$DIR" -- \
 	"$ANALYZE" report -j 2 -i "$DIR")
 
-# 3. Inflating: analyze's reader on one thread against zstd -d on the same payloads
+# 3. perf script's text (issue 5), timed into /dev/null; one more run of each into a file to
+# compare them byte for byte and count the bytes
+script_same() {	# INPUT: "yes|no MB"
+	perf script -i "$1" >"$WORK/perf.txt" 2>/dev/null
+	"$ANALYZE" script -i "$1" >"$WORK/analyze.txt" 2>/dev/null
+	cmp -s "$WORK/perf.txt" "$WORK/analyze.txt" && echo -n "yes " || echo -n "no "
+	awk "BEGIN{printf \"%.0f\\n\", $(stat -c %s "$WORK/perf.txt") / 1048576}"
+}
+read -r p5_t p5_m < <(OUT=/dev/null best perf script -i "$FILE")
+read -r a5_t a5_m < <(OUT=/dev/null best "$ANALYZE" script -i "$FILE")
+read -r same5 script_mb < <(script_same "$FILE")
+read -r p6_t p6_m < <(OUT=/dev/null best perf script -i "$DIR")
+read -r a6_t a6_m < <(OUT=/dev/null best "$ANALYZE" script -i "$DIR")
+read -r same6 dir_script_mb < <(script_same "$DIR")
+rate() { awk "BEGIN{printf \"%.0f\", $1 / $2}"; }
+
+# 4. Inflating: analyze's reader on one thread against zstd -d on the same payloads
 rm -f "$WORK"/payload.*.zst
 read -r zin zout zt < <("$INFLATE" -x "$WORK/payload" "$DIR")
 zt_best=$zt
@@ -163,5 +180,18 @@ from a mapping released behind the ordering window, takes $((a1_m / 1024)) MB fo
 
 Targets: at least 4x faster than perf 6.1 with at most half its peak RSS; -j2 at least 1.7x
 faster than -j1; inflating within 80% of zstd -d's rate per core.
+
+## \`analyze script\` (issue 5)
+
+Timed with the output to \`/dev/null\`; one more run of each into a file says whether they
+are the same, byte for byte, and how much text they write.
+
+| input | perf script | analyze script | faster | memory | output | analyze's rate | same |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+| the file above | ${p5_t} s, $((p5_m / 1024)) MB | ${a5_t} s, $((a5_m / 1024)) MB | $(ratio "$p5_t" "$a5_t")x | $(ratio "$p5_m" "$a5_m")x less | ${script_mb} MB | $(rate "$script_mb" "$a5_t") MB/s | ${same5} |
+| the directory above | ${p6_t} s, $((p6_m / 1024)) MB | ${a6_t} s, $((a6_m / 1024)) MB | $(ratio "$p6_t" "$a6_t")x | $(ratio "$p6_m" "$a6_m")x less | ${dir_script_mb} MB | $(rate "$dir_script_mb" "$a6_t") MB/s | ${same6} |
+
+Target: at least 5x faster than perf 6.1 (over 500 MB/s of output) with a peak RSS no higher
+than perf's.
 MD
 cat bench/RESULTS.md
