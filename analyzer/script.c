@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "analyzer/dump.h"
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
 #include "lib/error.h"
@@ -508,65 +509,11 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	return 0;
 }
 
-/* A record's string: at most up to the end of the record (the model checked it already). */
-static int str_len(const struct perf_event_header *ev, const char *str)
-{
-	size_t max = ev->size - (size_t)(str - (const char *)ev);
-
-	return (int)strnlen(str, max);
-}
-
 /* perf's perf_event__fprintf for the side-band records script shows. */
 static void print_record(struct script *s, const struct perf_event_header *ev)
 {
-	FILE *fp = s->fp;
-
-	fprintf(fp, "PERF_RECORD_%s", perf_event__name(ev->type));
-	switch (ev->type) {
-	case PERF_RECORD_COMM: {
-		const struct perf_record_comm *c = (const void *)ev;
-
-		fprintf(fp, "%s: %.*s:%d/%d\n", ev->misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "",
-			str_len(ev, c->comm), c->comm, (int)c->pid, (int)c->tid);
-		break;
-	}
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: {
-		const struct perf_record_fork *f = (const void *)ev;
-
-		fprintf(fp, "(%d:%d):(%d:%d)\n", (int)f->pid, (int)f->tid, (int)f->ppid,
-			(int)f->ptid);
-		break;
-	}
-	case PERF_RECORD_MMAP: {
-		const struct perf_record_mmap *m = (const void *)ev;
-
-		fprintf(fp, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %c %.*s\n",
-			(int)m->pid, (int)m->tid, m->start, m->len, m->pgoff,
-			ev->misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x',
-			str_len(ev, m->filename), m->filename);
-		break;
-	}
-	case PERF_RECORD_MMAP2: {
-		const struct perf_record_mmap2 *m = (const void *)ev;
-
-		fprintf(fp, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64, (int)m->pid,
-			(int)m->tid, m->start, m->len, m->pgoff);
-		if (ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			fputs(" <", fp);
-			for (int i = 0; i < MIN(m->build_id_size, 20); i++)
-				fprintf(fp, "%02x", m->build_id[i]);
-			fputc('>', fp);
-		} else {
-			fprintf(fp, " %02x:%02x %" PRIu64 " %" PRIu64, m->maj, m->min, m->ino,
-				m->ino_generation);
-		}
-		fprintf(fp, "]: %c%c%c%c %.*s\n", m->prot & PROT_READ ? 'r' : '-',
-			m->prot & PROT_WRITE ? 'w' : '-', m->prot & PROT_EXEC ? 'x' : '-',
-			m->flags & MAP_SHARED ? 's' : 'p', str_len(ev, m->filename), m->filename);
-		break;
-	}
-	}
+	fprintf(s->fp, "PERF_RECORD_%s", perf_event__name(ev->type));
+	dump_fprintf_details(s->fp, ev);
 }
 
 /*
