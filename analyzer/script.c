@@ -223,7 +223,7 @@ struct script {
 	bool use_callchain;	/* perf's symbol_conf.use_callchain */
 	bool no_callchain;	/* -G */
 	bool ns;
-	bool show_task_events, show_mmap_events;
+	bool show_task_events, show_mmap_events, show_switch_events;
 	bool stopped;	/* the output went away (EPIPE): stop quietly */
 	bool check_failed;	/* a pipe's events lack a field -F asked for */
 	int name_width;
@@ -552,9 +552,11 @@ static int process_sideband(struct script *s, struct event_ctx *ctx)
 	const struct perf_record_comm *c = (const void *)ev;	/* pid, tid as in mmap's */
 	bool task = ev->type == PERF_RECORD_COMM || ev->type == PERF_RECORD_FORK ||
 		    ev->type == PERF_RECORD_EXIT;
+	bool is_switch = ev->type == PERF_RECORD_SWITCH || ev->type == PERF_RECORD_SWITCH_CPU_WIDE;
 	bool show = task ? s->show_task_events
-			 : s->show_mmap_events &&
-				   (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2);
+			 : is_switch ? s->show_switch_events
+				     : s->show_mmap_events && (ev->type == PERF_RECORD_MMAP ||
+							       ev->type == PERF_RECORD_MMAP2);
 
 	if (show && !s->checked && script_check_fields(s)) {
 		s->check_failed = true;
@@ -572,6 +574,8 @@ static int process_sideband(struct script *s, struct event_ctx *ctx)
 		return 0;
 	if (ev->type == PERF_RECORD_FORK)
 		print_sideband(s, ctx, (s32)f->pid, (s32)f->tid, f->time);
+	else if (is_switch)	/* the task is the sample's (sample_id_all) */
+		print_sideband(s, ctx, (s32)ctx->sample.pid, (s32)ctx->sample.tid, 0);
 	else
 		print_sideband(s, ctx, (s32)c->pid, (s32)c->tid, 0);
 	return 0;
@@ -673,7 +677,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
 	const char *pids = NULL, *tids = NULL, *cpus = NULL;
-	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false;
+	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false,
+	     switch_events = false;
 	struct script s = { .consumer.deliver = script_deliver };
 	struct option_callback fields_cb = { parse_fields, &s.f };
 	struct option opts[] = {
@@ -686,6 +691,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "ns", OPT_BOOL, &ns, NULL, "Use 9 decimal places when displaying time" },
 		{ 0, "show-task-events", OPT_BOOL, &task_events, NULL, "Show the fork/comm/exit events" },
 		{ 0, "show-mmap-events", OPT_BOOL, &mmap_events, NULL, "Show the mmap events" },
+		{ 0, "show-switch-events", OPT_BOOL, &switch_events, NULL, "Show context switch events (if recorded)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
@@ -718,6 +724,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	s.no_callchain = hide_callgraph;
 	s.show_task_events = task_events;
 	s.show_mmap_events = mmap_events;
+	s.show_switch_events = switch_events;
 	if (perf_session__open(&s.session, input)) {
 		free(s.cpus);
 		fprintf(stderr, "analyze: %s\n", error_get());
