@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analyzer/dump.h"
+#include "analyzer/header.h"
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
 #include "lib/error.h"
@@ -225,6 +226,7 @@ struct script {
 	bool ns;
 	bool show_task_events, show_mmap_events, show_switch_events;
 	bool stopped;	/* the output went away (EPIPE): stop quietly */
+	bool print_features;	/* --header on a pipe: its features as their records come */
 	bool check_failed;	/* a pipe's events lack a field -F asked for */
 	int name_width;
 	struct name_list comms, pids, tids;
@@ -589,6 +591,14 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE:
 		return process_sample(s, ctx);
+	case PERF_RECORD_HEADER_FEATURE:
+		if (s->print_features) {
+			u64 feat;
+
+			memcpy(&feat, ev + 1, sizeof(feat));
+			header__fprintf_feature(&s->session, s->fp, (int)MIN(feat, 255u), false);
+		}
+		return 0;
 	case PERF_RECORD_HEADER_BUILD_ID:
 		/* pipe mode: build-ids come as records */
 		machine__add_build_ids(&s->machine, (const u8 *)ev, ev->size, true);
@@ -678,7 +688,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
 	const char *pids = NULL, *tids = NULL, *cpus = NULL;
 	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false,
-	     switch_events = false;
+	     switch_events = false, header = false;
 	struct script s = { .consumer.deliver = script_deliver };
 	struct option_callback fields_cb = { parse_fields, &s.f };
 	struct option opts[] = {
@@ -691,6 +701,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "ns", OPT_BOOL, &ns, NULL, "Use 9 decimal places when displaying time" },
 		{ 0, "show-task-events", OPT_BOOL, &task_events, NULL, "Show the fork/comm/exit events" },
 		{ 0, "show-mmap-events", OPT_BOOL, &mmap_events, NULL, "Show the mmap events" },
+		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
 		{ 0, "show-switch-events", OPT_BOOL, &switch_events, NULL, "Show context switch events (if recorded)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
@@ -760,6 +771,10 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	s.fp = stdout;
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/* perf report --header-only's block first; a pipe's features come with their records */
+	if (header)
+		header__fprintf(&s.session, stdout, false);
+	s.print_features = header && s.session.is_pipe;
 
 	ret = perf_session__process(&s.session, &s.consumer);
 	if (fflush(stdout) && errno == EPIPE)
