@@ -852,7 +852,12 @@ static void dump_raw(struct event_consumer *consumer, const struct perf_event_he
 	if (event->type == PERF_RECORD_COMPRESSED)
 		return;
 	dump_event(d, event, file_offset, &zero, path);
-	dump_fprintf_details(d->fp, event);
+	if (d->maps_handled && event->type == PERF_RECORD_THREAD_MAP)
+		fprintf_thread_map(d->fp, event);
+	else if (d->maps_handled && event->type == PERF_RECORD_CPU_MAP)
+		fprintf_cpu_map(d->fp, event);
+	else
+		dump_fprintf_details(d->fp, event);
 }
 
 /* machine__resolve's dump lines: the sample's thread and the dso its ip falls in. */

@@ -22,6 +22,8 @@ struct dump {
 	FILE *fp;
 	struct hashmap paths;	/* directory data files: kernel record -> file, read to delivery */
 	struct hashmap read_values;	/* PERF_SAMPLE_READ: counter id -> u64 * last value */
+	/* perf script's dump: its tool handles THREAD_MAP and CPU_MAP (no ": unhandled!") */
+	bool maps_handled;
 };
 
 /* Print records to fp, then hand them to next (whose machine is the one samples resolve in). */

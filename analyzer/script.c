@@ -688,7 +688,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
 	const char *pids = NULL, *tids = NULL, *cpus = NULL;
 	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false,
-	     switch_events = false, header = false;
+	     switch_events = false, header = false, dump_raw = false;
+	struct dump dump = { 0 };
 	struct script s = { .consumer.deliver = script_deliver };
 	struct option_callback fields_cb = { parse_fields, &s.f };
 	struct option opts[] = {
@@ -702,6 +703,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "show-task-events", OPT_BOOL, &task_events, NULL, "Show the fork/comm/exit events" },
 		{ 0, "show-mmap-events", OPT_BOOL, &mmap_events, NULL, "Show the mmap events" },
 		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
+		{ 'D', "dump-raw-trace", OPT_BOOL, &dump_raw, NULL, "dump raw trace in ASCII" },
 		{ 0, "show-switch-events", OPT_BOOL, &switch_events, NULL, "Show context switch events (if recorded)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
@@ -776,7 +778,12 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		header__fprintf(&s.session, stdout, false);
 	s.print_features = header && s.session.is_pipe;
 
-	ret = perf_session__process(&s.session, &s.consumer);
+	/* -D: report -D's dump of every record, a sample's script line under its own */
+	if (dump_raw) {
+		dump__init(&dump, &s.session, &s.machine, &s.consumer, stdout);
+		dump.maps_handled = true;
+	}
+	ret = perf_session__process(&s.session, dump_raw ? &dump.consumer : &s.consumer);
 	if (fflush(stdout) && errno == EPIPE)
 		s.stopped = true;
 	if (s.stopped) {
@@ -788,6 +795,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		ret = 1;
 	}
 
+	if (dump_raw)
+		dump__exit(&dump);
 	name_list__free(&s.comms);
 	name_list__free(&s.pids);
 	name_list__free(&s.tids);
