@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
+#include "symtab/symtab.h"
+
 void usage_with_options(const char *usage, const struct option *opts)
 {
 	fprintf(stderr, "\n Usage: %s\n\n", usage);
@@ -220,4 +223,22 @@ int options__jobs(const char *jobs, const char *usage, const struct option *opts
 		return -1;
 	}
 	return atoi(jobs);
+}
+
+char *options__symsrc(struct symsrc_config *symsrc, const char *buildid_dir, const char *symfs,
+		      const char *kallsyms)
+{
+	char *symfs_cache = NULL;
+
+	symsrc->buildid_dir = buildid_dir;
+	if (symfs) {
+		/* perf skips the local cache for symfs/.debug when --symfs is given */
+		symfs_cache = xmalloc(strlen(symfs) + 8);
+		sprintf(symfs_cache, "%s/.debug", symfs);
+		symsrc->buildid_dir = symfs_cache;
+	}
+	symsrc->symfs = symfs ? symfs : "";
+	symsrc->kallsyms = kallsyms;
+	symsrc->debug_dir = getenv("ANALYZE_DEBUG_DIR");
+	return symfs_cache;
 }

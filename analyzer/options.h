@@ -50,4 +50,13 @@ bool options__input(int nr_args, const char **argv, const char **input, const ch
 		    const struct option *opts);
 int options__jobs(const char *jobs, const char *usage, const struct option *opts);
 
+struct symsrc_config;
+/*
+ * Where symbols come from for --buildid-dir, --symfs and --kallsyms (and ANALYZE_DEBUG_DIR):
+ * fills symsrc, pointing into the arguments; returns a string it allocated for it (or NULL),
+ * which the caller frees after the last use of symsrc.
+ */
+char *options__symsrc(struct symsrc_config *symsrc, const char *buildid_dir, const char *symfs,
+		      const char *kallsyms);
+
 #endif

@@ -750,16 +750,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		return 255;
 	}
 
-	symsrc.buildid_dir = cfg->buildid_dir;
-	if (symfs) {
-		/* perf skips the local cache for symfs/.debug when --symfs is given */
-		symfs_cache = xmalloc(strlen(symfs) + 8);
-		sprintf(symfs_cache, "%s/.debug", symfs);
-		symsrc.buildid_dir = symfs_cache;
-	}
-	symsrc.symfs = symfs ? symfs : "";
-	symsrc.kallsyms = kallsyms;
-	symsrc.debug_dir = getenv("ANALYZE_DEBUG_DIR");
+	symfs_cache = options__symsrc(&symsrc, cfg->buildid_dir, symfs, kallsyms);
 	/* -j N: N threads in all, this one included */
 	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
 	s.session.wq = wq;
