@@ -179,39 +179,34 @@ expect_error "corrupt zstd frame" "$WORK/z2.data"
 cp "$ZF" "$WORK/z3.data"; put_le "$WORK/z3.data" $((first + 6)) 2 65535
 expect_error "compressed record claiming a huge size" "$WORK/z3.data"
 
-# 10. analyze tasks reads the same records (samples only for their time): the same errors.
-CMD=tasks
-for ((cut = 0; cut < size; cut += (cut < data_off + 64 ? 7 : 1009))); do
-	head -c "$cut" "$SRC" >"$WORK/t.data"
-	expect_error "truncated at $cut" "$WORK/t.data"
-done
-for f in m a d d2 n z z2 r0 r1 r2 f empty; do
-	expect_error "corrupt $f.data" "$WORK/$f.data"
-done
-expect_error "data.N cut inside a record" "$WORK/dir4.data"
-for f in z1 z2 z3; do
-	expect_error "corrupt compressed $f.data" "$WORK/$f.data"
-done
+# The truncations and corrupt files above, for another command ($CMD): the same errors.
+sweep_as_report() {
+	for ((cut = 0; cut < size; cut += (cut < data_off + 64 ? 7 : 1009))); do
+		head -c "$cut" "$SRC" >"$WORK/t.data"
+		expect_error "truncated at $cut" "$WORK/t.data"
+	done
+	for f in m a d d2 n z z2 r0 r1 r2 f empty; do
+		expect_error "corrupt $f.data" "$WORK/$f.data"
+	done
+	expect_error "data.N cut inside a record" "$WORK/dir4.data"
+	for f in z1 z2 z3; do
+		expect_error "corrupt compressed $f.data" "$WORK/$f.data"
+	done
+}
 
-# 11. analyze script prints every sample as it comes, and its frames: the same errors, also
-#     for a recording with callchains cut anywhere.
+# 10. analyze tasks reads the same records (samples only for their time).
+CMD=tasks
+sweep_as_report
+
+# 11. analyze script prints every sample as it comes, and its frames; also a recording with
+#     callchains cut anywhere.
 CMD=script
-for ((cut = 0; cut < size; cut += (cut < data_off + 64 ? 7 : 1009))); do
-	head -c "$cut" "$SRC" >"$WORK/t.data"
-	expect_error "truncated at $cut" "$WORK/t.data"
-done
+sweep_as_report
 CC=tests/fixtures/callchain/perf.data
 cc_data_off=$(u64_at "$CC" 40)
 for ((cut = cc_data_off; cut < $(stat -c %s "$CC"); cut += 997)); do
 	head -c "$cut" "$CC" >"$WORK/cc.data"
 	expect_error "callchain recording truncated at $cut" "$WORK/cc.data"
-done
-for f in m a d d2 n z z2 r0 r1 r2 f empty; do
-	expect_error "corrupt $f.data" "$WORK/$f.data"
-done
-expect_error "data.N cut inside a record" "$WORK/dir4.data"
-for f in z1 z2 z3; do
-	expect_error "corrupt compressed $f.data" "$WORK/$f.data"
 done
 CMD=report
 
