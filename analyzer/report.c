@@ -104,12 +104,7 @@ static const char *find_parent(struct report *rep, struct thread *t, const u64 *
 		const char *name;
 
 		if (ip >= (u64)PERF_CONTEXT_MAX) {
-			if (ip == (u64)PERF_CONTEXT_HV)
-				cpumode = PERF_RECORD_MISC_HYPERVISOR;
-			else if (ip == (u64)PERF_CONTEXT_KERNEL)
-				cpumode = PERF_RECORD_MISC_KERNEL;
-			else if (ip == (u64)PERF_CONTEXT_USER)
-				cpumode = PERF_RECORD_MISC_USER;
+			machine__callchain_context(ip, &cpumode);
 			continue;
 		}
 		machine__find_symbol(&rep->machine, t, cpumode, ip, &al);

@@ -330,30 +330,6 @@ static void print_sym_dso(struct script *s, const struct addr_location *al, u32 
 	}
 }
 
-static bool context_cpumode(u64 ip, u8 *cpumode)
-{
-	switch (ip) {
-	case (u64)PERF_CONTEXT_HV:
-		*cpumode = PERF_RECORD_MISC_HYPERVISOR;
-		return true;
-	case (u64)PERF_CONTEXT_KERNEL:
-		*cpumode = PERF_RECORD_MISC_KERNEL;
-		return true;
-	case (u64)PERF_CONTEXT_USER:
-		*cpumode = PERF_RECORD_MISC_USER;
-		return true;
-	case (u64)PERF_CONTEXT_GUEST_KERNEL:
-		*cpumode = PERF_RECORD_MISC_GUEST_KERNEL;
-		return true;
-	case (u64)PERF_CONTEXT_GUEST_USER:
-		*cpumode = PERF_RECORD_MISC_GUEST_USER;
-		return true;
-	case (u64)PERF_CONTEXT_GUEST:
-		return true;
-	}
-	return false;
-}
-
 /*
  * perf's thread__resolve_callchain_sample (frame pointers, callee first) and
  * sample__fprintf_callchain: a line a frame, the address map-relative as perf's cursor keeps
@@ -367,7 +343,7 @@ static void print_callchain(struct script *s, struct thread *t, const u64 *chain
 	for (u64 i = 0; i < nr && frames < MAX_STACK; i++) {
 		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
 			frames++;
-		else if (!context_cpumode(chain[1 + i], &mode))
+		else if (!machine__callchain_context(chain[1 + i], &mode))
 			return;
 	}
 	frames = 0;
@@ -376,7 +352,7 @@ static void print_callchain(struct script *s, struct thread *t, const u64 *chain
 		struct addr_location al;
 
 		if (ip >= (u64)PERF_CONTEXT_MAX) {
-			context_cpumode(ip, &cpumode);
+			machine__callchain_context(ip, &cpumode);
 			continue;
 		}
 		frames++;

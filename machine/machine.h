@@ -166,6 +166,35 @@ bool machine__kernel_ready(struct machine *machine);
 /* Wait for the kernel's symbols if something waits for them. */
 void machine__kernel_wait(struct machine *machine);
 bool machine__changes_kernel_maps(const struct perf_event_header *event);
+/*
+ * A callchain's context marker (PERF_CONTEXT_*): true and the cpumode of the frames after it
+ * (*cpumode left as is for PERF_CONTEXT_GUEST), as perf's thread__resolve_callchain_sample;
+ * false for an address or a marker perf does not know.
+ */
+static inline bool machine__callchain_context(u64 ip, u8 *cpumode)
+{
+	switch (ip) {
+	case (u64)PERF_CONTEXT_HV:
+		*cpumode = PERF_RECORD_MISC_HYPERVISOR;
+		return true;
+	case (u64)PERF_CONTEXT_KERNEL:
+		*cpumode = PERF_RECORD_MISC_KERNEL;
+		return true;
+	case (u64)PERF_CONTEXT_USER:
+		*cpumode = PERF_RECORD_MISC_USER;
+		return true;
+	case (u64)PERF_CONTEXT_GUEST_KERNEL:
+		*cpumode = PERF_RECORD_MISC_GUEST_KERNEL;
+		return true;
+	case (u64)PERF_CONTEXT_GUEST_USER:
+		*cpumode = PERF_RECORD_MISC_GUEST_USER;
+		return true;
+	case (u64)PERF_CONTEXT_GUEST:
+		return true;
+	}
+	return false;
+}
+
 /* Both steps at once. */
 void machine__resolve(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
 		      struct addr_location *al);
