@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 WORK=bench/out/model
 GEN=${GEN:-build/tools/gen-perfdata}
 ANALYZE=${ANALYZE:-./analyze}
+TIMEIT=${TIMEIT:-build/tools/timeit}
 mkdir -p "$WORK"
 scale=1
 [ "${MODEL_SIZES:-full}" = small ] && scale=10
@@ -21,13 +22,9 @@ gen() {
 	echo "bench: generating $out ($*)" >&2
 	"$GEN" -o "$out" --kallsyms "$WORK/$name.kallsyms" "$@" >/dev/null
 }
-# timed CMD...: "seconds peak-KB" of one run, its output in $WORK/out.txt
+# timed CMD...: "seconds peak-KB" of one run (tools/timeit), its output in $WORK/out.txt
 timed() {
-	local s e
-	s=$(date +%s%N)
-	/usr/bin/time -f '%M' -o "$WORK/time.out" "$@" >"$WORK/out.txt" 2>/dev/null || true
-	e=$(date +%s%N)
-	echo "$(awk "BEGIN{printf \"%.3f\", ($e - $s) / 1e9}") $(cat "$WORK/time.out")"
+	"$TIMEIT" "$WORK/out.txt" "$@" || true
 }
 # best N CMD...: the best of N runs ("seconds peak-KB", the peak RSS of that run), its output
 # in $WORK/out.txt

@@ -14,6 +14,7 @@ RUNS=${BENCH_RUNS:-5}
 SCALING_RUNS=${BENCH_SCALING_RUNS:-25}
 ANALYZE=${ANALYZE:-./analyze}
 INFLATE=${INFLATE:-build/tools/perf-inflate}
+TIMEIT=${TIMEIT:-build/tools/timeit}
 mkdir -p "$WORK"
 
 # A busy mix on every CPU: compressors, hashing, sorting, and many short-lived processes.
@@ -34,15 +35,10 @@ record() {	# OUTPUT PERF-RECORD-ARGS...
 		>/dev/null 2>"$WORK/record.log" || { cat "$WORK/record.log" >&2; exit 1; }
 }
 
-# timed OUT CMD...: "seconds peak-KB" of one run (wall time to the millisecond: /usr/bin/time
-# gives only hundredths), its output in OUT
+# timed OUT CMD...: "seconds peak-KB" of one run, its output in OUT (tools/timeit: wall time
+# to the microsecond from fork to reaping, peak RSS from wait4; no shell in the interval)
 timed() {
-	local out=$1 s e
-	shift
-	s=$(date +%s%N)
-	/usr/bin/time -f '%M' -o "$WORK/time.out" "$@" >"$out" 2>/dev/null
-	e=$(date +%s%N)
-	echo "$(awk "BEGIN{printf \"%.3f\", ($e - $s) / 1e9}") $(cat "$WORK/time.out")"
+	"$TIMEIT" "$@"
 }
 # best CMD...: best wall time and the peak RSS (KB) of that run over $RUNS runs (output in
 # $OUT, default $WORK/out.txt)
@@ -135,7 +131,7 @@ cat >bench/RESULTS.md <<MD
 # Benchmark results
 
 Made by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB,
-perf $(perf version | awk '{print $3}'). Each figure is the best of ${RUNS} runs; peak RSS from /usr/bin/time.
+perf $(perf version | awk '{print $3}'). Each figure is the best of ${RUNS} runs; wall time and peak RSS from tools/timeit.
 Both recordings: ${SECONDS_TO_RECORD} s, \`perf record -a -F 20000 -e cpu-clock\` of a busy mix on every CPU.
 
 ## A perf.data file (issue 2)
