@@ -21,15 +21,6 @@ void ordered_queue_exit(struct ordered_queue *q)
 	memset(q, 0, sizeof(*q));
 }
 
-void ordered_queue_note(struct ordered_queue *q, u64 timestamp)
-{
-	if (timestamp < q->last_flush)
-		q->nr_unordered++;
-	/* perf raises max_timestamp only when the record lands at the tail of its list. */
-	if (q->nr == q->head || timestamp >= q->max_timestamp)
-		q->max_timestamp = timestamp;
-}
-
 void ordered_queue_push(struct ordered_queue *q, u64 timestamp, void *event, u64 file_offset)
 {
 	ordered_queue_note(q, timestamp);

@@ -47,7 +47,14 @@ void ordered_queue_push(struct ordered_queue *q, u64 timestamp, void *event, u64
  * A record with this timestamp went by unqueued (its consumer ignores it): it raises the
  * largest timestamp seen, which paces the round flushes, as it would have queued.
  */
-void ordered_queue_note(struct ordered_queue *q, u64 timestamp);
+static inline void ordered_queue_note(struct ordered_queue *q, u64 timestamp)
+{
+	if (timestamp < q->last_flush)
+		q->nr_unordered++;
+	/* perf raises max_timestamp only when the record lands at the tail of its list. */
+	if (q->nr == q->head || timestamp >= q->max_timestamp)
+		q->max_timestamp = timestamp;
+}
 /* On FINISHED_ROUND. Returns what deliver returned if non-zero, else 0. */
 int ordered_queue_flush_round(struct ordered_queue *q);
 /* At the end of the input: everything. */

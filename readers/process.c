@@ -205,6 +205,40 @@ static int skip_tracing_data(struct walk *w, struct reader *rd, struct reader_re
 	return 0;
 }
 
+/*
+ * The fast path for runs of records the consumer ignores (tasks: the mmaps and samples), read
+ * straight from the mapping: each gets what walk__take_record, walk__record_time and
+ * walk__check give it (the counts, the check, the time noted for the round flushes) without
+ * their calls and their second lookup of the attr. Stops, leaving rd->pos there, at the first
+ * record the full path must take: one not ignored, unknown, malformed, or out of line.
+ */
+static void skip_ignored(struct walk *w, struct reader *rd)
+{
+	struct perf_session *s = w->session;
+	u64 ignores = w->consumer->ignores, pos = rd->pos;
+	const u8 *map = rd->map;
+
+	while (rd->end - pos >= sizeof(struct perf_event_header)) {
+		const struct perf_event_header *h = (const void *)(map + pos);
+		struct evsel *evsel;
+		u64 ts;
+
+		if (h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX || !(ignores >> h->type & 1) ||
+		    h->size < sizeof(*h) || h->size > rd->end - pos || ((uintptr_t)h & 7))
+			break;
+		evsel = perf_session__evsel_of(s, h);
+		if (!evsel || sample_layout_check(&evsel->layout, &evsel->attr, h))
+			break;
+		ts = sample_layout_time(&evsel->layout, h);
+		if (!sample_time_untimed(ts))
+			ordered_queue_note(&w->queue, ts);
+		s->stats.nr_events[0]++;
+		s->stats.nr_events[h->type]++;
+		pos += h->size;
+	}
+	rd->pos = pos;
+}
+
 /* One input read start to end: a file's data section or a pipe (perf's reader__process_events). */
 static int walk_single(struct walk *w, struct reader *rd)
 {
@@ -212,16 +246,25 @@ static int walk_single(struct walk *w, struct reader *rd)
 	u64 page = (u64)sysconf(_SC_PAGESIZE);
 	u64 released = s->base ? ALIGN_UP(s->header.data.offset, page) : 0;
 	struct reader_record rec;
+	bool fast = !rd->stream && !rd->swap && !w->consumer->raw && w->consumer->ignores &&
+		    s->nr_evsels;
 	int ret;
 
 	if (s->base && s->header.data.size > released - s->header.data.offset)
 		madvise(s->base + released, s->header.data.size - (released - s->header.data.offset),
 			MADV_SEQUENTIAL);
-	while ((ret = reader__next(rd, &rec)) > 0) {
-		struct perf_event_header *event = rec.event;
+
+	for (;;) {
+		struct perf_event_header *event;
 		struct evsel *evsel;
 		u64 ts;
 
+		if (fast && !reader__pending_inflated(rd))
+			skip_ignored(w, rd);
+		ret = reader__next(rd, &rec);
+		if (ret <= 0)
+			break;
+		event = rec.event;
 		ret = walk__take_record(w, &rec, s->is_pipe ? "pipe" : s->data_path);
 		if (ret < 0)
 			break;
