@@ -4,7 +4,7 @@
 PKGS     := libelf libdw libzstd libxxhash capstone
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
             libcapstone-dev libcriterion-dev
-BENCH_PKGS := linux-perf time zstd
+BENCH_PKGS := linux-perf zstd
 PKGS_NEEDED ?= $(DEB_PKGS)
 CC       ?= cc
 O        ?= build

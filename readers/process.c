@@ -226,6 +226,9 @@ static void skip_ignored(struct walk *w, struct reader *rd)
 		if (h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX || !(ignores >> h->type & 1) ||
 		    h->size < sizeof(*h) || h->size > rd->end - pos || ((uintptr_t)h & 7))
 			break;
+		/* the loop waits on each record's trailer: ask for the lines 2 KB on early */
+		__builtin_prefetch(map + pos + 2048);
+		__builtin_prefetch(map + pos + 2048 + 64);
 		evsel = perf_session__evsel_of(s, h);
 		if (!evsel || sample_layout_check(&evsel->layout, &evsel->attr, h))
 			break;
