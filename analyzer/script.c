@@ -32,7 +32,7 @@ static const char *const script_usage = "analyze script [<options>]";
 /* perf's PERF_MAX_STACK_DEPTH: perf script shows at most this many frames a sample */
 #define MAX_STACK 127
 #define MAX_CPUS 4096
-#define OUTPUT_BUFFER (1 << 20)
+#define OUTPUT_BUFFER (64 << 10)	/* stays in the core's cache between writes */
 
 /* builtin-script.c's all_output_options: every name perf accepts, and what we print of them */
 static const struct {
@@ -225,13 +225,13 @@ struct script {
 	bool no_callchain;	/* -G */
 	bool ns;
 	bool show_task_events, show_mmap_events, show_switch_events;
-	bool stopped;	/* the output went away (EPIPE): stop quietly */
 	bool print_features;	/* --header on a pipe: its features as their records come */
 	bool check_failed;	/* a pipe's events lack a field -F asked for */
 	int name_width;
 	struct name_list comms, pids, tids;
 	u8 *cpus;	/* -C: a byte per cpu, or NULL */
-	FILE *fp;
+	struct outbuf out;
+	bool tty;	/* stdout is a terminal: each line goes out as it is made */
 };
 
 static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, const char *what,
@@ -312,21 +312,21 @@ static int script_check_fields(struct script *s)
 static void print_sym_dso(struct script *s, const struct addr_location *al, u32 fields)
 {
 	if (fields & SF_SYM) {
-		putc_unlocked(' ', s->fp);
+		outbuf_putc(&s->out, ' ');
 		if (al->sym) {
-			fmt_put_str(s->fp, symbol__name(al->symtab, al->sym));
+			fmt_put_str(&s->out, symbol__name(al->symtab, al->sym));
 			if (fields & SF_SYMOFFSET) {
-				fmt_put_str(s->fp, "+0x");
-				fmt_put_hex(s->fp, al->addr - al->sym->start, 0);
+				fmt_put_str(&s->out, "+0x");
+				fmt_put_hex(&s->out, al->addr - al->sym->start, 0);
 			}
 		} else {
-			fmt_put_str(s->fp, "[unknown]");
+			fmt_put_str(&s->out, "[unknown]");
 		}
 	}
 	if (fields & SF_DSO) {
-		fmt_put_str(s->fp, " (");
-		fmt_put_str(s->fp, al->map && al->map->dso ? al->map->dso->long_name : "[unknown]");
-		putc_unlocked(')', s->fp);
+		fmt_put_str(&s->out, " (");
+		fmt_put_str(&s->out, al->map && al->map->dso ? al->map->dso->long_name : "[unknown]");
+		outbuf_putc(&s->out, ')');
 	}
 }
 
@@ -357,10 +357,10 @@ static void print_callchain(struct script *s, struct thread *t, const u64 *chain
 		}
 		frames++;
 		machine__find_symbol(&s->machine, t, cpumode, ip, &al);
-		putc_unlocked('\t', s->fp);
-		fmt_put_hex(s->fp, al.addr, 16);
+		outbuf_putc(&s->out, '\t');
+		fmt_put_hex(&s->out, al.addr, 16);
 		print_sym_dso(s, &al, fields);
-		putc_unlocked('\n', s->fp);
+		outbuf_putc(&s->out, '\n');
 	}
 }
 
@@ -380,39 +380,41 @@ static void print_start(struct script *s, struct evsel *evsel, struct thread *t,
 {
 	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
 	const char *comm = t ? thread__comm_str(t) : ":-1";
-	FILE *fp = s->fp;
+	struct outbuf *ob = &s->out;
 
 	if (fields & SF_COMM) {
 		/* perf leaves the comm unpadded when frames follow */
 		bool unpadded = (fields & SF_IP) && s->use_callchain &&
 				(evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
 
-		fmt_put_padded(fp, comm, strlen(comm), unpadded ? 0 : 16, false);
-		putc_unlocked(' ', fp);
+		fmt_put_padded(ob, comm, strlen(comm), unpadded ? 0 : 16, false);
+		outbuf_putc(ob, ' ');
 	}
 	if ((fields & SF_PID) && (fields & SF_TID)) {	/* "%5d/%-5d " */
-		fmt_put_int(fp, (int)sample->pid, 5, false);
-		putc_unlocked('/', fp);
-		fmt_put_int(fp, (int)sample->tid, 5, true);
-		putc_unlocked(' ', fp);
+		fmt_put_int(ob, (int)sample->pid, 5, false);
+		outbuf_putc(ob, '/');
+		fmt_put_int(ob, (int)sample->tid, 5, true);
+		outbuf_putc(ob, ' ');
 	} else if (fields & (SF_PID | SF_TID)) {
-		fmt_put_int(fp, (int)(fields & SF_PID ? sample->pid : sample->tid), 5, false);
-		putc_unlocked(' ', fp);
+		fmt_put_int(ob, (int)(fields & SF_PID ? sample->pid : sample->tid), 5, false);
+		outbuf_putc(ob, ' ');
 	}
 	if (fields & SF_CPU) {
 		if (sample->cpu < 1000) {	/* "[%03d] " */
-			putc_unlocked('[', fp);
-			fmt_put_u64_zero(fp, sample->cpu, 3);
-			fmt_put_str(fp, "] ");
+			outbuf_putc(ob, '[');
+			fmt_put_u64_zero(ob, sample->cpu, 3);
+			fmt_put_str(ob, "] ");
 		} else {
-			fprintf(fp, "[%03d] ", (int)sample->cpu);
+			char buf[16];
+
+			outbuf_put(ob, buf, (size_t)snprintf(buf, sizeof(buf), "[%03d] ", (int)sample->cpu));
 		}
 	}
 	if (fields & SF_TIME) {
 		char buf[64];
 		int n = script_time__format(buf, sizeof(buf), sample->time, s->ns);
 
-		fwrite_unlocked(buf, 1, (size_t)n, fp);
+		outbuf_put(ob, buf, (size_t)n);
 	}
 }
 
@@ -424,33 +426,33 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 	u32 fields = s->f.fields[type];
 	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 			 sample->callchain;
-	FILE *fp = s->fp;
+	struct outbuf *ob = &s->out;
 
 	if (!fields)
 		return;
 	print_start(s, evsel, t, sample);
 	if (fields & SF_PERIOD) {
-		fmt_put_u64(fp, sample->period, 10);
-		putc_unlocked(' ', fp);
+		fmt_put_u64(ob, sample->period, 10);
+		outbuf_putc(ob, ' ');
 	}
 	if (fields & SF_EVNAME) {
 		const char *name = evsel__name(evsel);
 
 		name = name ? name : "[unknown]";
-		fmt_put_padded(fp, name, strlen(name), s->name_width, false);
-		fmt_put_str(fp, ": ");
+		fmt_put_padded(ob, name, strlen(name), s->name_width, false);
+		fmt_put_str(ob, ": ");
 	}
 	if (fields & SF_IP) {
 		if (callchain) {
-			putc_unlocked('\n', fp);
+			outbuf_putc(ob, '\n');
 			print_callchain(s, t, sample->callchain, fields);
 		} else {
 			struct addr_location al;
 
 			machine__resolve(&s->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
 					 sample->ip, &al);
-			putc_unlocked(' ', fp);
-			fmt_put_hex(fp, sample->ip, 16);
+			outbuf_putc(ob, ' ');
+			fmt_put_hex(ob, sample->ip, 16);
 			print_sym_dso(s, &al, fields);
 		}
 	}
@@ -461,8 +463,8 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 	 */
 	if ((fields & SF_BPF_OUTPUT) && evsel->attr.type == PERF_TYPE_SOFTWARE &&
 	    evsel->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
-		putc_unlocked('\n', fp);
-	putc_unlocked('\n', fp);
+		outbuf_putc(ob, '\n');
+	outbuf_putc(ob, '\n');
 }
 
 static int process_sample(struct script *s, struct event_ctx *ctx)
@@ -480,18 +482,17 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	if (!thread_filtered(s, t))
 		print_sample(s, ctx->evsel, t, sample);
 	thread__put(t);
-	if (ferror(s->fp)) {
-		s->stopped = true;
-		return 1;
-	}
-	return 0;
+	if (s->tty)
+		outbuf_flush(&s->out);
+	return s->out.error ? 1 : 0;	/* the output went away: stop */
 }
 
 /* perf's perf_event__fprintf for the side-band records script shows. */
 static void print_record(struct script *s, const struct perf_event_header *ev)
 {
-	fprintf(s->fp, "PERF_RECORD_%s", perf_event__name(ev->type));
-	dump_fprintf_details(s->fp, ev);
+	outbuf_puts(&s->out, "PERF_RECORD_");
+	outbuf_puts(&s->out, perf_event__name(ev->type));
+	dump_fprintf_details(outbuf_stream(&s->out), ev);
 }
 
 /*
@@ -572,7 +573,8 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 			u64 feat;
 
 			memcpy(&feat, ev + 1, sizeof(feat));
-			header__fprintf_feature(&s->session, s->fp, (int)MIN(feat, 255u), false);
+			header__fprintf_feature(&s->session, outbuf_stream(&s->out),
+						(int)MIN(feat, 255u), false);
 		}
 		return 0;
 	case PERF_RECORD_HEADER_BUILD_ID:
@@ -582,7 +584,9 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 	default:
 		if (process_sideband(s, ctx))
 			return -1;
-		return s->stopped || s->check_failed || ferror(s->fp) ? 1 : 0;
+		if (s->tty)
+			outbuf_flush(&s->out);
+		return s->check_failed || s->out.error ? 1 : 0;
 	}
 }
 
@@ -693,7 +697,6 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	struct dso_loader loader;
 	char *symfs_cache = NULL;
 	int nr_args, nr_jobs, ret;
-	static char outbuf[OUTPUT_BUFFER];
 
 	script_fields__init(&s.f);	/* -F edits perf's defaults, each -F in turn */
 	nr_args = parse_options(argc, argv, opts, script_usage);
@@ -737,24 +740,25 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 
 	/* a closed pipe is the reader saying it has seen enough: EPIPE, not a signal */
 	signal(SIGPIPE, SIG_IGN);
-	s.fp = stdout;
-	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	outbuf_init(&s.out, STDOUT_FILENO, OUTPUT_BUFFER);
+	s.tty = isatty(STDOUT_FILENO);
 	/* perf report --header-only's block first; a pipe's features come with their records */
 	if (header)
-		header__fprintf(&s.session, stdout, false);
+		header__fprintf(&s.session, outbuf_stream(&s.out), false);
 	s.print_features = header && s.session.is_pipe;
 
 	/* -D: report -D's dump of every record, a sample's script line under its own */
 	if (dump_raw) {
-		dump__init(&dump, &s.session, &s.machine, &s.consumer, stdout);
+		dump__init(&dump, &s.session, &s.machine, &s.consumer, outbuf_stream(&s.out));
 		dump.maps_handled = true;
 	}
 	ret = perf_session__process(&s.session, dump_raw ? &dump.consumer : &s.consumer);
-	if (fflush(stdout) && errno == EPIPE)
-		s.stopped = true;
-	if (s.stopped) {
-		ret = 0;
+	outbuf_exit(&s.out);
+	if (s.out.error && s.out.error != EPIPE) {
+		fprintf(stderr, "analyze script: writing the output: %s\n", strerror(s.out.error));
+		ret = 1;
+	} else if (s.out.error) {
+		ret = 0;	/* the reader went away: perf ends quietly too */
 	} else if (s.check_failed) {
 		ret = 255;
 	} else if (ret) {

@@ -1,17 +1,17 @@
 /*
  * fmt: the few printf conversions a line-per-event printer needs, without printf: decimal
- * and hex digits into a caller's buffer, and padded writes to a stdio stream through its
- * unlocked calls. For output paths that print millions of lines (script); everything else
- * should keep using printf. Each function gives exactly what the printf conversion named in
- * its comment gives. Thread safety: that of the stream (unlocked: one writer).
+ * and hex digits into a caller's buffer, and padded appends to an outbuf. For output paths
+ * that print millions of lines (script); everything else should keep using printf. Each
+ * function gives exactly what the printf conversion named in its comment gives. Thread
+ * safety: that of the outbuf (one writer).
  */
 #ifndef LIB_FMT_H
 #define LIB_FMT_H
 
-#include <stdio.h>
 #include <string.h>
 
 #include "lib/compiler.h"
+#include "lib/outbuf.h"
 
 #define FMT_U64_MAX 20	/* digits of the largest u64 in decimal; 16 in hex */
 
@@ -45,25 +45,26 @@ static inline size_t fmt_u64_hex(char *buf, u64 v)
 }
 
 /* s (len bytes) padded with spaces to width: on the left (%*s), or the right (%-*s). */
-static inline void fmt_put_padded(FILE *fp, const char *s, size_t len, int width, bool left)
+static inline void fmt_put_padded(struct outbuf *ob, const char *s, size_t len, int width,
+				  bool left)
 {
 	size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
 
 	if (left)
-		fwrite_unlocked(s, 1, len, fp);
+		outbuf_put(ob, s, len);
 	while (pad--)
-		putc_unlocked(' ', fp);
+		outbuf_putc(ob, ' ');
 	if (!left)
-		fwrite_unlocked(s, 1, len, fp);
+		outbuf_put(ob, s, len);
 }
 
-static inline void fmt_put_str(FILE *fp, const char *s)
+static inline void fmt_put_str(struct outbuf *ob, const char *s)
 {
-	fputs_unlocked(s, fp);
+	outbuf_puts(ob, s);
 }
 
 /* %*d, or %-*d when left. */
-static inline void fmt_put_int(FILE *fp, int v, int width, bool left)
+static inline void fmt_put_int(struct outbuf *ob, int v, int width, bool left)
 {
 	char buf[FMT_U64_MAX + 1];
 	size_t n = 0;
@@ -71,34 +72,34 @@ static inline void fmt_put_int(FILE *fp, int v, int width, bool left)
 	if (v < 0)
 		buf[n++] = '-';
 	n += fmt_u64_dec(buf + n, v < 0 ? -(u64)(s64)v : (u64)v);
-	fmt_put_padded(fp, buf, n, width, left);
+	fmt_put_padded(ob, buf, n, width, left);
 }
 
 /* %*llu */
-static inline void fmt_put_u64(FILE *fp, u64 v, int width)
+static inline void fmt_put_u64(struct outbuf *ob, u64 v, int width)
 {
 	char buf[FMT_U64_MAX];
 
-	fmt_put_padded(fp, buf, fmt_u64_dec(buf, v), width, false);
+	fmt_put_padded(ob, buf, fmt_u64_dec(buf, v), width, false);
 }
 
 /* %*llx */
-static inline void fmt_put_hex(FILE *fp, u64 v, int width)
+static inline void fmt_put_hex(struct outbuf *ob, u64 v, int width)
 {
 	char buf[16];
 
-	fmt_put_padded(fp, buf, fmt_u64_hex(buf, v), width, false);
+	fmt_put_padded(ob, buf, fmt_u64_hex(buf, v), width, false);
 }
 
 /* %0*llu */
-static inline void fmt_put_u64_zero(FILE *fp, u64 v, int width)
+static inline void fmt_put_u64_zero(struct outbuf *ob, u64 v, int width)
 {
 	char buf[FMT_U64_MAX];
 	size_t n = fmt_u64_dec(buf, v);
 
 	for (size_t i = n; width > 0 && i < (size_t)width; i++)
-		putc_unlocked('0', fp);
-	fwrite_unlocked(buf, 1, n, fp);
+		outbuf_putc(ob, '0');
+	outbuf_put(ob, buf, n);
 }
 
 #endif

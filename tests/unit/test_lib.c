@@ -1,10 +1,15 @@
-/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab, fmt. */
+/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab, outbuf, fmt. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/fmt.h"
 #include "lib/hashmap.h"
+#include "lib/outbuf.h"
 #include "lib/ptrtable.h"
 #include "lib/refcount.h"
 #include "lib/slab.h"
@@ -206,6 +211,82 @@ Test(ptrtable, matches_naive_model_through_inserts_and_removals)
 	ptrtable_exit(&t);
 }
 
+/* An outbuf over a file of its own (deleted), and what went out through it so far. */
+static void ob_open(struct outbuf *ob, size_t cap)
+{
+	FILE *f = tmpfile();
+
+	cr_assert_not_null(f);
+	outbuf_init(ob, dup(fileno(f)), cap);
+	fclose(f);
+}
+
+static char *ob_text(struct outbuf *ob)
+{
+	off_t n;
+	char *text;
+
+	cr_assert_eq(outbuf_flush(ob), 0);
+	n = lseek(ob->fd, 0, SEEK_END);
+	text = malloc((size_t)n + 1);
+	cr_assert_eq(pread(ob->fd, text, (size_t)n, 0), n);
+	text[n] = 0;
+	cr_assert_eq(ftruncate(ob->fd, 0), 0);
+	lseek(ob->fd, 0, SEEK_SET);
+	return text;
+}
+
+static void ob_close(struct outbuf *ob)
+{
+	int fd = ob->fd;
+
+	outbuf_exit(ob);
+	close(fd);
+}
+
+Test(outbuf, keeps_order_across_puts_streams_and_full_buffers)
+{
+	struct outbuf ob;
+	char want[3000], big[300], *got;
+	size_t w = 0;
+
+	ob_open(&ob, 64);	/* small: puts straddle, and some are larger than the buffer */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	for (int i = 0; i < 5; i++) {
+		outbuf_puts(&ob, "line ");
+		fprintf(outbuf_stream(&ob), "%d:", i);
+		outbuf_putc(&ob, '<');
+		outbuf_put(&ob, big, (size_t)(i * 70));
+		outbuf_puts(&ob, ">\n");
+		w += (size_t)snprintf(want + w, sizeof(want) - w, "line %d:<%.*s>\n", i, i * 70, big);
+	}
+	got = ob_text(&ob);
+	cr_assert_str_eq(got, want);
+	cr_assert_eq(ob.error, 0);
+	free(got);
+	ob_close(&ob);
+}
+
+Test(outbuf, a_closed_reader_is_epipe_and_drops_the_rest)
+{
+	struct outbuf ob;
+	int fds[2];
+
+	signal(SIGPIPE, SIG_IGN);
+	cr_assert_eq(pipe(fds), 0);
+	close(fds[0]);
+	outbuf_init(&ob, fds[1], 16);
+	outbuf_puts(&ob, "more than sixteen bytes");	/* goes out at once: fails */
+	cr_assert_eq(ob.error, EPIPE);
+	outbuf_puts(&ob, "dropped");
+	cr_assert_eq(outbuf_flush(&ob), -1);
+	cr_assert_eq(ob.len, 0);
+	outbuf_exit(&ob);
+	cr_assert_eq(ob.error, EPIPE);
+	close(fds[1]);
+}
+
 /* lib/fmt.h against the printf conversions each function stands for */
 
 static const u64 fmt_values[] = { 0, 1, 9, 10, 99, 100, 12345, 99999, 100000, 4294967295ull,
@@ -214,45 +295,37 @@ static const u64 fmt_values[] = { 0, 1, 9, 10, 99, 100, 12345, 99999, 100000, 42
 
 Test(fmt, numbers_as_printf_prints_them)
 {
-	char *got;
-	size_t size;
-	char want[4096];
-	size_t w = 0;
-	FILE *fp = open_memstream(&got, &size);
+	struct outbuf ob;
+	char want[4096], *got;
 
+	ob_open(&ob, 4096);
 	for (size_t i = 0; i < ARRAY_SIZE(fmt_values); i++) {
 		u64 v = fmt_values[i];
 		int iv = (int)(u32)v;
 
 		for (int width = 0; width <= 20; width += 5) {
-			fmt_put_u64(fp, v, width);
-			fmt_put_hex(fp, v, width);
-			fmt_put_u64_zero(fp, v % 1000000, width);
-			fmt_put_int(fp, iv, width, false);
-			fmt_put_int(fp, iv, width, true);
-			fmt_put_int(fp, -iv, width, true);
-			putc_unlocked('|', fp);
-			w += (size_t)snprintf(want + w, sizeof(want) - w, "%*llu%*llx%0*llu%*d%-*d%-*d|",
-					      width, (unsigned long long)v, width,
-					      (unsigned long long)v, width,
-					      (unsigned long long)(v % 1000000), width, iv, width, iv,
-					      width, -iv);
-			cr_assert_lt(w, sizeof(want) - 256);
-			fflush(fp);
+			fmt_put_u64(&ob, v, width);
+			fmt_put_hex(&ob, v, width);
+			fmt_put_u64_zero(&ob, v % 1000000, width);
+			fmt_put_int(&ob, iv, width, false);
+			fmt_put_int(&ob, iv, width, true);
+			fmt_put_int(&ob, -iv, width, true);
+			outbuf_putc(&ob, '|');
+			snprintf(want, sizeof(want), "%*llu%*llx%0*llu%*d%-*d%-*d|", width,
+				 (unsigned long long)v, width, (unsigned long long)v, width,
+				 (unsigned long long)(v % 1000000), width, iv, width, iv, width, -iv);
+			got = ob_text(&ob);
 			cr_assert_str_eq(got, want, "value %llu width %d",
 					 (unsigned long long)v, width);
-			fclose(fp);
 			free(got);
-			fp = open_memstream(&got, &size);
-			w = 0;
 		}
 	}
-	fmt_put_int(fp, INT32_MIN, 0, false);
-	fmt_put_padded(fp, "comm", 4, 16, false);
-	fmt_put_padded(fp, "a-comm-longer-than-16", 21, 16, true);
-	fflush(fp);
+	fmt_put_int(&ob, INT32_MIN, 0, false);
+	fmt_put_padded(&ob, "comm", 4, 16, false);
+	fmt_put_padded(&ob, "a-comm-longer-than-16", 21, 16, true);
 	snprintf(want, sizeof(want), "%d%16s%-16s", INT32_MIN, "comm", "a-comm-longer-than-16");
+	got = ob_text(&ob);
 	cr_assert_str_eq(got, want);
-	fclose(fp);
 	free(got);
+	ob_close(&ob);
 }
