@@ -231,6 +231,9 @@ struct script {
 	struct name_list comms, pids, tids;
 	u8 *cpus;	/* -C: a byte per cpu, or NULL */
 	struct outbuf out;
+	u64 time_sec;	/* the whole seconds of the last time printed, */
+	char time_prefix[32];	/* their text: padding, digits and the point */
+	size_t time_prefix_len;	/* (0: none yet) */
 	bool tty;	/* stdout is a terminal: each line goes out as it is made */
 };
 
@@ -371,6 +374,33 @@ static bool thread_filtered(struct script *s, const struct thread *t)
 	       (s->tids.nr && !int_list__has(&s->tids, t->tid));
 }
 
+/* script_time__format, keeping the text of the whole seconds from line to line */
+static void print_time(struct script *s, u64 time)
+{
+	u64 sec = time / 1000000000, frac = time % 1000000000;
+	size_t digits = s->ns ? 9 : 6, n;
+	char *p;
+
+	if (sec != s->time_sec || !s->time_prefix_len) {
+		char buf[64];
+		int len = script_time__format(buf, sizeof(buf), sec * 1000000000, s->ns);
+
+		s->time_prefix_len = (size_t)len - digits - 2;	/* up to the point */
+		memcpy(s->time_prefix, buf, s->time_prefix_len);
+		s->time_sec = sec;
+	}
+	if (!s->ns)
+		frac /= 1000;	/* truncated, as perf does */
+	n = s->time_prefix_len + digits + 2;
+	p = outbuf_reserve(&s->out, n);
+	memcpy(p, s->time_prefix, s->time_prefix_len);
+	p += s->time_prefix_len;
+	for (size_t i = digits; i-- > 0; frac /= 10)
+		p[i] = (char)('0' + frac % 10);
+	memcpy(p + digits, ": ", 2);
+	s->out.len += n;
+}
+
 /*
  * perf's perf_sample__fprintf_start: comm, tid, cpu, time, for samples and side-band records
  * alike (t NULL: a record of tid -1).
@@ -410,12 +440,8 @@ static void print_start(struct script *s, struct evsel *evsel, struct thread *t,
 			outbuf_put(ob, buf, (size_t)snprintf(buf, sizeof(buf), "[%03d] ", (int)sample->cpu));
 		}
 	}
-	if (fields & SF_TIME) {
-		char buf[64];
-		int n = script_time__format(buf, sizeof(buf), sample->time, s->ns);
-
-		outbuf_put(ob, buf, (size_t)n);
-	}
+	if (fields & SF_TIME)
+		print_time(s, sample->time);
 }
 
 /* perf script's process_event for the fields above. */

@@ -15,17 +15,49 @@
 
 #define FMT_U64_MAX 20	/* digits of the largest u64 in decimal; 16 in hex */
 
+/* "00" to "99": two decimal digits a step */
+static const char fmt_digit_pairs[201] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* How many decimal digits v has. */
+static inline size_t fmt_u64_dec_len(u64 v)
+{
+	static const u64 pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+		10000000000000ull, 100000000000000ull, 1000000000000000ull,
+		10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+		10000000000000000000ull,
+	};
+	/* v | 1 has as many digits (an odd number is never a power of ten) and a bit length */
+	size_t t = (size_t)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;	/* 1233/4096: log10(2) */
+
+	return t + 1 - ((v | 1) < pow10[t]);
+}
+
 /* The decimal digits of v at buf (no terminator): their count. */
 static inline size_t fmt_u64_dec(char *buf, u64 v)
 {
-	char tmp[FMT_U64_MAX];
-	size_t n = 0;
+	size_t n = fmt_u64_dec_len(v);
+	char *p = buf + n;
 
-	do {
-		tmp[FMT_U64_MAX - ++n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	memcpy(buf, tmp + FMT_U64_MAX - n, n);
+	while (v >= 100) {
+		u64 q = v / 100;
+
+		p -= 2;
+		memcpy(p, fmt_digit_pairs + 2 * (v - q * 100), 2);
+		v = q;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, fmt_digit_pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
 	return n;
 }
 
@@ -33,14 +65,10 @@ static inline size_t fmt_u64_dec(char *buf, u64 v)
 static inline size_t fmt_u64_hex(char *buf, u64 v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	size_t n = 0;
+	size_t n = (size_t)(64 - __builtin_clzll(v | 1) + 3) / 4;
 
-	do {
-		tmp[16 - ++n] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	memcpy(buf, tmp + 16 - n, n);
+	for (size_t i = n; i-- > 0; v >>= 4)
+		buf[i] = digits[v & 15];
 	return n;
 }
 
@@ -49,13 +77,21 @@ static inline void fmt_put_padded(struct outbuf *ob, const char *s, size_t len, 
 				  bool left)
 {
 	size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
+	char *p;
 
-	if (left)
-		outbuf_put(ob, s, len);
-	while (pad--)
-		outbuf_putc(ob, ' ');
-	if (!left)
-		outbuf_put(ob, s, len);
+	if (unlikely(len + pad > ob->cap)) {	/* longer than the buffer: in pieces */
+		if (left)
+			outbuf_put(ob, s, len);
+		while (pad--)
+			outbuf_putc(ob, ' ');
+		if (!left)
+			outbuf_put(ob, s, len);
+		return;
+	}
+	p = outbuf_reserve(ob, len + pad);
+	memset(left ? p + len : p, ' ', pad);
+	memcpy(left ? p : p + pad, s, len);
+	ob->len += len + pad;
 }
 
 static inline void fmt_put_str(struct outbuf *ob, const char *s)
@@ -95,11 +131,19 @@ static inline void fmt_put_hex(struct outbuf *ob, u64 v, int width)
 static inline void fmt_put_u64_zero(struct outbuf *ob, u64 v, int width)
 {
 	char buf[FMT_U64_MAX];
-	size_t n = fmt_u64_dec(buf, v);
+	size_t n = fmt_u64_dec(buf, v), zeros = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
+	char *p;
 
-	for (size_t i = n; width > 0 && i < (size_t)width; i++)
-		outbuf_putc(ob, '0');
-	outbuf_put(ob, buf, n);
+	if (unlikely(zeros > FMT_U64_MAX)) {	/* wider than any number: in pieces */
+		while (zeros--)
+			outbuf_putc(ob, '0');
+		outbuf_put(ob, buf, n);
+		return;
+	}
+	p = outbuf_reserve(ob, zeros + n);
+	memset(p, '0', zeros);
+	memcpy(p + zeros, buf, n);
+	ob->len += zeros + n;
 }
 
 #endif

@@ -32,6 +32,17 @@ void outbuf_put_slow(struct outbuf *ob, const void *p, size_t n);
 /* An unbuffered stdio stream whose writes are appends to ob. */
 FILE *outbuf_stream(struct outbuf *ob);
 
+/*
+ * Room for n more bytes (n at most the buffer's size): where they go. The caller writes
+ * them there and adds what it wrote to ob->len.
+ */
+static inline char *outbuf_reserve(struct outbuf *ob, size_t n)
+{
+	if (unlikely(ob->cap - ob->len < n))
+		outbuf_flush(ob);
+	return ob->buf + ob->len;
+}
+
 static inline void outbuf_put(struct outbuf *ob, const void *p, size_t n)
 {
 	if (unlikely(ob->cap - ob->len < n)) {

@@ -328,4 +328,31 @@ Test(fmt, numbers_as_printf_prints_them)
 	cr_assert_str_eq(got, want);
 	free(got);
 	ob_close(&ob);
+
+	ob_open(&ob, 4096);	/* every digit count: the powers of ten and their neighbours */
+	for (u64 p = 1, i = 0; i < 20; i++, p *= 10) {
+		for (u64 v = p - 1; v != p + 2; v++) {
+			fmt_put_u64(&ob, v, 0);
+			fmt_put_hex(&ob, v, 0);
+			outbuf_putc(&ob, ' ');
+			snprintf(want, sizeof(want), "%llu%llx ", (unsigned long long)v,
+				 (unsigned long long)v);
+			got = ob_text(&ob);
+			cr_assert_str_eq(got, want);
+			free(got);
+		}
+	}
+	ob_close(&ob);
+
+	ob_open(&ob, 8);	/* padding wider than the buffer */
+	fmt_put_padded(&ob, "comm", 4, 20, false);
+	fmt_put_padded(&ob, "comm", 4, 20, true);
+	fmt_put_u64_zero(&ob, 42, 30);
+	fmt_put_hex(&ob, 0xffffffff821f236bull, 0);
+	snprintf(want, sizeof(want), "%20s%-20s%030d%llx", "comm", "comm", 42,
+		 0xffffffff821f236bull);
+	got = ob_text(&ob);
+	cr_assert_str_eq(got, want);
+	free(got);
+	ob_close(&ob);
 }
