@@ -1,23 +1,32 @@
 /*
- * aggregate: samples handed from the reading thread to one aggregator at a time, in batches,
- * finished in delivery order. Owns the batches; knows nothing of what finishing means.
+ * aggregate: items handed from the reading thread to one aggregator at a time, in batches,
+ * finished in delivery order. Owns the batches; knows nothing of what the items are or what
+ * finishing means. A batch is a run of bytes: each item, of the size its slot was asked for,
+ * after a word that holds that size.
  */
 #include "analyzer/aggregate.h"
 
 #include <stdlib.h>
 
 #include "lib/xalloc.h"
-#include "machine/machine.h"
 
-#define BATCH_SAMPLES 1024
+#define BATCH_BYTES (80 << 10)	/* report: 1024 samples */
 #define MAX_PENDING 32		/* batches waiting before the reading thread waits for them */
 #define MAX_HELD 48		/* batches held before the reading thread should wait */
+#define ITEM_HEADER 8		/* the size word before each item: items stay 8-aligned */
 
 struct sample_batch {
 	struct sample_batch *next;
-	size_t nr;
-	struct agg_item items[BATCH_SAMPLES];
+	size_t used;	/* bytes of items, headers included */
+	_Alignas(8) unsigned char bytes[BATCH_BYTES];
 };
+
+/* Every item of b, in order. */
+#define for_each_item(b, item, off)                                                         \
+	for (size_t off = 0, size_;                                                          \
+	     off < (b)->used && ((size_ = *(size_t *)((b)->bytes + off)),                   \
+				 (item = (b)->bytes + off + ITEM_HEADER), true);             \
+	     off += ITEM_HEADER + ALIGN_UP(size_, 8))
 
 /* With agg->lock held and busy claimed by the caller: finish what is pending, give busy up. */
 static void run_claimed(struct aggregate *agg)
@@ -29,9 +38,11 @@ static void run_claimed(struct aggregate *agg)
 		if (!agg->pending)
 			agg->pending_tail = &agg->pending;
 		agg->nr_pending--;
+		void *item;
+
 		pthread_mutex_unlock(&agg->lock);
-		for (size_t i = 0; i < b->nr; i++)
-			agg->fn(agg->data, &b->items[i]);
+		for_each_item(b, item, off)
+			agg->fn(agg->data, item);
 		pthread_mutex_lock(&agg->lock);
 		b->next = agg->done;
 		agg->done = b;
@@ -83,21 +94,22 @@ static void reclaim(struct aggregate *agg)
 	pthread_mutex_unlock(&agg->lock);
 	while (b) {
 		struct sample_batch *next = b->next;
+		void *item;
 
-		for (size_t i = 0; i < b->nr; i++) {
-			thread__put(b->items[i].thread);
-			map__put(b->items[i].map);
-		}
-		b->nr = 0;
+		if (agg->put)
+			for_each_item(b, item, off)
+				agg->put(agg->data, item);
+		b->used = 0;
 		b->next = agg->free;
 		agg->free = b;
 		b = next;
 	}
 }
 
-void aggregate__init(struct aggregate *agg, struct workqueue *wq, agg_item_fn fn, void *data)
+void aggregate__init(struct aggregate *agg, struct workqueue *wq, agg_item_fn fn,
+		     agg_item_fn put, void *data)
 {
-	*agg = (struct aggregate){ .wq = wq, .fn = fn, .data = data };
+	*agg = (struct aggregate){ .wq = wq, .fn = fn, .put = put, .data = data };
 	agg->pending_tail = &agg->pending;
 	agg->held_tail = &agg->held;
 	agg->work.func = run_work;
@@ -105,17 +117,27 @@ void aggregate__init(struct aggregate *agg, struct workqueue *wq, agg_item_fn fn
 	pthread_cond_init(&agg->cond, NULL);
 }
 
-struct agg_item *aggregate__slot(struct aggregate *agg)
+static void submit(struct aggregate *agg);
+
+void *aggregate__slot(struct aggregate *agg, size_t size)
 {
+	size_t need = ITEM_HEADER + ALIGN_UP(size, 8);
+
+	if (need > BATCH_BYTES)
+		abort();	/* a caller's bug: items are small */
+	if (agg->cur && BATCH_BYTES - agg->cur->used < need)
+		submit(agg);
 	if (!agg->cur) {
 		agg->cur = agg->free;
 		if (agg->cur)
 			agg->free = agg->cur->next;
 		else
 			agg->cur = xmalloc(sizeof(*agg->cur));
-		agg->cur->nr = 0;
+		agg->cur->used = 0;
 	}
-	return &agg->cur->items[agg->cur->nr];
+	*(size_t *)(agg->cur->bytes + agg->cur->used) = size;
+	agg->slot_size = need;
+	return agg->cur->bytes + agg->cur->used + ITEM_HEADER;
 }
 
 /* Hand batches first..*last_next on to the aggregator. */
@@ -199,26 +221,26 @@ static void unhold(struct aggregate *agg)
 
 void aggregate__release(struct aggregate *agg, agg_item_fn fn, void *data)
 {
+	void *item;
+
 	for (struct sample_batch *b = agg->held; b; b = b->next)
-		for (size_t i = 0; i < b->nr; i++)
-			if (b->items[i].deferred)
-				fn(data, &b->items[i]);
-	for (size_t i = 0; agg->cur && i < agg->cur->nr; i++)
-		if (agg->cur->items[i].deferred)
-			fn(data, &agg->cur->items[i]);
+		for_each_item(b, item, off)
+			fn(data, item);
+	if (agg->cur)
+		for_each_item(agg->cur, item, off)
+			fn(data, item);
 	unhold(agg);
 }
 
 void aggregate__commit(struct aggregate *agg)
 {
-	if (++agg->cur->nr == BATCH_SAMPLES)
-		submit(agg);
+	agg->cur->used += agg->slot_size;
 }
 
 void aggregate__drain(struct aggregate *agg)
 {
 	unhold(agg);	/* only after an error: what is held goes as it is */
-	if (agg->cur && agg->cur->nr)
+	if (agg->cur && agg->cur->used)
 		submit(agg);
 	pthread_mutex_lock(&agg->lock);
 	/* the work item, once queued, must have run before agg may go */

@@ -1,11 +1,12 @@
 /*
- * aggregate: the second stage of report's sample path. The thread that reads records resolves
- * what needs the model as it is at each sample (thread, comm, map) and hands the samples on in
- * batches; one aggregator at a time (a worker; the reading thread itself only when there is
- * none, or when it would otherwise wait) finishes them in delivery order: symbol lookup,
- * filters, histograms.
- * Reference counts stay on the reading thread: a sample carries references to its thread and
- * map, which the histogram may take over; whatever it leaves is put back on the reading thread.
+ * aggregate: the second stage of a sample path (report's histograms, script's lines). The
+ * thread that reads records resolves what needs the model as it is at each sample (thread,
+ * comm, map) and hands items on in batches; one aggregator at a time (a worker; the reading
+ * thread itself only when there is none, or when it would otherwise wait) finishes them in
+ * delivery order: for report symbol lookup, filters, histograms; for script, the text.
+ * Reference counts stay on the reading thread: an item may carry references (report's: its
+ * thread and map, which the histogram may take over); whatever it still holds once finished
+ * is put back on the reading thread by the put callback.
  */
 #ifndef ANALYZER_AGGREGATE_H
 #define ANALYZER_AGGREGATE_H
@@ -18,8 +19,8 @@
 struct sample_batch;
 
 /*
- * One sample as far as the reading thread could resolve it. Compact: it crosses from one
- * core's cache to another's.
+ * report's item: one sample as far as the reading thread could resolve it. Compact: it
+ * crosses from one core's cache to another's.
  */
 struct agg_item {
 	struct thread *thread;	/* references, or NULL once the histogram took them */
@@ -36,13 +37,17 @@ struct agg_item {
 	bool deferred;		/* not resolved yet: addr is the sample's ip (see hold) */
 };
 
-/* Finishes one item (on the aggregator); may take over its thread and map. */
-typedef void (*agg_item_fn)(void *data, struct agg_item *item);
+/*
+ * Called with one item: fn finishes it (on the aggregator); put, on the reading thread once
+ * it is finished, puts the references it still holds.
+ */
+typedef void (*agg_item_fn)(void *data, void *item);
 
 struct aggregate {
 	struct workqueue *wq;	/* NULL: each batch is finished as soon as it is full */
-	agg_item_fn fn;
+	agg_item_fn fn, put;
 	void *data;
+	size_t slot_size;	/* of the slot handed out last, its header included */
 	struct sample_batch *cur;	/* being filled by the reading thread */
 	struct sample_batch *free;	/* reading thread only */
 	bool hold;			/* keep full batches in held until release */
@@ -59,19 +64,25 @@ struct aggregate {
 	bool queued;	/* the work item is on the workqueue */
 };
 
-void aggregate__init(struct aggregate *agg, struct workqueue *wq, agg_item_fn fn, void *data);
-/* A slot for the next sample (reading thread); aggregate__commit() hands it on. */
-struct agg_item *aggregate__slot(struct aggregate *agg);
+/* put may be NULL: the items hold no references. */
+void aggregate__init(struct aggregate *agg, struct workqueue *wq, agg_item_fn fn,
+		     agg_item_fn put, void *data);
+/*
+ * A slot of size bytes (8-aligned, at most a few KB) for the next item (reading thread);
+ * aggregate__commit() hands it on.
+ */
+void *aggregate__slot(struct aggregate *agg, size_t size);
 void aggregate__commit(struct aggregate *agg);
 /*
- * Keep the samples handed on from now on (reading thread), until release has fixed what
- * the reading thread could not resolve yet: fn is called for every deferred item.
+ * Keep the items handed on from now on (reading thread), until release has fixed what the
+ * reading thread could not resolve yet: fn is called for every item held (and those of the
+ * batch being filled), in order.
  */
 void aggregate__hold(struct aggregate *agg);
 /* Is so much held that the reading thread should rather wait (bounded memory)? */
 bool aggregate__held_full(const struct aggregate *agg);
 void aggregate__release(struct aggregate *agg, agg_item_fn fn, void *data);
-/* Finish every sample handed on so far (reading thread; after a release). */
+/* Finish every item handed on so far (reading thread; after a release). */
 void aggregate__drain(struct aggregate *agg);
 void aggregate__exit(struct aggregate *agg);
 

@@ -118,11 +118,14 @@ static const char *find_parent(struct report *rep, struct thread *t, const u64 *
 }
 
 /* A sample that had to wait for the kernel's symbols (on the reading thread). */
-static void resolve_deferred(void *data, struct agg_item *item)
+static void resolve_deferred(void *data, void *p)
 {
 	struct report *rep = data;
+	struct agg_item *item = p;
 	struct addr_location al;
 
+	if (!item->deferred)
+		return;
 	machine__resolve_kernel_map(&rep->machine, item->addr, &al);
 	item->map = map__get(al.map);
 	item->dso = al.map ? al.map->dso : NULL;
@@ -147,7 +150,7 @@ static void settle_kernel(struct report *rep)
 static int process_sample(struct report *rep, struct event_ctx *ctx)
 {
 	struct perf_sample *s = &ctx->sample;
-	struct agg_item *item = aggregate__slot(&rep->agg);
+	struct agg_item *item = aggregate__slot(&rep->agg, sizeof(*item));
 	struct addr_location al;
 	struct thread *t;
 
@@ -192,10 +195,20 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	return 0;
 }
 
+/* On the reading thread, once finished: what the histogram did not take. */
+static void put_sample(void *data, void *p)
+{
+	struct agg_item *item = p;
+
+	thread__put(item->thread);
+	map__put(item->map);
+}
+
 /* On the aggregator: the symbol, the dso and symbol filters, the histogram. */
-static void finish_sample(void *data, struct agg_item *item)
+static void finish_sample(void *data, void *p)
 {
 	struct report *rep = data;
+	struct agg_item *item = p;
 	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,
 				    .addr = item->addr };
 	struct hist_entry he = { .thread = item->thread, .comm = item->comm, .map = item->map,
@@ -455,7 +468,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	machine__init(&rep.machine, &symsrc);
 	/* finding parents looks symbols up on this thread: then no aggregator elsewhere */
 	aggregate__init(&rep.agg, sort_list__has(&rep.sort, SORT_PARENT) ? NULL : wq,
-			finish_sample, &rep);
+			finish_sample, put_sample, &rep);
 	dso_loader__init(&loader, wq, &rep.machine.symsrc);
 	rep.machine.loader = &loader;
 	{
