@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "analyzer/aggregate.h"
 #include "analyzer/dump.h"
 #include "analyzer/header.h"
 #include "analyzer/name_list.h"
@@ -231,6 +232,13 @@ struct script {
 	struct name_list comms, pids, tids;
 	u8 *cpus;	/* -C: a byte per cpu, or NULL */
 	struct outbuf out;
+	/*
+	 * With workers, samples' lines are made on the aggregator, in order (pipelined); what
+	 * this thread prints itself waits for them first (script_sync).
+	 */
+	bool pipelined;
+	struct aggregate agg;
+	bool stop;	/* the aggregator saw the output go away (atomic) */
 	u64 time_sec;	/* the whole seconds of the last time printed, */
 	char time_prefix[32];	/* their text: padding, digits and the point */
 	size_t time_prefix_len;	/* (0: none yet) */
@@ -311,16 +319,42 @@ static int script_check_fields(struct script *s)
 	return 0;
 }
 
+/* A frame of a callchain as the reading thread resolved it: its map's dso and address. */
+struct line_frame {
+	struct dso *dso;	/* NULL: no map */
+	u64 addr;		/* map-relative (the address itself without a map) */
+};
+
+/*
+ * A sample's line as the reading thread resolved it, with the model as it is at the sample
+ * (comm, maps); the symbols and the text come later, on the aggregator when there is one.
+ * It holds no references: comms are interned, dsos live as long as the machine.
+ */
+struct line_item {
+	struct evsel *evsel;
+	const char *comm;
+	struct dso *dso;	/* the ip's, or NULL */
+	u64 addr;		/* the ip in its map */
+	u64 ip, time, period;
+	u32 pid, tid, cpu;
+	u32 nr_frames;		/* of frames[], when callchain */
+	bool callchain;		/* the ip field is the sample's callchain */
+	struct line_frame frames[];
+};
+
 /* perf's __symbol__fprintf_symname_offs and map__fprintf_dsoname, for one address. */
-static void print_sym_dso(struct script *s, const struct addr_location *al, u32 fields)
+static void print_sym_dso(struct script *s, struct dso *dso, u64 addr, u32 fields)
 {
+	struct addr_location al = { .dso = dso, .addr = addr };
+
 	if (fields & SF_SYM) {
+		machine__resolve_symbol(&s->machine, &al);
 		outbuf_putc(&s->out, ' ');
-		if (al->sym) {
-			fmt_put_str(&s->out, symbol__name(al->symtab, al->sym));
+		if (al.sym) {
+			fmt_put_str(&s->out, symbol__name(al.symtab, al.sym));
 			if (fields & SF_SYMOFFSET) {
 				fmt_put_str(&s->out, "+0x");
-				fmt_put_hex(&s->out, al->addr - al->sym->start, 0);
+				fmt_put_hex(&s->out, al.addr - al.sym->start, 0);
 			}
 		} else {
 			fmt_put_str(&s->out, "[unknown]");
@@ -328,29 +362,38 @@ static void print_sym_dso(struct script *s, const struct addr_location *al, u32 
 	}
 	if (fields & SF_DSO) {
 		fmt_put_str(&s->out, " (");
-		fmt_put_str(&s->out, al->map && al->map->dso ? al->map->dso->long_name : "[unknown]");
+		fmt_put_str(&s->out, dso ? dso->long_name : "[unknown]");
 		outbuf_putc(&s->out, ')');
 	}
 }
 
 /*
- * perf's thread__resolve_callchain_sample (frame pointers, callee first) and
- * sample__fprintf_callchain: a line a frame, the address map-relative as perf's cursor keeps
- * it. An unknown context marker empties perf's cursor: then no frame is printed.
+ * perf's thread__resolve_callchain_sample (frame pointers, callee first): how many frames
+ * perf script shows of chain (at most MAX_STACK). An unknown context marker empties perf's
+ * cursor: then none.
  */
-static void print_callchain(struct script *s, struct thread *t, const u64 *chain, u32 fields)
+static u32 callchain_frames(const u64 *chain)
 {
-	u64 nr = chain[0], frames = 0;
-	u8 cpumode = PERF_RECORD_MISC_USER, mode = cpumode;
+	u64 nr = chain[0];
+	u32 frames = 0;
+	u8 mode = PERF_RECORD_MISC_USER;
 
 	for (u64 i = 0; i < nr && frames < MAX_STACK; i++) {
 		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
 			frames++;
 		else if (!machine__callchain_context(chain[1 + i], &mode))
-			return;
+			return 0;
 	}
-	frames = 0;
-	for (u64 i = 0; i < nr && frames < MAX_STACK; i++) {
+	return frames;
+}
+
+/* The maps of the first nr frames of chain (the address map-relative, as perf's cursor keeps it). */
+static void resolve_frames(struct script *s, struct thread *t, const u64 *chain,
+			   struct line_frame *frames, u32 nr)
+{
+	u8 cpumode = PERF_RECORD_MISC_USER;
+
+	for (u64 i = 0, n = 0; n < nr; i++) {
 		u64 ip = chain[1 + i];
 		struct addr_location al;
 
@@ -358,12 +401,9 @@ static void print_callchain(struct script *s, struct thread *t, const u64 *chain
 			machine__callchain_context(ip, &cpumode);
 			continue;
 		}
-		frames++;
-		machine__find_symbol(&s->machine, t, cpumode, ip, &al);
-		outbuf_putc(&s->out, '\t');
-		fmt_put_hex(&s->out, al.addr, 16);
-		print_sym_dso(s, &al, fields);
-		outbuf_putc(&s->out, '\n');
+		machine__find_map(&s->machine, t, cpumode, ip, &al);
+		frames[n].dso = al.map ? al.map->dso : NULL;
+		frames[n++].addr = al.addr;
 	}
 }
 
@@ -403,13 +443,12 @@ static void print_time(struct script *s, u64 time)
 
 /*
  * perf's perf_sample__fprintf_start: comm, tid, cpu, time, for samples and side-band records
- * alike (t NULL: a record of tid -1).
+ * alike.
  */
-static void print_start(struct script *s, struct evsel *evsel, struct thread *t,
-			const struct perf_sample *sample)
+static void print_start(struct script *s, struct evsel *evsel, const char *comm, u32 pid, u32 tid,
+			u32 cpu, u64 time)
 {
 	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
-	const char *comm = t ? thread__comm_str(t) : ":-1";
 	struct outbuf *ob = &s->out;
 
 	if (fields & SF_COMM) {
@@ -421,44 +460,41 @@ static void print_start(struct script *s, struct evsel *evsel, struct thread *t,
 		outbuf_putc(ob, ' ');
 	}
 	if ((fields & SF_PID) && (fields & SF_TID)) {	/* "%5d/%-5d " */
-		fmt_put_int(ob, (int)sample->pid, 5, false);
+		fmt_put_int(ob, (int)pid, 5, false);
 		outbuf_putc(ob, '/');
-		fmt_put_int(ob, (int)sample->tid, 5, true);
+		fmt_put_int(ob, (int)tid, 5, true);
 		outbuf_putc(ob, ' ');
 	} else if (fields & (SF_PID | SF_TID)) {
-		fmt_put_int(ob, (int)(fields & SF_PID ? sample->pid : sample->tid), 5, false);
+		fmt_put_int(ob, (int)(fields & SF_PID ? pid : tid), 5, false);
 		outbuf_putc(ob, ' ');
 	}
 	if (fields & SF_CPU) {
-		if (sample->cpu < 1000) {	/* "[%03d] " */
+		if (cpu < 1000) {	/* "[%03d] " */
 			outbuf_putc(ob, '[');
-			fmt_put_u64_zero(ob, sample->cpu, 3);
+			fmt_put_u64_zero(ob, cpu, 3);
 			fmt_put_str(ob, "] ");
 		} else {
 			char buf[16];
 
-			outbuf_put(ob, buf, (size_t)snprintf(buf, sizeof(buf), "[%03d] ", (int)sample->cpu));
+			outbuf_put(ob, buf, (size_t)snprintf(buf, sizeof(buf), "[%03d] ", (int)cpu));
 		}
 	}
 	if (fields & SF_TIME)
-		print_time(s, sample->time);
+		print_time(s, time);
 }
 
-/* perf script's process_event for the fields above. */
-static void print_sample(struct script *s, struct evsel *evsel, struct thread *t,
-			 const struct perf_sample *sample)
+/* perf script's process_event for the fields above: a sample's line (and frames). */
+static void print_line(struct script *s, const struct line_item *item)
 {
-	int type = script_output_type(evsel->attr.type);
-	u32 fields = s->f.fields[type];
-	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
-			 sample->callchain;
+	struct evsel *evsel = item->evsel;
+	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
 	struct outbuf *ob = &s->out;
 
 	if (!fields)
 		return;
-	print_start(s, evsel, t, sample);
+	print_start(s, evsel, item->comm, item->pid, item->tid, item->cpu, item->time);
 	if (fields & SF_PERIOD) {
-		fmt_put_u64(ob, sample->period, 10);
+		fmt_put_u64(ob, item->period, 10);
 		outbuf_putc(ob, ' ');
 	}
 	if (fields & SF_EVNAME) {
@@ -468,19 +504,18 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 		fmt_put_padded(ob, name, strlen(name), s->name_width, false);
 		fmt_put_str(ob, ": ");
 	}
-	if (fields & SF_IP) {
-		if (callchain) {
+	if ((fields & SF_IP) && item->callchain) {
+		outbuf_putc(ob, '\n');
+		for (u32 i = 0; i < item->nr_frames; i++) {	/* sample__fprintf_callchain */
+			outbuf_putc(ob, '\t');
+			fmt_put_hex(ob, item->frames[i].addr, 16);
+			print_sym_dso(s, item->frames[i].dso, item->frames[i].addr, fields);
 			outbuf_putc(ob, '\n');
-			print_callchain(s, t, sample->callchain, fields);
-		} else {
-			struct addr_location al;
-
-			machine__resolve(&s->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
-					 sample->ip, &al);
-			outbuf_putc(ob, ' ');
-			fmt_put_hex(ob, sample->ip, 16);
-			print_sym_dso(s, &al, fields);
 		}
+	} else if (fields & SF_IP) {
+		outbuf_putc(ob, ' ');
+		fmt_put_hex(ob, item->ip, 16);
+		print_sym_dso(s, item->dso, item->addr, fields);
 	}
 	/*
 	 * perf prints a bpf-output event's raw data under it (a software event's default field
@@ -491,11 +526,35 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 	    evsel->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
 		outbuf_putc(ob, '\n');
 	outbuf_putc(ob, '\n');
+	if (ob->error)
+		__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+}
+
+/* The aggregator's work: a line. */
+static void finish_line(void *data, void *item)
+{
+	print_line(data, item);
+}
+
+/* Before this thread writes: every line handed on is out. */
+static void script_sync(struct script *s)
+{
+	if (s->pipelined)
+		aggregate__drain(&s->agg);
 }
 
 static int process_sample(struct script *s, struct event_ctx *ctx)
 {
 	const struct perf_sample *sample = &ctx->sample;
+	struct evsel *evsel = ctx->evsel;
+	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+			 sample->callchain;
+	u32 nr_frames = callchain ? callchain_frames(sample->callchain) : 0;
+	union {	/* a line made here, when it is printed here */
+		struct line_item item;
+		u8 bytes[sizeof(struct line_item) + MAX_STACK * sizeof(struct line_frame)];
+	} local;
+	struct line_item *item;
 	struct thread *t;
 
 	if (!s->checked && script_check_fields(s)) {
@@ -505,9 +564,41 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	if (s->cpus && (sample->cpu >= MAX_CPUS || !s->cpus[sample->cpu]))
 		return 0;
 	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
-	if (!thread_filtered(s, t))
-		print_sample(s, ctx->evsel, t, sample);
+	if (thread_filtered(s, t)) {
+		thread__put(t);
+		return 0;
+	}
+	item = s->pipelined ? aggregate__slot(&s->agg, sizeof(*item) + nr_frames *
+							 sizeof(struct line_frame))
+			    : &local.item;
+	item->evsel = evsel;
+	item->comm = thread__comm_str(t);
+	item->ip = sample->ip;
+	item->time = sample->time;
+	item->period = sample->period;
+	item->pid = sample->pid;
+	item->tid = sample->tid;
+	item->cpu = sample->cpu;
+	item->callchain = callchain;
+	item->nr_frames = nr_frames;
+	item->dso = NULL;
+	item->addr = sample->ip;
+	if (callchain) {
+		resolve_frames(s, t, sample->callchain, item->frames, nr_frames);
+	} else if (s->f.fields[script_output_type(evsel->attr.type)] & SF_IP) {
+		struct addr_location al;
+
+		machine__resolve_map(&s->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+				     sample->ip, &al);
+		item->dso = al.map ? al.map->dso : NULL;
+		item->addr = al.addr;
+	}
 	thread__put(t);
+	if (s->pipelined) {
+		aggregate__commit(&s->agg);
+		return __atomic_load_n(&s->stop, __ATOMIC_RELAXED) ? 1 : 0;
+	}
+	print_line(s, item);
 	if (s->tty)
 		outbuf_flush(&s->out);
 	return s->out.error ? 1 : 0;	/* the output went away: stop */
@@ -544,8 +635,10 @@ static void print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32
 		return;
 	if (tid != -1)
 		t = machine__findnew_thread(&s->machine, pid, tid);
+	script_sync(s);
 	if (evsel)
-		print_start(s, evsel, t, &sample);
+		print_start(s, evsel, t ? thread__comm_str(t) : ":-1", sample.pid, sample.tid,
+			    sample.cpu, sample.time);
 	print_record(s, ctx->event);
 	thread__put(t);
 }
@@ -599,6 +692,7 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 			u64 feat;
 
 			memcpy(&feat, ev + 1, sizeof(feat));
+			script_sync(s);
 			header__fprintf_feature(&s->session, outbuf_stream(&s->out),
 						(int)MIN(feat, 255u), false);
 		}
@@ -768,6 +862,9 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	signal(SIGPIPE, SIG_IGN);
 	outbuf_init(&s.out, STDOUT_FILENO, OUTPUT_BUFFER);
 	s.tty = isatty(STDOUT_FILENO);
+	/* a terminal sees each line as it is made; -D's dump lines are made on this thread */
+	s.pipelined = wq && !s.tty && !dump_raw;
+	aggregate__init(&s.agg, s.pipelined ? wq : NULL, finish_line, NULL, &s);
 	/* perf report --header-only's block first; a pipe's features come with their records */
 	if (header)
 		header__fprintf(&s.session, outbuf_stream(&s.out), false);
@@ -779,6 +876,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		dump.maps_handled = true;
 	}
 	ret = perf_session__process(&s.session, dump_raw ? &dump.consumer : &s.consumer);
+	aggregate__exit(&s.agg);	/* every line out */
 	outbuf_exit(&s.out);
 	if (s.out.error && s.out.error != EPIPE) {
 		fprintf(stderr, "analyze script: writing the output: %s\n", strerror(s.out.error));

@@ -642,6 +642,14 @@ void machine__resolve_symbol(struct machine *m, struct addr_location *al)
 	}
 }
 
+void machine__find_map(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
+		       struct addr_location *al)
+{
+	memset(al, 0, sizeof(*al));
+	al->thread = t;
+	find_map(m, t, cpumode, ip, al, true);
+}
+
 void machine__find_symbol(struct machine *m, struct thread *t, u8 cpumode, u64 ip,
 			  struct addr_location *al)
 {

@@ -139,6 +139,9 @@ void machine__load_kernel_ahead(struct machine *machine, u64 text);
 void machine__add_build_ids(struct machine *machine, const u8 *data, size_t size,
 			    bool load_ahead);
 
+/* Its map only (the symbol later: machine__resolve_symbol). */
+void machine__find_map(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
+		       struct addr_location *al);
 /* Resolve an address in one address space, without fallback (perf's thread__find_symbol). */
 void machine__find_symbol(struct machine *machine, struct thread *thread, u8 cpumode, u64 ip,
 			  struct addr_location *al);
