@@ -19,6 +19,7 @@
 #include "analyzer/header.h"
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
+#include "analyzer/time_filter.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
 #include "lib/workqueue.h"
@@ -231,6 +232,7 @@ struct script {
 	int name_width;
 	struct name_list comms, pids, tids;
 	u8 *cpus;	/* -C: a byte per cpu, or NULL */
+	struct time_filter time;	/* --time: samples only, as perf (side band is not filtered) */
 	FILE *fp;
 };
 
@@ -465,6 +467,19 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 	putc_unlocked('\n', fp);
 }
 
+/*
+ * perf's process_sample_event drops a sample outside the time ranges, then one of a cpu -C
+ * leaves out, before it resolves anything (its thread is not even made).
+ */
+static bool script_keeps_sample(struct event_consumer *consumer, const struct event_ctx *ctx)
+{
+	struct script *s = container_of(consumer, struct script, consumer);
+	u32 cpu = ctx->sample.cpu;
+
+	return !time_filter__skip(&s->time, ctx->sample.time) &&
+	       !(s->cpus && (cpu >= MAX_CPUS || !s->cpus[cpu]));
+}
+
 static int process_sample(struct script *s, struct event_ctx *ctx)
 {
 	const struct perf_sample *sample = &ctx->sample;
@@ -474,7 +489,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		s->check_failed = true;
 		return 1;
 	}
-	if (s->cpus && (sample->cpu >= MAX_CPUS || !s->cpus[sample->cpu]))
+	if (!script_keeps_sample(&s->consumer, ctx))
 		return 0;
 	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
 	if (!thread_filtered(s, t))
@@ -646,6 +661,25 @@ static void script_init_machine(struct script *s, struct symsrc_config *symsrc,
 		machine__add_build_ids(&s->machine, ids, size, true);
 }
 
+/* --time: the ranges, percentages of the SAMPLE_TIME feature's span (none in a pipe) */
+static int script_parse_time(struct script *s, const char *str)
+{
+	size_t size;
+	const u8 *feat = perf_session__feat(&s->session, HEADER_SAMPLE_TIME, &size);
+	u64 bounds[2] = { 0, 0 };
+	enum time_filter_error err;
+
+	if (feat && size >= sizeof(bounds))
+		memcpy(bounds, feat, sizeof(bounds));
+	err = time_filter__parse(&s->time, str, bounds[0], bounds[1]);
+	if (err) {
+		fflush(s->fp);
+		fputs(time_filter__strerror(err), stderr);
+		return -1;
+	}
+	return 0;
+}
+
 /* -F, as perf's parse_output_fields: applied as it comes, its error said before the usage */
 static int parse_fields(const char *arg, void *data)
 {
@@ -662,7 +696,7 @@ static int parse_fields(const char *arg, void *data)
 int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
-	const char *pids = NULL, *tids = NULL, *cpus = NULL;
+	const char *pids = NULL, *tids = NULL, *cpus = NULL, *time_str = NULL;
 	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false,
 	     switch_events = false, header = false, dump_raw = false;
 	struct dump dump = { 0 };
@@ -681,6 +715,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
 		{ 'D', "dump-raw-trace", OPT_BOOL, &dump_raw, NULL, "dump raw trace in ASCII" },
 		{ 0, "show-switch-events", OPT_BOOL, &switch_events, NULL, "Show context switch events (if recorded)" },
+		{ 0, "time", OPT_STRING, &time_str, "str", "Time span of interest (start,stop)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
@@ -744,11 +779,17 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	if (header)
 		header__fprintf(&s.session, stdout, false);
 	s.print_features = header && s.session.is_pipe;
+	/* perf parses --time once the header is out; its error ends the run with -EINVAL */
+	if (time_str && script_parse_time(&s, time_str)) {
+		ret = 256 - EINVAL;
+		goto out;
+	}
 
 	/* -D: report -D's dump of every record, a sample's script line under its own */
 	if (dump_raw) {
 		dump__init(&dump, &s.session, &s.machine, &s.consumer, stdout);
 		dump.maps_handled = true;
+		dump.keeps_sample = script_keeps_sample;
 	}
 	ret = perf_session__process(&s.session, dump_raw ? &dump.consumer : &s.consumer);
 	if (fflush(stdout) && errno == EPIPE)
@@ -762,8 +803,10 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		ret = 1;
 	}
 
+out:
 	if (dump_raw)
 		dump__exit(&dump);
+	time_filter__exit(&s.time);
 	name_list__free(&s.comms);
 	name_list__free(&s.pids);
 	name_list__free(&s.tids);
