@@ -928,6 +928,10 @@ static void dump_kernel_event(struct dump *d, struct event_ctx *ctx)
 			fprintf(d->fp, "... id           : %" PRIu64 "\n", get_u64(b + 32));
 		return;
 	}
+	case PERF_RECORD_LOST:
+		if (!d->lost_handled)	/* else the consumer's line follows on this one */
+			dump_fprintf_details(d->fp, event);
+		return;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (event->size >= sizeof(*event) + 8)
 			fprintf(d->fp, ": id:%" PRIu64 ": lost samples :%" PRIu64 "\n",

@@ -24,6 +24,8 @@ struct dump {
 	struct hashmap read_values;	/* PERF_SAMPLE_READ: counter id -> u64 * last value */
 	/* perf script's dump: its tool handles THREAD_MAP and CPU_MAP (no ": unhandled!") */
 	bool maps_handled;
+	/* perf script --show-lost-events: its tool prints LOST records (no ": id:...: lost:...") */
+	bool lost_handled;
 	/*
 	 * perf script: whether the consumer keeps a sample (--time, -C): perf resolves, and so
 	 * prints the " ... thread:" lines of, only those. NULL: every sample.

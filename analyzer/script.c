@@ -19,6 +19,7 @@
 #include "analyzer/header.h"
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
+#include "analyzer/session_warn.h"
 #include "analyzer/time_filter.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
@@ -225,7 +226,7 @@ struct script {
 	bool use_callchain;	/* perf's symbol_conf.use_callchain */
 	bool no_callchain;	/* -G */
 	bool ns;
-	bool show_task_events, show_mmap_events, show_switch_events;
+	bool show_task_events, show_mmap_events, show_switch_events, show_lost_events;
 	bool stopped;	/* the output went away (EPIPE): stop quietly */
 	bool print_features;	/* --header on a pipe: its features as their records come */
 	bool check_failed;	/* a pipe's events lack a field -F asked for */
@@ -505,8 +506,14 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 /* perf's perf_event__fprintf for the side-band records script shows. */
 static void print_record(struct script *s, const struct perf_event_header *ev)
 {
+	const struct perf_record_lost *lost = (const void *)ev;
+
 	fprintf(s->fp, "PERF_RECORD_%s", perf_event__name(ev->type));
-	dump_fprintf_details(s->fp, ev);
+	/* -D's LOST line is the tool's (": id:...: lost:..."); perf_event__fprintf_lost's is this */
+	if (ev->type == PERF_RECORD_LOST)
+		fprintf(s->fp, " lost %" PRIu64 "\n", ev->size >= sizeof(*lost) ? lost->lost : 0);
+	else
+		dump_fprintf_details(s->fp, ev);
 }
 
 /*
@@ -546,10 +553,12 @@ static int process_sideband(struct script *s, struct event_ctx *ctx)
 	bool task = ev->type == PERF_RECORD_COMM || ev->type == PERF_RECORD_FORK ||
 		    ev->type == PERF_RECORD_EXIT;
 	bool is_switch = ev->type == PERF_RECORD_SWITCH || ev->type == PERF_RECORD_SWITCH_CPU_WIDE;
+	bool is_lost = ev->type == PERF_RECORD_LOST;
 	bool show = task ? s->show_task_events
 			 : is_switch ? s->show_switch_events
-				     : s->show_mmap_events && (ev->type == PERF_RECORD_MMAP ||
-							       ev->type == PERF_RECORD_MMAP2);
+			 : is_lost ? s->show_lost_events
+				   : s->show_mmap_events && (ev->type == PERF_RECORD_MMAP ||
+							     ev->type == PERF_RECORD_MMAP2);
 
 	if (show && !s->checked && script_check_fields(s)) {
 		s->check_failed = true;
@@ -567,7 +576,7 @@ static int process_sideband(struct script *s, struct event_ctx *ctx)
 		return 0;
 	if (ev->type == PERF_RECORD_FORK)
 		print_sideband(s, ctx, (s32)f->pid, (s32)f->tid, f->time);
-	else if (is_switch)	/* the task is the sample's (sample_id_all) */
+	else if (is_switch || is_lost)	/* the task is the sample's (sample_id_all) */
 		print_sideband(s, ctx, (s32)ctx->sample.pid, (s32)ctx->sample.tid, 0);
 	else
 		print_sideband(s, ctx, (s32)c->pid, (s32)c->tid, 0);
@@ -593,6 +602,9 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 	case PERF_RECORD_HEADER_BUILD_ID:
 		/* pipe mode: build-ids come as records */
 		machine__add_build_ids(&s->machine, (const u8 *)ev, ev->size, true);
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:	/* for the warning at the end; perf script prints none */
+		events_stats__add_lost(&s->session.stats, ev);
 		return 0;
 	default:
 		if (process_sideband(s, ctx))
@@ -698,7 +710,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
 	const char *pids = NULL, *tids = NULL, *cpus = NULL, *time_str = NULL;
 	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false,
-	     switch_events = false, header = false, dump_raw = false;
+	     switch_events = false, lost_events = false, header = false, dump_raw = false;
 	struct dump dump = { 0 };
 	struct script s = { .consumer.deliver = script_deliver };
 	struct option_callback fields_cb = { parse_fields, &s.f };
@@ -715,6 +727,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
 		{ 'D', "dump-raw-trace", OPT_BOOL, &dump_raw, NULL, "dump raw trace in ASCII" },
 		{ 0, "show-switch-events", OPT_BOOL, &switch_events, NULL, "Show context switch events (if recorded)" },
+		{ 0, "show-lost-events", OPT_BOOL, &lost_events, NULL, "Show lost events (if recorded)" },
 		{ 0, "time", OPT_STRING, &time_str, "str", "Time span of interest (start,stop)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
@@ -749,6 +762,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	s.show_task_events = task_events;
 	s.show_mmap_events = mmap_events;
 	s.show_switch_events = switch_events;
+	s.show_lost_events = lost_events;
 	if (perf_session__open(&s.session, input)) {
 		free(s.cpus);
 		fprintf(stderr, "analyze: %s\n", error_get());
@@ -789,6 +803,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	if (dump_raw) {
 		dump__init(&dump, &s.session, &s.machine, &s.consumer, stdout);
 		dump.maps_handled = true;
+		dump.lost_handled = s.show_lost_events;
 		dump.keeps_sample = script_keeps_sample;
 	}
 	ret = perf_session__process(&s.session, dump_raw ? &dump.consumer : &s.consumer);
@@ -801,6 +816,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	} else if (ret) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
+	} else {
+		session_warn_about_errors(&s.session.stats, s.show_lost_events, stderr);
 	}
 
 out:
