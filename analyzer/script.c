@@ -233,7 +233,7 @@ struct script {
 	int name_width;
 	struct name_list comms, pids, tids;
 	u8 *cpus;	/* -C: a byte per cpu, or NULL */
-	struct time_filter time;	/* --time: samples only, as perf (side band is not filtered) */
+	struct time_filter time;	/* --time: samples only (perf filters no side band) */
 	FILE *fp;
 };
 
@@ -509,7 +509,7 @@ static void print_record(struct script *s, const struct perf_event_header *ev)
 	const struct perf_record_lost *lost = (const void *)ev;
 
 	fprintf(s->fp, "PERF_RECORD_%s", perf_event__name(ev->type));
-	/* -D's LOST line is the tool's (": id:...: lost:..."); perf_event__fprintf_lost's is this */
+	/* -D's LOST details are the tool's (": id:...: lost:..."); perf_event__fprintf's: */
 	if (ev->type == PERF_RECORD_LOST)
 		fprintf(s->fp, " lost %" PRIu64 "\n", ev->size >= sizeof(*lost) ? lost->lost : 0);
 	else
@@ -603,7 +603,7 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 		/* pipe mode: build-ids come as records */
 		machine__add_build_ids(&s->machine, (const u8 *)ev, ev->size, true);
 		return 0;
-	case PERF_RECORD_LOST_SAMPLES:	/* for the warning at the end; perf script prints none */
+	case PERF_RECORD_LOST_SAMPLES:	/* for the warning at the end: perf script prints none */
 		events_stats__add_lost(&s->session.stats, ev);
 		return 0;
 	default:

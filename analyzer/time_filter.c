@@ -200,7 +200,7 @@ static int percent_dash(char *str, struct time_range *r, u64 first, u64 last)
 	return set_slice(r, from, to, first, last);
 }
 
-/* perf's percent_comma_split: comma-separated pieces, each parsed by fn; a trailing comma ends it. */
+/* perf's percent_comma_split: pieces between commas, each parsed by fn; a last comma ends it. */
 static int percent_list(struct time_range *ranges, int size, const char *str, u64 first,
 			u64 last, percent_fn fn)
 {
