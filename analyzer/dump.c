@@ -928,6 +928,10 @@ static void dump_kernel_event(struct dump *d, struct event_ctx *ctx)
 			fprintf(d->fp, "... id           : %" PRIu64 "\n", get_u64(b + 32));
 		return;
 	}
+	case PERF_RECORD_LOST:
+		if (!d->lost_handled)	/* else the consumer's line follows on this one */
+			dump_fprintf_details(d->fp, event);
+		return;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (event->size >= sizeof(*event) + 8)
 			fprintf(d->fp, ": id:%" PRIu64 ": lost samples :%" PRIu64 "\n",
@@ -948,7 +952,8 @@ static void dump_kernel_event(struct dump *d, struct event_ctx *ctx)
  * of the counter's own event, with the value's growth since that counter's last sample as
  * its period; counters that did not grow, or whose id no event has, give none.
  */
-static int deliver_read_value(struct dump *d, struct event_ctx *ctx, u64 id, u64 value)
+static int deliver_read_value(struct dump *d, struct event_ctx *ctx, u64 id, u64 value,
+			      bool kept)
 {
 	struct event_ctx one = *ctx;
 	u64 *prev;
@@ -968,11 +973,12 @@ static int deliver_read_value(struct dump *d, struct event_ctx *ctx, u64 id, u64
 	*prev = value;
 	if (!one.sample.period)
 		return 0;
-	fprintf_sample_location(d, &one.sample);
+	if (kept)
+		fprintf_sample_location(d, &one.sample);
 	return d->next->deliver(d->next, &one);
 }
 
-static int deliver_read_sample(struct dump *d, struct event_ctx *ctx)
+static int deliver_read_sample(struct dump *d, struct event_ctx *ctx, bool kept)
 {
 	u64 fmt = ctx->evsel->attr.read_format;
 	const u64 *r = ctx->sample.read;
@@ -986,7 +992,7 @@ static int deliver_read_sample(struct dump *d, struct event_ctx *ctx)
 		u64 value = r[k++], id = fmt & PERF_FORMAT_ID ? r[k++] : 0;
 
 		k += !!(fmt & PERF_FORMAT_LOST);
-		ret = deliver_read_value(d, ctx, id, value);
+		ret = deliver_read_value(d, ctx, id, value, kept);
 	}
 	return ret;
 }
@@ -995,14 +1001,18 @@ static int dump_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
 {
 	struct dump *d = container_of(consumer, struct dump, consumer);
 	const struct perf_event_header *event = ctx->event;
+	bool kept;
 
 	if (event->type >= PERF_RECORD_USER_TYPE_START)
 		return d->next->deliver(d->next, ctx);
 	dump_kernel_event(d, ctx);
-	if (event->type == PERF_RECORD_SAMPLE && ctx->evsel &&
-	    (ctx->evsel->attr.sample_type & PERF_SAMPLE_READ) && ctx->sample.read)
-		return deliver_read_sample(d, ctx);
-	if (event->type == PERF_RECORD_SAMPLE)
+	if (event->type != PERF_RECORD_SAMPLE)
+		return d->next->deliver(d->next, ctx);
+	kept = !d->keeps_sample || d->keeps_sample(d->next, ctx);
+	/* a read sample's values are taken apart (their deltas kept) whether it is kept or not */
+	if (ctx->evsel && (ctx->evsel->attr.sample_type & PERF_SAMPLE_READ) && ctx->sample.read)
+		return deliver_read_sample(d, ctx, kept);
+	if (kept)
 		fprintf_sample_location(d, &ctx->sample);
 	return d->next->deliver(d->next, ctx);
 }

@@ -24,6 +24,13 @@ struct dump {
 	struct hashmap read_values;	/* PERF_SAMPLE_READ: counter id -> u64 * last value */
 	/* perf script's dump: its tool handles THREAD_MAP and CPU_MAP (no ": unhandled!") */
 	bool maps_handled;
+	/* perf script --show-lost-events: its tool prints LOST records (no ": id:...: lost:...") */
+	bool lost_handled;
+	/*
+	 * perf script: whether the consumer keeps a sample (--time, -C): perf resolves, and so
+	 * prints the " ... thread:" lines of, only those. NULL: every sample.
+	 */
+	bool (*keeps_sample)(struct event_consumer *next, const struct event_ctx *ctx);
 };
 
 /* Print records to fp, then hand them to next (whose machine is the one samples resolve in). */

@@ -72,6 +72,7 @@ struct hists {
 	u64 nr_samples, nr_non_filtered_samples;
 	u64 total_period;	/* of every sample, filtered or not */
 	u64 nr_sample_events;	/* for --stats */
+	u64 nr_lost_samples;	/* for --stats: what the event's LOST_SAMPLES records count */
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);

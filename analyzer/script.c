@@ -20,6 +20,8 @@
 #include "analyzer/header.h"
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
+#include "analyzer/session_warn.h"
+#include "analyzer/time_filter.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
 #include "lib/workqueue.h"
@@ -225,7 +227,7 @@ struct script {
 	bool use_callchain;	/* perf's symbol_conf.use_callchain */
 	bool no_callchain;	/* -G */
 	bool ns;
-	bool show_task_events, show_mmap_events, show_switch_events;
+	bool show_task_events, show_mmap_events, show_switch_events, show_lost_events;
 	bool print_features;	/* --header on a pipe: its features as their records come */
 	bool check_failed;	/* a pipe's events lack a field -F asked for */
 	int name_width;
@@ -243,6 +245,7 @@ struct script {
 	char time_prefix[32];	/* their text: padding, digits and the point */
 	size_t time_prefix_len;	/* (0: none yet) */
 	bool tty;	/* stdout is a terminal: each line goes out as it is made */
+	struct time_filter time;	/* --time: samples only (perf filters no side band) */
 };
 
 static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, const char *what,
@@ -543,6 +546,19 @@ static void script_sync(struct script *s)
 		aggregate__drain(&s->agg);
 }
 
+/*
+ * perf's process_sample_event drops a sample outside the time ranges, then one of a cpu -C
+ * leaves out, before it resolves anything (its thread is not even made).
+ */
+static bool script_keeps_sample(struct event_consumer *consumer, const struct event_ctx *ctx)
+{
+	struct script *s = container_of(consumer, struct script, consumer);
+	u32 cpu = ctx->sample.cpu;
+
+	return !time_filter__skip(&s->time, ctx->sample.time) &&
+	       !(s->cpus && (cpu >= MAX_CPUS || !s->cpus[cpu]));
+}
+
 static int process_sample(struct script *s, struct event_ctx *ctx)
 {
 	const struct perf_sample *sample = &ctx->sample;
@@ -561,7 +577,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		s->check_failed = true;
 		return 1;
 	}
-	if (s->cpus && (sample->cpu >= MAX_CPUS || !s->cpus[sample->cpu]))
+	if (!script_keeps_sample(&s->consumer, ctx))
 		return 0;
 	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
 	if (thread_filtered(s, t)) {
@@ -607,9 +623,16 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 /* perf's perf_event__fprintf for the side-band records script shows. */
 static void print_record(struct script *s, const struct perf_event_header *ev)
 {
+	const struct perf_record_lost *lost = (const void *)ev;
+
 	outbuf_puts(&s->out, "PERF_RECORD_");
 	outbuf_puts(&s->out, perf_event__name(ev->type));
-	dump_fprintf_details(outbuf_stream(&s->out), ev);
+	/* -D's LOST details are the tool's (": id:...: lost:..."); perf_event__fprintf's: */
+	if (ev->type == PERF_RECORD_LOST)
+		fprintf(outbuf_stream(&s->out), " lost %" PRIu64 "\n",
+			ev->size >= sizeof(*lost) ? lost->lost : 0);
+	else
+		dump_fprintf_details(outbuf_stream(&s->out), ev);
 }
 
 /*
@@ -651,10 +674,12 @@ static int process_sideband(struct script *s, struct event_ctx *ctx)
 	bool task = ev->type == PERF_RECORD_COMM || ev->type == PERF_RECORD_FORK ||
 		    ev->type == PERF_RECORD_EXIT;
 	bool is_switch = ev->type == PERF_RECORD_SWITCH || ev->type == PERF_RECORD_SWITCH_CPU_WIDE;
+	bool is_lost = ev->type == PERF_RECORD_LOST;
 	bool show = task ? s->show_task_events
 			 : is_switch ? s->show_switch_events
-				     : s->show_mmap_events && (ev->type == PERF_RECORD_MMAP ||
-							       ev->type == PERF_RECORD_MMAP2);
+			 : is_lost ? s->show_lost_events
+				   : s->show_mmap_events && (ev->type == PERF_RECORD_MMAP ||
+							     ev->type == PERF_RECORD_MMAP2);
 
 	if (show && !s->checked && script_check_fields(s)) {
 		s->check_failed = true;
@@ -672,7 +697,7 @@ static int process_sideband(struct script *s, struct event_ctx *ctx)
 		return 0;
 	if (ev->type == PERF_RECORD_FORK)
 		print_sideband(s, ctx, (s32)f->pid, (s32)f->tid, f->time);
-	else if (is_switch)	/* the task is the sample's (sample_id_all) */
+	else if (is_switch || is_lost)	/* the task is the sample's (sample_id_all) */
 		print_sideband(s, ctx, (s32)ctx->sample.pid, (s32)ctx->sample.tid, 0);
 	else
 		print_sideband(s, ctx, (s32)c->pid, (s32)c->tid, 0);
@@ -700,6 +725,9 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 	case PERF_RECORD_HEADER_BUILD_ID:
 		/* pipe mode: build-ids come as records */
 		machine__add_build_ids(&s->machine, (const u8 *)ev, ev->size, true);
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:	/* for the warning at the end: perf script prints none */
+		events_stats__add_lost(&s->session.stats, ev);
 		return 0;
 	default:
 		if (process_sideband(s, ctx))
@@ -770,6 +798,25 @@ static void script_init_machine(struct script *s, struct symsrc_config *symsrc,
 		machine__add_build_ids(&s->machine, ids, size, true);
 }
 
+/* --time: the ranges, percentages of the SAMPLE_TIME feature's span (none in a pipe) */
+static int script_parse_time(struct script *s, const char *str)
+{
+	size_t size;
+	const u8 *feat = perf_session__feat(&s->session, HEADER_SAMPLE_TIME, &size);
+	u64 bounds[2] = { 0, 0 };
+	enum time_filter_error err;
+
+	if (feat && size >= sizeof(bounds))
+		memcpy(bounds, feat, sizeof(bounds));
+	err = time_filter__parse(&s->time, str, bounds[0], bounds[1]);
+	if (err) {
+		outbuf_flush(&s->out);	/* the header first */
+		fputs(time_filter__strerror(err), stderr);
+		return -1;
+	}
+	return 0;
+}
+
 /* -F, as perf's parse_output_fields: applied as it comes, its error said before the usage */
 static int parse_fields(const char *arg, void *data)
 {
@@ -786,9 +833,9 @@ static int parse_fields(const char *arg, void *data)
 int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
-	const char *pids = NULL, *tids = NULL, *cpus = NULL;
+	const char *pids = NULL, *tids = NULL, *cpus = NULL, *time_str = NULL;
 	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false,
-	     switch_events = false, header = false, dump_raw = false;
+	     switch_events = false, lost_events = false, header = false, dump_raw = false;
 	struct dump dump = { 0 };
 	struct script s = { .consumer.deliver = script_deliver };
 	struct option_callback fields_cb = { parse_fields, &s.f };
@@ -805,6 +852,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
 		{ 'D', "dump-raw-trace", OPT_BOOL, &dump_raw, NULL, "dump raw trace in ASCII" },
 		{ 0, "show-switch-events", OPT_BOOL, &switch_events, NULL, "Show context switch events (if recorded)" },
+		{ 0, "show-lost-events", OPT_BOOL, &lost_events, NULL, "Show lost events (if recorded)" },
+		{ 0, "time", OPT_STRING, &time_str, "str", "Time span of interest (start,stop)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
@@ -816,7 +865,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	struct workqueue *wq = NULL;
 	struct dso_loader loader;
 	char *symfs_cache = NULL;
-	int nr_args, nr_jobs, ret;
+	int nr_args, nr_jobs, ret = 0;
+	bool bad_time;
 
 	script_fields__init(&s.f);	/* -F edits perf's defaults, each -F in turn */
 	nr_args = parse_options(argc, argv, opts, script_usage);
@@ -837,6 +887,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	s.show_task_events = task_events;
 	s.show_mmap_events = mmap_events;
 	s.show_switch_events = switch_events;
+	s.show_lost_events = lost_events;
 	if (perf_session__open(&s.session, input)) {
 		free(s.cpus);
 		fprintf(stderr, "analyze: %s\n", error_get());
@@ -869,16 +920,23 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	if (header)
 		header__fprintf(&s.session, outbuf_stream(&s.out), false);
 	s.print_features = header && s.session.is_pipe;
+	/* perf parses --time once the header is out; its error ends the run with -EINVAL */
+	bad_time = time_str && script_parse_time(&s, time_str);
 
 	/* -D: report -D's dump of every record, a sample's script line under its own */
-	if (dump_raw) {
+	if (dump_raw && !bad_time) {
 		dump__init(&dump, &s.session, &s.machine, &s.consumer, outbuf_stream(&s.out));
 		dump.maps_handled = true;
+		dump.lost_handled = s.show_lost_events;
+		dump.keeps_sample = script_keeps_sample;
 	}
-	ret = perf_session__process(&s.session, dump_raw ? &dump.consumer : &s.consumer);
+	if (!bad_time)
+		ret = perf_session__process(&s.session, dump_raw ? &dump.consumer : &s.consumer);
 	aggregate__exit(&s.agg);	/* every line out */
 	outbuf_exit(&s.out);
-	if (s.out.error && s.out.error != EPIPE) {
+	if (bad_time) {
+		ret = 256 - EINVAL;
+	} else if (s.out.error && s.out.error != EPIPE) {
 		fprintf(stderr, "analyze script: writing the output: %s\n", strerror(s.out.error));
 		ret = 1;
 	} else if (s.out.error) {
@@ -888,10 +946,13 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	} else if (ret) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
+	} else {
+		session_warn_about_errors(&s.session.stats, s.show_lost_events, stderr);
 	}
 
-	if (dump_raw)
+	if (dump_raw && !bad_time)
 		dump__exit(&dump);
+	time_filter__exit(&s.time);
 	name_list__free(&s.comms);
 	name_list__free(&s.pids);
 	name_list__free(&s.tids);

@@ -12,6 +12,9 @@
  * and new ones fork (--churn). Timestamps increase through the file; a FINISHED_ROUND follows
  * every --round records. --event replaces cpu-clock by events of any attr (the samples go to
  * them in turn); --no-event-desc leaves their names out (perf then derives them from the attr).
+ * --lost N spreads N LOST records (the kernel's "ring buffer full") over the samples;
+ * --lost-samples N ends the file with N LOST_SAMPLES records, as perf record 6.x writes them at
+ * exit from the events' PERF_FORMAT_LOST counts (a trailer of zeros but the id: untimed).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,7 +31,7 @@
 #define USAGE "usage: gen-perfdata -o PATH [--processes N] [--threads N] [--mmaps N] [--dsos N] " \
 	      "[--samples N] [--churn N] [--seed N] [--cpus N] [--comms N] [--ips N] " \
 	      "[--kernel-percent P] [--kfuncs N] [--round N] [--kallsyms FILE] [--event SPEC]... " \
-	      "[--no-event-desc]"
+	      "[--no-event-desc] [--lost N] [--lost-samples N]"
 
 #define HELP \
 	"  -o, --output PATH     the perf.data to write (required)\n" \
@@ -53,6 +56,8 @@
 	"                        exclude_user, exclude_kernel, exclude_hv, exclude_host,\n" \
 	"                        exclude_guest, and name=NAME for EVENT_DESC (default: SPEC)\n" \
 	"  --no-event-desc       write no EVENT_DESC feature (no event names in the file)\n" \
+	"  --lost N              LOST records, spread over the samples (0)\n" \
+	"  --lost-samples N      LOST_SAMPLES records at the end of the file (0)\n" \
 	"Counts take a k, M or G suffix (10^3, 10^6, 10^9).\n"
 
 #define TID_BASE 1000u	/* first tid given out; pid 1 is the launcher */
@@ -77,7 +82,7 @@ struct gen_event {
 
 struct gen_opts {
 	u64 processes, threads, mmaps, dsos, samples, churn, seed, cpus, comms, ips, kfuncs, round;
-	u64 kernel_percent;
+	u64 kernel_percent, lost, lost_samples;
 	const char *output, *kallsyms;
 	struct gen_event events[MAX_EVENTS];	/* --event; none: cpu-clock */
 	size_t nr_events;
@@ -283,6 +288,44 @@ static int churn(struct gen *g)
 	return emit_task(g, PERF_RECORD_FORK, pid, pid, *slot, pid);
 }
 
+/*
+ * LOST n: as the kernel writes it when a ring buffer is full (perf_event.h: id, lost), with the
+ * trailer of the task that was running. Its thread and count are hashes of n, not draws from
+ * the random stream, so files without --lost stay what they were.
+ */
+static int emit_lost(struct gen *g, u64 n)
+{
+	u64 h = mix(g->o.seed ^ (n * 0x51ed27)), slot = h % (g->o.processes * g->o.threads);
+	u64 p = slot / g->o.threads;
+	struct perf_record_lost l = {
+		.header.type = PERF_RECORD_LOST,
+		.id = ID_BASE + g->cpu,	/* the first event's, on the trailer's cpu */
+		.lost = 1 + (h >> 32) % 64,
+	};
+
+	return emit_sideband(g, &l, sizeof(l), g->slot_tid[p * g->o.threads], g->slot_tid[slot]);
+}
+
+/*
+ * LOST_SAMPLES n: perf record's, written at exit (builtin-record.c, record__read_lost_samples):
+ * its sample_id trailer is synthesized from an empty sample but for the id, so pid, tid, time
+ * and cpu are 0.
+ */
+static int emit_lost_samples(struct gen *g, u64 n)
+{
+	u64 rec[2 + 4] = { 0 }, nr = 2;
+	struct perf_event_header *h = (struct perf_event_header *)rec;
+
+	rec[1] = 1 + mix(g->o.seed ^ (n * 0x9e3779b1)) % 1000;	/* lost */
+	nr += 2;	/* tid, time */
+	if (g->with_id)
+		rec[nr++] = ID_BASE + (n % g->o.nr_events) * g->o.cpus + n % g->o.cpus;
+	nr++;	/* cpu */
+	*h = (struct perf_event_header){ .type = PERF_RECORD_LOST_SAMPLES,
+					 .size = (u16)(nr * sizeof(u64)) };
+	return emit(g, rec, nr * sizeof(u64));
+}
+
 static int sample(struct gen *g, u64 n)
 {
 	u64 slot = rnd(g, g->o.processes * g->o.threads), p = slot / g->o.threads;
@@ -319,7 +362,7 @@ static int sample(struct gen *g, u64 n)
 static int generate(struct gen *g)
 {
 	static const char init[] = "gen-init";
-	u64 churned = 0;
+	u64 churned = 0, lost = 0;
 
 	if (emit_kernel_mmap(g) || emit_comm(g, INIT_PID, INIT_PID, init, false))
 		return -1;
@@ -328,7 +371,7 @@ static int generate(struct gen *g)
 			return -1;
 	}
 	/* churn spread evenly over the samples (all of it at once when there are none) */
-	for (u64 n = 0; n < g->o.samples || churned < g->o.churn; n++) {
+	for (u64 n = 0; n < g->o.samples || churned < g->o.churn || lost < g->o.lost; n++) {
 		u64 due = g->o.samples ? (u64)((unsigned __int128)(n + 1) * g->o.churn / g->o.samples)
 				       : g->o.churn;
 
@@ -336,7 +379,18 @@ static int generate(struct gen *g)
 			if (churn(g))
 				return -1;
 		}
+		/* LOST records spread the same way, after the churn */
+		due = g->o.samples ? (u64)((unsigned __int128)(n + 1) * g->o.lost / g->o.samples)
+				   : g->o.lost;
+		for (; lost < due && lost < g->o.lost; lost++) {
+			if (emit_lost(g, lost))
+				return -1;
+		}
 		if (n < g->o.samples && sample(g, n))
+			return -1;
+	}
+	for (u64 n = 0; n < g->o.lost_samples; n++) {
+		if (emit_lost_samples(g, n))
 			return -1;
 	}
 	return 0;
@@ -509,6 +563,8 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "no-event-desc", no_argument, NULL, 'E' },
+		{ "lost", required_argument, NULL, 'l' },
+		{ "lost-samples", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -547,6 +603,8 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 			parse_event(&o->events[o->nr_events++], optarg);
 			break;
 		case 'E': o->no_event_desc = true; break;
+		case 'l': o->lost = parse_count(name, optarg, 0, UINT32_MAX); break;
+		case 'L': o->lost_samples = parse_count(name, optarg, 0, UINT32_MAX); break;
 		case 'h': printf("%s\n\n%s", USAGE, HELP); exit(0);
 		case ':': usage_error("option '%s' needs a value", argv[optind - 1]); break;
 		default: usage_error("unknown option '%s'", argv[optind - 1]); break;
