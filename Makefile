@@ -1,9 +1,9 @@
 # analyze: one non-recursive Makefile. Objects go under build/, dependencies via -MMD.
 # Targets: all run test asan refcheck bench install clean deps format.
 
-PKGS     := libelf libdw libzstd libxxhash capstone
+PKGS     := libelf libdw libzstd libxxhash capstone libtraceevent
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
-            libcapstone-dev libcriterion-dev
+            libcapstone-dev libtraceevent-dev libcriterion-dev
 BENCH_PKGS := linux-perf time zstd
 PKGS_NEEDED ?= $(DEB_PKGS)
 CC       ?= cc

@@ -2,7 +2,7 @@
  * script: `analyze script`, perf script 6.1's default per-event output. Reads the session in
  * perf's delivery order, keeps the machine model current and prints each sample as it comes:
  * resolved on the reading thread, written through one large stdio buffer, nothing allocated
- * per event. Tracepoint fields (libtraceevent) are not formatted here.
+ * per event. Tracepoint fields are formatted by trace_fields (libtraceevent).
  */
 #include "analyzer/script.h"
 
@@ -19,6 +19,7 @@
 #include "analyzer/header.h"
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
+#include "analyzer/trace_fields.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
 #include "lib/workqueue.h"
@@ -85,6 +86,8 @@ const char *script_fields__strerror(enum script_fields_error err)
 		return "Cannot set fields to 'none' for all event types.";
 	case SF_ERR_UNSUPPORTED:
 		return "analyze script does not print this field yet";
+	case SF_ERR_NOT_VALID:
+		return "Field not valid for the events of that type.";
 	}
 	return "";
 }
@@ -110,6 +113,31 @@ static void set_field(struct script_fields *f, int t, u32 field, bool remove)
 	}
 	f->user_set[t] = true;
 	f->wildcard_set[t] = true;
+}
+
+/*
+ * builtin-script.c's output[].invalid_fields: trace only for tracepoints; bpf-output not for
+ * hardware, hardware-cache, raw and breakpoint events (perf accepts it for tracepoints and
+ * other types too, where it prints nothing: analyze leaves it off them). Type 6 here is
+ * perf's synth type, which analyze has no events of.
+ */
+static bool field_invalid(u32 field, int t)
+{
+	if (field == SF_TRACE)
+		return t != PERF_TYPE_TRACEPOINT;
+	if (field == SF_BPF_OUTPUT)
+		return t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE || t == PERF_TYPE_RAW ||
+		       t == PERF_TYPE_BREAKPOINT;
+	return false;
+}
+
+/* builtin-script.c's event_type() */
+static const char *event_type_name(int t)
+{
+	static const char *const names[] = { "hardware", "software", "tracepoint",
+					     "hardware-cache" };
+
+	return t >= 0 && t < (int)ARRAY_SIZE(names) ? names[t] : "unknown";
 }
 
 enum script_fields_error script_fields__parse(struct script_fields *f, const char *str, char *bad,
@@ -170,12 +198,26 @@ enum script_fields_error script_fields__parse(struct script_fields *f, const cha
 			snprintf(bad, bad_size, "%s", tok);
 			goto out;
 		}
+		if (type >= 0 && field_invalid(field_names[i].field, type)) {
+			err = SF_ERR_NOT_VALID;
+			snprintf(bad, bad_size, "'%s' not valid for %s events.", tok,
+				 event_type_name(type));
+			goto out;
+		}
 		for (int t = 0; t < SCRIPT_TYPES; t++) {
 			if (type >= 0 && t != type)
 				continue;
-			/* builtin-script.c: trace is not valid for sampled events but tracepoints */
-			if ((field_names[i].field == SF_TRACE && t != PERF_TYPE_TRACEPOINT) ||
-			    (field_names[i].field == SF_BPF_OUTPUT && t != PERF_TYPE_SOFTWARE))
+			/* perf warns for every type it leaves out, its synth type before other */
+			if (t == SCRIPT_TYPE_OTHER && type < 0 && field_invalid(field_names[i].field, 6))
+				fprintf(stderr, "'%s' not valid for %s events. Ignoring.\n", tok,
+					event_type_name(6));
+			if (field_invalid(field_names[i].field, t)) {
+				if (type < 0)
+					fprintf(stderr, "'%s' not valid for %s events. Ignoring.\n", tok,
+						event_type_name(t));
+				continue;
+			}
+			if (field_names[i].field == SF_BPF_OUTPUT && t != PERF_TYPE_SOFTWARE)
 				continue;
 			set_field(f, t, field_names[i].field, remove);
 			if (type >= 0)
@@ -232,6 +274,8 @@ struct script {
 	struct name_list comms, pids, tids;
 	u8 *cpus;	/* -C: a byte per cpu, or NULL */
 	FILE *fp;
+	struct trace_fields *tf;	/* tracepoints' fields, once the tracing data is read */
+	bool trace_failed;	/* the tracing data did not load: error_get() says why */
 };
 
 static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, const char *what,
@@ -246,6 +290,26 @@ static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, co
 		return -1;
 	}
 	s->f.fields[t] &= ~field;	/* not asked for: dropped from the defaults */
+	return 0;
+}
+
+/*
+ * perf reads the tracing data as it opens the file (a pipe: as its record comes) and refuses
+ * a recording whose tracepoint events have no format there (evsel__prepare_tracepoint_event).
+ */
+static int script_load_trace_fields(struct script *s)
+{
+	bool tracepoints = false;
+
+	for (size_t i = 0; i < s->session.nr_evsels; i++)
+		tracepoints |= s->session.evsels[i].attr.type == PERF_TYPE_TRACEPOINT;
+	if (!tracepoints || s->tf)
+		return 0;
+	s->tf = trace_fields__new(&s->session, &s->machine);
+	if (!s->tf) {
+		s->trace_failed = true;
+		return -1;
+	}
 	return 0;
 }
 
@@ -297,6 +361,8 @@ static int script_check_fields(struct script *s)
 		    stype_check(s, t, evsel, PERF_SAMPLE_PERIOD, "PERIOD", SF_PERIOD))
 			return -1;
 	}
+	if (script_load_trace_fields(s))
+		return -1;
 	for (size_t i = 0; i < s->session.nr_evsels; i++) {
 		const char *name = evsel__name(&s->session.evsels[i]);
 		int len = name ? (int)strlen(name) : 0;
@@ -440,6 +506,9 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 		fmt_put_padded(fp, name, strlen(name), s->name_width, false);
 		fmt_put_str(fp, ": ");
 	}
+	if ((fields & SF_TRACE) && sample->raw_data && evsel->attr.type == PERF_TYPE_TRACEPOINT)
+		trace_fields__fprintf(s->tf, fp, evsel->attr.config, sample->cpu, sample->raw_data,
+				      sample->raw_size);
 	if (fields & SF_IP) {
 		if (callchain) {
 			putc_unlocked('\n', fp);
@@ -649,11 +718,13 @@ static void script_init_machine(struct script *s, struct symsrc_config *symsrc,
 /* -F, as perf's parse_output_fields: applied as it comes, its error said before the usage */
 static int parse_fields(const char *arg, void *data)
 {
-	char bad[64];
+	char bad[96];
 	enum script_fields_error err = script_fields__parse(data, arg, bad, sizeof(bad));
 
 	if (err == SF_ERR_UNSUPPORTED)
 		fprintf(stderr, "analyze script: field '%s' is not supported yet\n", bad);
+	else if (err == SF_ERR_NOT_VALID)
+		fprintf(stderr, "%s\n", bad);
 	else if (err)
 		fprintf(stderr, "%s\n", script_fields__strerror(err));
 	return err ? -1 : 0;
@@ -670,7 +741,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	struct option_callback fields_cb = { parse_fields, &s.f };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
-		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,ip,sym,dso,symoff,period" },
+		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
 		{ 0, "comms", OPT_STRING, &comms, "comm[,comm...]", "only display events for these comms" },
 		{ 0, "pid", OPT_STRING, &pids, "pid[,pid...]", "only consider symbols in these pids" },
 		{ 0, "tid", OPT_STRING, &tids, "tid[,tid...]", "only consider symbols in these tids" },
@@ -721,9 +792,11 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	}
 	/* a pipe names its events as it goes: they are checked at its first sample */
 	if ((!s.session.is_pipe && script_check_fields(&s)) || (s.cpus && check_cpus(&s))) {
+		if (s.trace_failed)
+			fprintf(stderr, "analyze: %s\n", error_get());
 		free(s.cpus);
 		perf_session__close(&s.session);
-		return 255;
+		return s.trace_failed ? 1 : 255;
 	}
 
 	symfs_cache = options__symsrc(&symsrc, cfg->buildid_dir, symfs, kallsyms);
@@ -755,6 +828,9 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		s.stopped = true;
 	if (s.stopped) {
 		ret = 0;
+	} else if (s.trace_failed) {
+		fprintf(stderr, "analyze: %s\n", error_get());
+		ret = 1;
 	} else if (s.check_failed) {
 		ret = 255;
 	} else if (ret) {
@@ -771,6 +847,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	free(symfs_cache);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
+	trace_fields__delete(s.tf);
 	machine__exit(&s.machine);
 	dso_loader__exit(&loader);
 	perf_session__close(&s.session);

@@ -87,6 +87,17 @@ const u8 *perf_session__feat(const struct perf_session *s, int feat, size_t *siz
 	return s->base + s->feat[feat].offset;
 }
 
+const u8 *perf_session__tracing_data(const struct perf_session *s, size_t *size, u64 *offset)
+{
+	if (s->is_pipe && s->tracing_data) {
+		*size = s->tracing_data_size;
+		*offset = s->tracing_data_offset;
+		return s->tracing_data;
+	}
+	*offset = s->feat[HEADER_TRACING_DATA].offset;
+	return perf_session__feat(s, HEADER_TRACING_DATA, size);
+}
+
 /* Is [offset, offset + size) inside the file? */
 static bool in_file(const struct perf_session *s, u64 offset, u64 size)
 {
@@ -533,6 +544,9 @@ void perf_session__close(struct perf_session *s)
 		free(s->feat_copy[i]);
 		s->feat_copy[i] = NULL;
 	}
+	free(s->tracing_data);
+	s->tracing_data = NULL;
+	s->tracing_data_size = 0;
 	free(s->data_path);
 	s->data_path = NULL;
 	for (size_t i = 0; i < s->nr_evsels; i++) {
