@@ -361,6 +361,16 @@ static int script_check_fields(struct script *s)
 		    stype_check(s, t, evsel, PERF_SAMPLE_PERIOD, "PERIOD", SF_PERIOD))
 			return -1;
 	}
+	/* perf: tracepoints show their frames when they have some and -F left them alone */
+	for (size_t i = 0; s->use_callchain && !s->f.user_set[PERF_TYPE_TRACEPOINT] &&
+			   i < s->session.nr_evsels; i++) {
+		const struct perf_event_attr *attr = &s->session.evsels[i].attr;
+
+		if (attr->type == PERF_TYPE_TRACEPOINT && (attr->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+			s->f.fields[PERF_TYPE_TRACEPOINT] |= SF_IP | SF_SYM | SF_SYMOFFSET | SF_DSO;
+			break;
+		}
+	}
 	if (script_load_trace_fields(s))
 		return -1;
 	for (size_t i = 0; i < s->session.nr_evsels; i++) {
