@@ -225,6 +225,7 @@ static int read_tracing_data(struct walk *w, struct reader *rd, struct reader_re
 		have += step;
 	}
 	s->tracing_data_size = size;
+	perf_session__name_tracepoints(s);
 	return 0;
 }
 

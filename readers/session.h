@@ -123,6 +123,11 @@ int perf_session__add_attr(struct perf_session *session, const struct perf_event
 u64 perf_session__kernel_text(struct perf_session *session);
 /* Event names from the EVENT_DESC feature. */
 void perf_session__read_event_names(struct perf_session *session);
+/*
+ * Tracepoint events still unnamed get "system:name" from the tracing data, as perf names them
+ * (nothing happens when the data is missing or broken: whoever formats trace fields says so).
+ */
+void perf_session__name_tracepoints(struct perf_session *session);
 int perf_session__add_feature(struct perf_session *session, const struct perf_event_header *event,
 			      u64 offset);
 

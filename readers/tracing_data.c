@@ -6,6 +6,7 @@
  */
 #include "readers/tracing_data.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,4 +183,44 @@ void tracing_data__exit(struct tracing_data *td)
 	free(td->formats);
 	td->formats = NULL;
 	td->nr_formats = 0;
+}
+
+/* The value of a "key: value" line of a format's text, its length in *len; NULL if none. */
+static const char *format_line(const struct tracing_piece *text, const char *key, size_t *len)
+{
+	const char *p = (const char *)text->data, *end = p + text->size;
+	size_t key_len = strlen(key);
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+		eol = eol ? eol : end;
+		if ((size_t)(eol - p) >= key_len && memcmp(p, key, key_len) == 0) {
+			*len = (size_t)(eol - p) - key_len;
+			return p + key_len;
+		}
+		p = eol + 1;
+	}
+	return NULL;
+}
+
+bool tracing_data__event_name(const struct tracing_data *td, u64 id, char *buf, size_t size)
+{
+	for (size_t i = 0; i < td->nr_formats; i++) {
+		const struct tracing_format *f = &td->formats[i];
+		size_t id_len, name_len;
+		const char *id_str = format_line(&f->text, "ID: ", &id_len);
+		const char *name = format_line(&f->text, "name: ", &name_len);
+		char num[24];
+
+		if (!id_str || !name || id_len >= sizeof(num))
+			continue;
+		memcpy(num, id_str, id_len);
+		num[id_len] = '\0';
+		if (strtoull(num, NULL, 10) != id)
+			continue;
+		snprintf(buf, size, "%s:%.*s", f->system, (int)name_len, name);
+		return true;
+	}
+	return false;
 }

@@ -47,4 +47,11 @@ int tracing_data__parse(struct tracing_data *td, const u8 *data, size_t size, u6
 			const char *path);
 void tracing_data__exit(struct tracing_data *td);
 
+/*
+ * "system:name" of the event whose format says "ID: id" (its "name:" line), as perf names a
+ * tracepoint event nothing else names (evsel__prepare_tracepoint_event), into buf (size
+ * bytes, truncated as snprintf does); false when no format has that id.
+ */
+bool tracing_data__event_name(const struct tracing_data *td, u64 id, char *buf, size_t size);
+
 #endif

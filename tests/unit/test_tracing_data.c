@@ -174,3 +174,23 @@ Test(tracing_data, versions_before_0_6_have_no_saved_cmdlines)
 	tracing_data__exit(&td);
 	free(b.buf);
 }
+
+Test(tracing_data, names_events_by_id_as_system_colon_name)
+{
+	struct blob b;
+	struct tracing_data td;
+	char name[16];
+
+	make_blob(&b, false);
+	cr_assert_eq(tracing_data__parse(&td, b.buf, b.len, 0, "f.data"), 0, "%s", error_get());
+	cr_assert(tracing_data__event_name(&td, 1, name, sizeof(name)));
+	cr_assert_str_eq(name, "sys1:a");
+	cr_assert(tracing_data__event_name(&td, 2, name, sizeof(name)));
+	cr_assert_str_eq(name, "ftrace:b");
+	cr_assert_not(tracing_data__event_name(&td, 3, name, sizeof(name)));
+	/* truncated as snprintf does */
+	cr_assert(tracing_data__event_name(&td, 1, name, 4));
+	cr_assert_str_eq(name, "sys");
+	tracing_data__exit(&td);
+	free(b.buf);
+}
