@@ -104,7 +104,8 @@ check-bad: $(BIN) tools
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(Q)$(MAKE) --no-print-directory O=build/asan CFLAGS="-O1 -g $(SAN_FLAGS)" \
+	$(Q)LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-suppressions.txt:print_suppressions=0 \
+	  $(MAKE) --no-print-directory O=build/asan CFLAGS="-O1 -g $(SAN_FLAGS)" \
 	  LDFLAGS="$(SAN_FLAGS)" checks
 
 refcheck:

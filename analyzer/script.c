@@ -516,7 +516,8 @@ static void print_sample(struct script *s, struct evsel *evsel, struct thread *t
 		fmt_put_padded(fp, name, strlen(name), s->name_width, false);
 		fmt_put_str(fp, ": ");
 	}
-	if ((fields & SF_TRACE) && sample->raw_data && evsel->attr.type == PERF_TYPE_TRACEPOINT)
+	if ((fields & SF_TRACE) && sample->raw_data && evsel->attr.type == PERF_TYPE_TRACEPOINT &&
+	    s->tf)	/* NULL only for a pipe's attr that came after its first sample */
 		trace_fields__fprintf(s->tf, fp, evsel->attr.config, sample->cpu, sample->raw_data,
 				      sample->raw_size);
 	if (fields & SF_IP) {
