@@ -1,9 +1,9 @@
 # analyze: one non-recursive Makefile. Objects go under build/, dependencies via -MMD.
 # Targets: all run test asan refcheck bench install clean deps format.
 
-PKGS     := libelf libdw libzstd libxxhash capstone
+PKGS     := libelf libdw libzstd libxxhash capstone libtraceevent
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
-            libcapstone-dev libcriterion-dev
+            libcapstone-dev libtraceevent-dev libcriterion-dev
 BENCH_PKGS := linux-perf zstd
 PKGS_NEEDED ?= $(DEB_PKGS)
 CC       ?= cc
@@ -104,7 +104,8 @@ check-bad: $(BIN) tools
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(Q)$(MAKE) --no-print-directory O=build/asan CFLAGS="-O1 -g $(SAN_FLAGS)" \
+	$(Q)LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-suppressions.txt:print_suppressions=0 \
+	  $(MAKE) --no-print-directory O=build/asan CFLAGS="-O1 -g $(SAN_FLAGS)" \
 	  LDFLAGS="$(SAN_FLAGS)" checks
 
 refcheck:

@@ -1,8 +1,9 @@
 /*
  * script: `analyze script`, perf script 6.1's default per-event output. Reads the session in
- * perf's delivery order, keeps the machine model current and prints each sample as it comes:
- * resolved on the reading thread, written through one large stdio buffer, nothing allocated
- * per event. Tracepoint fields (libtraceevent) are not formatted here.
+ * perf's delivery order and keeps the machine model current; each sample's comm and maps are
+ * resolved on the reading thread as it comes, its symbols and text on the aggregator (or
+ * here: see struct script), written through lib/outbuf, nothing allocated per event.
+ * Tracepoint fields are formatted by trace_fields (libtraceevent), on the reading thread.
  */
 #include "analyzer/script.h"
 
@@ -22,6 +23,7 @@
 #include "analyzer/options.h"
 #include "analyzer/session_warn.h"
 #include "analyzer/time_filter.h"
+#include "analyzer/trace_fields.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
 #include "lib/workqueue.h"
@@ -88,6 +90,8 @@ const char *script_fields__strerror(enum script_fields_error err)
 		return "Cannot set fields to 'none' for all event types.";
 	case SF_ERR_UNSUPPORTED:
 		return "analyze script does not print this field yet";
+	case SF_ERR_NOT_VALID:
+		return "Field not valid for the events of that type.";
 	}
 	return "";
 }
@@ -113,6 +117,31 @@ static void set_field(struct script_fields *f, int t, u32 field, bool remove)
 	}
 	f->user_set[t] = true;
 	f->wildcard_set[t] = true;
+}
+
+/*
+ * builtin-script.c's output[].invalid_fields: trace only for tracepoints; bpf-output not for
+ * hardware, hardware-cache, raw and breakpoint events (perf accepts it for tracepoints and
+ * other types too, where it prints nothing: analyze leaves it off them). Type 6 here is
+ * perf's synth type, which analyze has no events of.
+ */
+static bool field_invalid(u32 field, int t)
+{
+	if (field == SF_TRACE)
+		return t != PERF_TYPE_TRACEPOINT;
+	if (field == SF_BPF_OUTPUT)
+		return t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE || t == PERF_TYPE_RAW ||
+		       t == PERF_TYPE_BREAKPOINT;
+	return false;
+}
+
+/* builtin-script.c's event_type() */
+static const char *event_type_name(int t)
+{
+	static const char *const names[] = { "hardware", "software", "tracepoint",
+					     "hardware-cache" };
+
+	return t >= 0 && t < (int)ARRAY_SIZE(names) ? names[t] : "unknown";
 }
 
 enum script_fields_error script_fields__parse(struct script_fields *f, const char *str, char *bad,
@@ -173,12 +202,26 @@ enum script_fields_error script_fields__parse(struct script_fields *f, const cha
 			snprintf(bad, bad_size, "%s", tok);
 			goto out;
 		}
+		if (type >= 0 && field_invalid(field_names[i].field, type)) {
+			err = SF_ERR_NOT_VALID;
+			snprintf(bad, bad_size, "'%s' not valid for %s events.", tok,
+				 event_type_name(type));
+			goto out;
+		}
 		for (int t = 0; t < SCRIPT_TYPES; t++) {
 			if (type >= 0 && t != type)
 				continue;
-			/* builtin-script.c: trace is not valid for sampled events but tracepoints */
-			if ((field_names[i].field == SF_TRACE && t != PERF_TYPE_TRACEPOINT) ||
-			    (field_names[i].field == SF_BPF_OUTPUT && t != PERF_TYPE_SOFTWARE))
+			/* perf warns for every type it leaves out, its synth type before other */
+			if (t == SCRIPT_TYPE_OTHER && type < 0 && field_invalid(field_names[i].field, 6))
+				fprintf(stderr, "'%s' not valid for %s events. Ignoring.\n", tok,
+					event_type_name(6));
+			if (field_invalid(field_names[i].field, t)) {
+				if (type < 0)
+					fprintf(stderr, "'%s' not valid for %s events. Ignoring.\n", tok,
+						event_type_name(t));
+				continue;
+			}
+			if (field_names[i].field == SF_BPF_OUTPUT && t != PERF_TYPE_SOFTWARE)
 				continue;
 			set_field(f, t, field_names[i].field, remove);
 			if (type >= 0)
@@ -246,6 +289,8 @@ struct script {
 	size_t time_prefix_len;	/* (0: none yet) */
 	bool tty;	/* stdout is a terminal: each line goes out as it is made */
 	struct time_filter time;	/* --time: samples only (perf filters no side band) */
+	struct trace_fields *tf;	/* tracepoints' fields, once the tracing data is read */
+	bool trace_failed;	/* the tracing data did not load: error_get() says why */
 };
 
 static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, const char *what,
@@ -260,6 +305,27 @@ static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, co
 		return -1;
 	}
 	s->f.fields[t] &= ~field;	/* not asked for: dropped from the defaults */
+	return 0;
+}
+
+/*
+ * perf reads the tracing data as it opens the file (a pipe: as its record comes) and refuses
+ * a recording whose tracepoint events have no format there (evsel__prepare_tracepoint_event).
+ */
+static int script_load_trace_fields(struct script *s)
+{
+	bool tracepoints = false;
+
+	for (size_t i = 0; i < s->session.nr_evsels; i++)
+		tracepoints |= s->session.evsels[i].attr.type == PERF_TYPE_TRACEPOINT;
+	if (!tracepoints || s->tf)
+		return 0;
+	s->pipelined = false;	/* their lines are made on this thread: no use handing others on */
+	s->tf = trace_fields__new(&s->session, &s->machine);
+	if (!s->tf) {
+		s->trace_failed = true;
+		return -1;
+	}
 	return 0;
 }
 
@@ -311,6 +377,18 @@ static int script_check_fields(struct script *s)
 		    stype_check(s, t, evsel, PERF_SAMPLE_PERIOD, "PERIOD", SF_PERIOD))
 			return -1;
 	}
+	/* perf: tracepoints show their frames when they have some and -F left them alone */
+	for (size_t i = 0; s->use_callchain && !s->f.user_set[PERF_TYPE_TRACEPOINT] &&
+			   i < s->session.nr_evsels; i++) {
+		const struct perf_event_attr *attr = &s->session.evsels[i].attr;
+
+		if (attr->type == PERF_TYPE_TRACEPOINT && (attr->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+			s->f.fields[PERF_TYPE_TRACEPOINT] |= SF_IP | SF_SYM | SF_SYMOFFSET | SF_DSO;
+			break;
+		}
+	}
+	if (script_load_trace_fields(s))
+		return -1;
 	for (size_t i = 0; i < s->session.nr_evsels; i++) {
 		const char *name = evsel__name(&s->session.evsels[i]);
 		int len = name ? (int)strlen(name) : 0;
@@ -342,6 +420,8 @@ struct line_item {
 	u32 pid, tid, cpu;
 	u32 nr_frames;		/* of frames[], when callchain */
 	bool callchain;		/* the ip field is the sample's callchain */
+	const void *raw_data;	/* a tracepoint's fields: only while the record is at hand */
+	u32 raw_size;		/* (lines with them are made on the reading thread) */
 	struct line_frame frames[];
 };
 
@@ -507,6 +587,10 @@ static void print_line(struct script *s, const struct line_item *item)
 		fmt_put_padded(ob, name, strlen(name), s->name_width, false);
 		fmt_put_str(ob, ": ");
 	}
+	if ((fields & SF_TRACE) && item->raw_data && evsel->attr.type == PERF_TYPE_TRACEPOINT &&
+	    s->tf)	/* NULL only for a pipe's attr that came after its first sample */
+		trace_fields__fprintf(s->tf, outbuf_stream(ob), evsel->attr.config, item->cpu,
+				      item->raw_data, item->raw_size);
 	if ((fields & SF_IP) && item->callchain) {
 		outbuf_putc(ob, '\n');
 		for (u32 i = 0; i < item->nr_frames; i++) {	/* sample__fprintf_callchain */
@@ -571,6 +655,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		u8 bytes[sizeof(struct line_item) + MAX_STACK * sizeof(struct line_frame)];
 	} local;
 	struct line_item *item;
+	bool here;	/* the line is made on this thread */
 	struct thread *t;
 
 	if (!s->checked && script_check_fields(s)) {
@@ -584,9 +669,10 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		thread__put(t);
 		return 0;
 	}
-	item = s->pipelined ? aggregate__slot(&s->agg, sizeof(*item) + nr_frames *
-							 sizeof(struct line_frame))
-			    : &local.item;
+	/* a tracepoint's fields are read from the record, which is not kept */
+	here = !s->pipelined || evsel->attr.type == PERF_TYPE_TRACEPOINT;
+	item = !here ? aggregate__slot(&s->agg, sizeof(*item) + nr_frames * sizeof(struct line_frame))
+		     : &local.item;
 	item->evsel = evsel;
 	item->comm = thread__comm_str(t);
 	item->ip = sample->ip;
@@ -599,6 +685,8 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->nr_frames = nr_frames;
 	item->dso = NULL;
 	item->addr = sample->ip;
+	item->raw_data = sample->raw_data;
+	item->raw_size = sample->raw_size;
 	if (callchain) {
 		resolve_frames(s, t, sample->callchain, item->frames, nr_frames);
 	} else if (s->f.fields[script_output_type(evsel->attr.type)] & SF_IP) {
@@ -610,10 +698,11 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		item->addr = al.addr;
 	}
 	thread__put(t);
-	if (s->pipelined) {
+	if (!here) {
 		aggregate__commit(&s->agg);
 		return __atomic_load_n(&s->stop, __ATOMIC_RELAXED) ? 1 : 0;
 	}
+	script_sync(s);
 	print_line(s, item);
 	if (s->tty)
 		outbuf_flush(&s->out);
@@ -820,11 +909,13 @@ static int script_parse_time(struct script *s, const char *str)
 /* -F, as perf's parse_output_fields: applied as it comes, its error said before the usage */
 static int parse_fields(const char *arg, void *data)
 {
-	char bad[64];
+	char bad[96];
 	enum script_fields_error err = script_fields__parse(data, arg, bad, sizeof(bad));
 
 	if (err == SF_ERR_UNSUPPORTED)
 		fprintf(stderr, "analyze script: field '%s' is not supported yet\n", bad);
+	else if (err == SF_ERR_NOT_VALID)
+		fprintf(stderr, "%s\n", bad);
 	else if (err)
 		fprintf(stderr, "%s\n", script_fields__strerror(err));
 	return err ? -1 : 0;
@@ -841,7 +932,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	struct option_callback fields_cb = { parse_fields, &s.f };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
-		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,ip,sym,dso,symoff,period" },
+		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
 		{ 0, "comms", OPT_STRING, &comms, "comm[,comm...]", "only display events for these comms" },
 		{ 0, "pid", OPT_STRING, &pids, "pid[,pid...]", "only consider symbols in these pids" },
 		{ 0, "tid", OPT_STRING, &tids, "tid[,tid...]", "only consider symbols in these tids" },
@@ -895,9 +986,11 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	}
 	/* a pipe names its events as it goes: they are checked at its first sample */
 	if ((!s.session.is_pipe && script_check_fields(&s)) || (s.cpus && check_cpus(&s))) {
+		if (s.trace_failed)
+			fprintf(stderr, "analyze: %s\n", error_get());
 		free(s.cpus);
 		perf_session__close(&s.session);
-		return 255;
+		return s.trace_failed ? 1 : 255;
 	}
 
 	symfs_cache = options__symsrc(&symsrc, cfg->buildid_dir, symfs, kallsyms);
@@ -914,7 +1007,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	outbuf_init(&s.out, STDOUT_FILENO, OUTPUT_BUFFER);
 	s.tty = isatty(STDOUT_FILENO);
 	/* a terminal sees each line as it is made; -D's dump lines are made on this thread */
-	s.pipelined = wq && !s.tty && !dump_raw;
+	s.pipelined = wq && !s.tty && !dump_raw && !s.tf;
 	aggregate__init(&s.agg, s.pipelined ? wq : NULL, finish_line, NULL, &s);
 	/* perf report --header-only's block first; a pipe's features come with their records */
 	if (header)
@@ -941,6 +1034,9 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		ret = 1;
 	} else if (s.out.error) {
 		ret = 0;	/* the reader went away: perf ends quietly too */
+	} else if (s.trace_failed) {
+		fprintf(stderr, "analyze: %s\n", error_get());
+		ret = 1;
 	} else if (s.check_failed) {
 		ret = 255;
 	} else if (ret) {
@@ -960,6 +1056,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	free(symfs_cache);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
+	trace_fields__delete(s.tf);
 	machine__exit(&s.machine);
 	dso_loader__exit(&loader);
 	perf_session__close(&s.session);

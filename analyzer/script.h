@@ -27,7 +27,7 @@ enum script_field {
 	SF_DSO = 1 << 8,
 	SF_SYMOFFSET = 1 << 9,
 	SF_PERIOD = 1 << 10,
-	SF_TRACE = 1 << 11,	/* tracepoints' default; not printed yet */
+	SF_TRACE = 1 << 11,	/* tracepoints' default: their fields, formatted (trace_fields.h) */
 	SF_BPF_OUTPUT = 1 << 12,	/* software events' default: a bpf-output event's raw data */
 };
 
@@ -54,12 +54,15 @@ enum script_fields_error {
 	SF_ERR_TYPE,	/* "Invalid event type in field string." */
 	SF_ERR_EMPTY,	/* "Cannot set fields to 'none' for all event types." */
 	SF_ERR_UNSUPPORTED,	/* a field perf knows that analyze does not print yet */
+	SF_ERR_NOT_VALID,	/* "'trace' not valid for software events.": in bad */
 };
 
 /*
  * Apply one -F argument as perf 6.1 does: `[type:]field,...` replaces the fields (of that
  * type, or of every type), `+field`/`-field` lists add to or take from them. On an error,
- * bad (bad_size bytes) gets the offending field.
+ * bad (bad_size bytes) gets the offending field (SF_ERR_NOT_VALID: perf's whole message).
+ * A field not valid for some types, given without a type, is left off them with perf's
+ * warning on stderr.
  */
 enum script_fields_error script_fields__parse(struct script_fields *f, const char *str, char *bad,
 					      size_t bad_size);

@@ -188,9 +188,14 @@ static void release_pages(struct perf_session *s, const struct ordered_queue *q,
 	*released = keep;
 }
 
-/* Pipe mode: the tracing data follows its record, outside header.size. */
-static int skip_tracing_data(struct walk *w, struct reader *rd, struct reader_record *rec)
+/*
+ * Pipe mode: the tracing data follows its record, outside header.size, padded to 8 bytes. It
+ * is kept for the consumers (perf_session__tracing_data); the last one counts, as in perf.
+ */
+static int read_tracing_data(struct walk *w, struct reader *rd, struct reader_record *rec)
 {
+	struct perf_session *s = w->session;
+	u64 padded;
 	u32 size;
 
 	if (rec->event->size < sizeof(*rec->event) + sizeof(u32))
@@ -198,10 +203,29 @@ static int skip_tracing_data(struct walk *w, struct reader *rd, struct reader_re
 	memcpy(&size, rec->event + 1, sizeof(size));
 	if (rd->swap)
 		size = __builtin_bswap32(size);
-	if (reader__skip(rd, ALIGN_UP((u64)size, 8))) {
-		w->error = -1;
-		return -1;
+	padded = ALIGN_UP((u64)size, 8);
+	free(s->tracing_data);
+	s->tracing_data = NULL;
+	s->tracing_data_size = 0;
+	s->tracing_data_offset = rd->pos;
+	/* grown as the bytes come: the size is the input's word, not a bound */
+	for (u64 have = 0, alloc = 0; have < padded;) {
+		u64 step = MIN(padded - have, (u64)1 << 20);
+
+		if (have + step > alloc) {
+			alloc = MIN(padded, MAX(alloc * 2, have + step));
+			s->tracing_data = xrealloc(s->tracing_data, alloc + 1);
+		}
+		if (reader__read(rd, s->tracing_data + have, step)) {
+			free(s->tracing_data);
+			s->tracing_data = NULL;
+			w->error = -1;
+			return -1;
+		}
+		have += step;
 	}
+	s->tracing_data_size = size;
+	perf_session__name_tracepoints(s);
 	return 0;
 }
 
@@ -286,7 +310,7 @@ static int walk_single(struct walk *w, struct reader *rd)
 			ret = s->is_pipe ? perf_session__add_feature(s, event, rec.file_offset) : 0;
 			break;
 		case PERF_RECORD_HEADER_TRACING_DATA:
-			ret = skip_tracing_data(w, rd, &rec);
+			ret = read_tracing_data(w, rd, &rec);
 			break;
 		default:
 			ret = 0;

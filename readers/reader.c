@@ -312,8 +312,10 @@ int reader__next(struct reader *rd, struct reader_record *rec)
 	return 1;
 }
 
-int reader__skip(struct reader *rd, u64 n)
+int reader__read(struct reader *rd, void *dst, u64 n)
 {
+	u8 *out = dst;
+
 	while (n) {
 		u32 step;
 		int ret;
@@ -321,6 +323,8 @@ int reader__skip(struct reader *rd, u64 n)
 		if (!rd->stream) {
 			if (n > rd->end - rd->pos)
 				goto truncated;
+			if (out)
+				memcpy(out, rd->map + rd->pos, n);
 			rd->pos += n;
 			return 0;
 		}
@@ -330,6 +334,10 @@ int reader__skip(struct reader *rd, u64 n)
 			return -1;
 		if (ret <= 0)
 			goto truncated;
+		if (out) {
+			memcpy(out, rd->in->data + rd->in_head, step);
+			out += step;
+		}
 		rd->in_head += step;
 		rd->pos += step;
 		n -= step;
@@ -339,6 +347,11 @@ truncated:
 	error_set("%s: offset %#llx: the input ends inside the data that follows a record", rd->path,
 		  (unsigned long long)rd->pos);
 	return -1;
+}
+
+int reader__skip(struct reader *rd, u64 n)
+{
+	return reader__read(rd, NULL, n);
 }
 
 bool reader__pending_inflated(const struct reader *rd)

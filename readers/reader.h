@@ -70,5 +70,7 @@ int reader__next(struct reader *rd, struct reader_record *rec);
 bool reader__pending_inflated(const struct reader *rd);
 /* Skip n bytes of the input that follow the last record (pipe-mode tracing data). */
 int reader__skip(struct reader *rd, u64 n);
+/* The same, copying them to dst (NULL: skip). */
+int reader__read(struct reader *rd, void *dst, u64 n);
 
 #endif

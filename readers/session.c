@@ -19,6 +19,7 @@
 #include "lib/xalloc.h"
 #include "readers/order.h"
 #include "readers/swap.h"
+#include "readers/tracing_data.h"
 
 static const char *const event_names[PERF_RECORD_HEADER_MAX] = {
 	[0] = "TOTAL",
@@ -85,6 +86,17 @@ const u8 *perf_session__feat(const struct perf_session *s, int feat, size_t *siz
 	if (s->is_pipe)
 		return s->feat_copy[feat];
 	return s->base + s->feat[feat].offset;
+}
+
+const u8 *perf_session__tracing_data(const struct perf_session *s, size_t *size, u64 *offset)
+{
+	if (s->is_pipe && s->tracing_data) {
+		*size = s->tracing_data_size;
+		*offset = s->tracing_data_offset;
+		return s->tracing_data;
+	}
+	*offset = s->feat[HEADER_TRACING_DATA].offset;
+	return perf_session__feat(s, HEADER_TRACING_DATA, size);
 }
 
 /* Is [offset, offset + size) inside the file? */
@@ -326,6 +338,32 @@ static const char *read_string(const u8 **pos, const u8 *end)
 	return str;
 }
 
+void perf_session__name_tracepoints(struct perf_session *s)
+{
+	struct tracing_data td;
+	size_t size = 0;
+	u64 offset = 0;
+	const u8 *data;
+	bool unnamed = false;
+
+	for (size_t i = 0; i < s->nr_evsels; i++)
+		unnamed |= s->evsels[i].attr.type == PERF_TYPE_TRACEPOINT && !s->evsels[i].name;
+	data = unnamed ? perf_session__tracing_data(s, &size, &offset) : NULL;
+	if (!data)
+		return;
+	if (!tracing_data__parse(&td, data, size, offset, s->path)) {
+		for (size_t i = 0; i < s->nr_evsels; i++) {
+			struct evsel *ev = &s->evsels[i];
+			char name[128];	/* perf's */
+
+			if (ev->attr.type == PERF_TYPE_TRACEPOINT && !ev->name &&
+			    tracing_data__event_name(&td, ev->attr.config, name, sizeof(name)))
+				ev->name = xstrdup(name);
+		}
+	}
+	tracing_data__exit(&td);
+}
+
 /* EVENT_DESC: u32 nr, u32 attr_size, then nr * { attr, u32 nr_ids, string name, u64 ids[] } */
 void perf_session__read_event_names(struct perf_session *s)
 {
@@ -511,6 +549,7 @@ int perf_session__open(struct perf_session *s, const char *path)
 		goto fail;
 	}
 	perf_session__read_event_names(s);
+	perf_session__name_tracepoints(s);
 	return 0;
 fail:
 	perf_session__close(s);
@@ -533,6 +572,9 @@ void perf_session__close(struct perf_session *s)
 		free(s->feat_copy[i]);
 		s->feat_copy[i] = NULL;
 	}
+	free(s->tracing_data);
+	s->tracing_data = NULL;
+	s->tracing_data_size = 0;
 	free(s->data_path);
 	s->data_path = NULL;
 	for (size_t i = 0; i < s->nr_evsels; i++) {

@@ -49,6 +49,10 @@ struct perf_session {
 	size_t nr_dir_files;
 	int pipe_fd;	/* pipe mode: the stream, positioned after its 16-byte header */
 	u8 *feat_copy[HEADER_FEAT_BITS];	/* pipe mode: features from HEADER_FEATURE records */
+	/* pipe mode: the bytes after the last HEADER_TRACING_DATA record, and their offset */
+	u8 *tracing_data;
+	size_t tracing_data_size;
+	u64 tracing_data_offset;
 	struct workqueue *wq;	/* workers for reading ahead, or NULL (set by the caller) */
 	bool swap;	/* opposite-endian file, converted in place on read */
 	struct perf_file_header header;
@@ -99,6 +103,12 @@ void perf_session__close(struct perf_session *session);
 bool perf_session__has_feat(const struct perf_session *session, int feat);
 /* A feature section's bytes (from the file, or from a pipe's HEADER_FEATURE), or NULL. */
 const u8 *perf_session__feat(const struct perf_session *session, int feat, size_t *size);
+/*
+ * The tracing data (the TRACING_DATA feature section, or in pipe mode what followed the
+ * HEADER_TRACING_DATA record read so far) and its offset in the input, or NULL.
+ */
+const u8 *perf_session__tracing_data(const struct perf_session *session, size_t *size,
+				     u64 *offset);
 struct evsel *perf_session__evsel_by_id(const struct perf_session *session, u64 id);
 void perf_session__register_id(struct perf_session *session, u64 id, struct evsel *evsel);
 
@@ -113,6 +123,11 @@ int perf_session__add_attr(struct perf_session *session, const struct perf_event
 u64 perf_session__kernel_text(struct perf_session *session);
 /* Event names from the EVENT_DESC feature. */
 void perf_session__read_event_names(struct perf_session *session);
+/*
+ * Tracepoint events still unnamed get "system:name" from the tracing data, as perf names them
+ * (nothing happens when the data is missing or broken: whoever formats trace fields says so).
+ */
+void perf_session__name_tracepoints(struct perf_session *session);
 int perf_session__add_feature(struct perf_session *session, const struct perf_event_header *event,
 			      u64 offset);
 

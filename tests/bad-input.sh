@@ -208,6 +208,64 @@ for ((cut = cc_data_off; cut < $(stat -c %s "$CC"); cut += 997)); do
 	head -c "$cut" "$CC" >"$WORK/cc.data"
 	expect_error "callchain recording truncated at $cut" "$WORK/cc.data"
 done
+
+# 12. Tracing data (the TRACING_DATA feature, libtraceevent's input): cut short anywhere, or
+#     with garbage over its structure, analyze script fails with one error line naming the
+#     file and offset; garbage inside a format's text may still parse (as in perf), but
+#     never crashes or hangs.
+TP=tests/fixtures/tracepoint/perf.data
+feat_tab=$(($(u64_at "$TP" 40) + $(u64_at "$TP" 48)))	# bit 1 (TRACING_DATA) is the first
+td_off=$(u64_at "$TP" "$feat_tab") td_size=$(u64_at "$TP" $((feat_tab + 8)))
+for ((cut = 0; cut < td_size; cut += (cut < 64 ? 1 : 211))); do
+	cp "$TP" "$WORK/td.data"; put_le "$WORK/td.data" $((feat_tab + 8)) 8 "$cut"
+	expect_error "tracing data cut to $cut bytes" "$WORK/td.data"
+done
+cp "$TP" "$WORK/td.data"; printf 'NOTTRACE' | dd of="$WORK/td.data" bs=1 seek="$td_off" conv=notrunc status=none
+expect_error "tracing data without its magic" "$WORK/td.data"
+cp "$TP" "$WORK/td.data"; put_le "$WORK/td.data" $((td_off + 16)) 4 0
+expect_error "tracing data with page size 0" "$WORK/td.data"
+# magic (10 bytes), "0.6\0", endianness, long size, page size (u32); then "header_page\0",
+# its size (u64) and bytes, "header_event\0", its size and bytes; then the ftrace format count
+hp_size=$(u64_at "$TP" $((td_off + 32)))
+he_size=$(u64_at "$TP" $((td_off + 40 + hp_size + 13)))
+count_off=$((td_off + 40 + hp_size + 21 + he_size))
+cp "$TP" "$WORK/td.data"; put_le "$WORK/td.data" "$count_off" 4 0x7fffffff
+expect_error "tracing data with a huge format count" "$WORK/td.data"
+cp "$TP" "$WORK/td.data"; put_le "$WORK/td.data" $((count_off + 4)) 8 0x7fffffffffff
+expect_error "tracing data with a format larger than the section" "$WORK/td.data"
+for ((at = 0; at < td_size; at += 97)); do
+	cp "$TP" "$WORK/td.data"
+	printf '\xff\xff\xff\xff\xff\xff\xff\xff' | dd of="$WORK/td.data" bs=1 seek=$((td_off + at)) \
+		conv=notrunc status=none
+	run_cmd "$WORK/td.data" >"$WORK/out" 2>"$WORK/err" </dev/null
+	status=$?
+	if [ $status = 0 ] || { [ $status = 1 ] && [ "$(wc -l <"$WORK/err")" = 1 ] &&
+		grep -q -E "td.data: offset 0x[0-9a-f]+" "$WORK/err"; }; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL script: garbage at tracing data byte $at: status $status"
+		head -3 "$WORK/err" | sed 's/^/    /'
+		fail=$((fail + 1))
+	fi
+done
+# the same in pipe mode: the bytes after the HEADER_TRACING_DATA (66) record
+PT=tests/fixtures/pipe_trace/perf.data
+off=16 tdrec=""
+while [ "$off" -lt "$(stat -c %s "$PT")" ]; do
+	if [ "$(u16_at "$PT" "$off")" = 66 ]; then tdrec=$off; break; fi
+	off=$((off + $(u16_at "$PT" $((off + 6)))))
+done
+if [ -z "$tdrec" ]; then
+	echo "FAIL: no TRACING_DATA record in $PT"; fail=$((fail + 1))
+else
+	cp "$PT" "$WORK/ptd.data"; printf 'NOTTRACE' | dd of="$WORK/ptd.data" bs=1 \
+		seek=$((tdrec + 16)) conv=notrunc status=none
+	expect_error "pipe: tracing data without its magic" "$WORK/ptd.data"
+	cp "$PT" "$WORK/ptd.data"; put_le "$WORK/ptd.data" $((tdrec + 8)) 4 0x7ffffff0
+	expect_error "pipe: tracing data larger than the file" "$WORK/ptd.data"
+	head -c $((tdrec + 600)) "$PT" >"$WORK/ptd.data"
+	expect_error "pipe: file cut inside the tracing data" "$WORK/ptd.data"
+fi
 CMD=report
 
 echo "bad-input: $pass passed, $fail failed"

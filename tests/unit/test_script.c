@@ -67,7 +67,7 @@ Test(script_fields, plain_list_replaces_every_type)
 	}
 }
 
-Test(script_fields, plus_and_minus_edit_the_defaults)
+Test(script_fields, plus_and_minus_edit_the_defaults, .init = cr_redirect_stderr)
 {
 	struct script_fields f;
 	char bad[32];
@@ -102,7 +102,7 @@ Test(script_fields, a_type_prefix_limits_to_that_type)
 Test(script_fields, errors)
 {
 	struct script_fields f;
-	char bad[32];
+	char bad[96];
 
 	script_fields__init(&f);
 	cr_assert_eq(script_fields__parse(&f, "comm,bogus", bad, sizeof(bad)), SF_ERR_INVALID);
@@ -115,6 +115,33 @@ Test(script_fields, errors)
 	cr_assert_eq(script_fields__parse(&f, "comm,addr", bad, sizeof(bad)), SF_ERR_UNSUPPORTED);
 	cr_assert_str_eq(bad, "addr");
 	cr_assert_str_eq(script_fields__strerror(SF_ERR_INVALID), "Invalid field requested.");
+	/* trace only for tracepoints: with another type, perf's error */
+	cr_assert_eq(script_fields__parse(&f, "sw:comm,trace", bad, sizeof(bad)), SF_ERR_NOT_VALID);
+	cr_assert_str_eq(bad, "'trace' not valid for software events.");
+	cr_assert_eq(script_fields__parse(&f, "raw:trace", bad, sizeof(bad)), SF_ERR_NOT_VALID);
+	cr_assert_str_eq(bad, "'trace' not valid for unknown events.");
+	cr_assert_eq(script_fields__parse(&f, "trace:comm,trace", bad, sizeof(bad)), SF_OK);
+	cr_assert_eq(f.fields[PERF_TYPE_TRACEPOINT], SF_COMM | SF_TRACE);
+}
+
+/* Without a type, trace is left off the other types with perf's warning for each. */
+Test(script_fields, trace_without_a_type_warns_for_the_others, .init = cr_redirect_stderr)
+{
+	struct script_fields f;
+	char bad[96];
+
+	script_fields__init(&f);
+	cr_assert_eq(script_fields__parse(&f, "comm,trace", bad, sizeof(bad)), SF_OK);
+	cr_assert_eq(f.fields[PERF_TYPE_TRACEPOINT], SF_COMM | SF_TRACE);
+	cr_assert_eq(f.fields[PERF_TYPE_SOFTWARE], SF_COMM);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("'trace' not valid for hardware events. Ignoring.\n"
+				"'trace' not valid for software events. Ignoring.\n"
+				"'trace' not valid for hardware-cache events. Ignoring.\n"
+				"'trace' not valid for unknown events. Ignoring.\n"
+				"'trace' not valid for unknown events. Ignoring.\n"
+				"'trace' not valid for unknown events. Ignoring.\n"
+				"'trace' not valid for unknown events. Ignoring.\n");
 }
 
 static int apply_fields(const char *arg, void *data)
