@@ -46,14 +46,14 @@ static const struct {
 } field_names[] = {
 	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "time", SF_TIME },
 	{ "cpu", SF_CPU }, { "event", SF_EVNAME }, { "trace", SF_TRACE }, { "ip", SF_IP },
-	{ "sym", SF_SYM }, { "dso", SF_DSO }, { "addr", 0 }, { "symoff", SF_SYMOFFSET },
+	{ "sym", SF_SYM }, { "dso", SF_DSO }, { "addr", SF_ADDR }, { "symoff", SF_SYMOFFSET },
 	{ "srcline", 0 }, { "period", SF_PERIOD }, { "iregs", 0 }, { "uregs", 0 },
 	{ "brstack", 0 }, { "brstacksym", 0 }, { "data_src", 0 }, { "weight", 0 },
-	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", 0 }, { "insn", 0 }, { "insnlen", 0 },
+	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", SF_CALLINDENT }, { "insn", 0 }, { "insnlen", 0 },
 	{ "synth", 0 }, { "phys_addr", 0 }, { "metric", 0 }, { "misc", 0 }, { "srccode", 0 },
 	{ "ipc", 0 }, { "tod", 0 }, { "data_page_size", 0 }, { "code_page_size", 0 },
 	{ "ins_lat", 0 }, { "brstackinsnlen", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
-	{ "cgroup", 0 }, { "retire_lat", 0 }, { "brstackoff", 0 }, { "flags", 0 },
+	{ "cgroup", 0 }, { "retire_lat", 0 }, { "brstackoff", 0 }, { "flags", SF_FLAGS },
 };
 
 /* builtin-script.c's defaults: the same for every kind of sampled event but tracepoints */
@@ -360,21 +360,25 @@ static int script_check_fields(struct script *s)
 		if (!s->f.fields[t])
 			continue;
 		st = evsel->attr.sample_type;
-		if (stype_check(s, t, evsel, PERF_SAMPLE_IP, "IP", SF_IP))
+		/* perf 6.1's evsel__check_attr, in its order and words */
+		if (stype_check(s, t, evsel, PERF_SAMPLE_IP, "IP", SF_IP) ||
+		    stype_check(s, t, evsel, PERF_SAMPLE_ADDR, "ADDR", SF_ADDR))
 			return -1;
-		if ((s->f.fields[t] & SF_SYMOFFSET) && !(s->f.fields[t] & SF_SYM)) {
-			fprintf(stderr, "Display of offsets requested but symbol is not selected.\n");
+		if ((s->f.fields[t] & SF_SYM) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
+			fprintf(stderr, "Display of symbols requested but neither sample IP nor sample address\navailable. Hence, no addresses to convert to symbols.\n");
 			return -1;
 		}
-		if ((s->f.fields[t] & (SF_SYM | SF_DSO)) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
-			fprintf(stderr, "Display of %s requested but no address to convert.\n",
-				s->f.fields[t] & SF_SYM ? "symbols" : "DSO");
+		if ((s->f.fields[t] & SF_SYMOFFSET) && !(s->f.fields[t] & SF_SYM)) {
+			fprintf(stderr, "Display of offsets requested but symbol is notselected.\n");
+			return -1;
+		}
+		if ((s->f.fields[t] & SF_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
+			fprintf(stderr, "Display of DSO requested but no address to convert.\n");
 			return -1;
 		}
 		if (stype_check(s, t, evsel, PERF_SAMPLE_TID, "TID", SF_TID | SF_PID) ||
 		    stype_check(s, t, evsel, PERF_SAMPLE_TIME, "TIME", SF_TIME) ||
-		    stype_check(s, t, evsel, PERF_SAMPLE_CPU, "CPU", SF_CPU) ||
-		    stype_check(s, t, evsel, PERF_SAMPLE_PERIOD, "PERIOD", SF_PERIOD))
+		    stype_check(s, t, evsel, PERF_SAMPLE_CPU, "CPU", SF_CPU))
 			return -1;
 	}
 	/* perf: tracepoints show their frames when they have some and -F left them alone */
@@ -420,6 +424,9 @@ struct line_item {
 	u32 pid, tid, cpu;
 	u32 nr_frames;		/* of frames[], when callchain */
 	bool callchain;		/* the ip field is the sample's callchain */
+	u64 sample_addr;	/* the sample's addr field, */
+	struct dso *addr_dso;	/* its dso and address in it (page faults: addr_location) */
+	u64 addr_in_dso;
 	const void *raw_data;	/* a tracepoint's fields: only while the record is at hand */
 	u32 raw_size;		/* (lines with them are made on the reading thread) */
 	struct line_frame frames[];
@@ -566,6 +573,14 @@ static void print_start(struct script *s, struct evsel *evsel, const char *comm,
 		print_time(s, time);
 }
 
+/* perf's sample_addr_correlates_sym (for other than BTS): addr is a page fault's address */
+static bool addr_correlates_sym(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_SOFTWARE && (attr->config == PERF_COUNT_SW_PAGE_FAULTS ||
+						    attr->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+						    attr->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
+
 /* perf script's process_event for the fields above: a sample's line (and frames). */
 static void print_line(struct script *s, const struct line_item *item)
 {
@@ -587,10 +602,17 @@ static void print_line(struct script *s, const struct line_item *item)
 		fmt_put_padded(ob, name, strlen(name), s->name_width, false);
 		fmt_put_str(ob, ": ");
 	}
+	if (fields & SF_FLAGS)	/* perf_sample__fprintf_flags: no flags outside AUX traces */
+		fmt_put_padded(ob, "", 0, 2 + 21 + 1, false);
 	if ((fields & SF_TRACE) && item->raw_data && evsel->attr.type == PERF_TYPE_TRACEPOINT &&
 	    s->tf)	/* NULL only for a pipe's attr that came after its first sample */
 		trace_fields__fprintf(s->tf, outbuf_stream(ob), evsel->attr.config, item->cpu,
 				      item->raw_data, item->raw_size);
+	if (fields & SF_ADDR) {	/* perf_sample__fprintf_addr */
+		fmt_put_hex(ob, item->sample_addr, 16);
+		if (addr_correlates_sym(&evsel->attr))
+			print_sym_dso(s, item->addr_dso, item->addr_in_dso, fields);
+	}
 	if ((fields & SF_IP) && item->callchain) {
 		outbuf_putc(ob, '\n');
 		for (u32 i = 0; i < item->nr_frames; i++) {	/* sample__fprintf_callchain */
@@ -687,6 +709,18 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->addr = sample->ip;
 	item->raw_data = sample->raw_data;
 	item->raw_size = sample->raw_size;
+	item->sample_addr = sample->addr;
+	item->addr_dso = NULL;
+	item->addr_in_dso = sample->addr;
+	if ((s->f.fields[script_output_type(evsel->attr.type)] & SF_ADDR) &&
+	    addr_correlates_sym(&evsel->attr)) {	/* perf's thread__resolve */
+		struct addr_location al;
+
+		machine__resolve_map(&s->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+				     sample->addr, &al);
+		item->addr_dso = al.map ? al.map->dso : NULL;
+		item->addr_in_dso = al.addr;
+	}
 	if (callchain) {
 		resolve_frames(s, t, sample->callchain, item->frames, nr_frames);
 	} else if (s->f.fields[script_output_type(evsel->attr.type)] & SF_IP) {

@@ -29,6 +29,9 @@ enum script_field {
 	SF_PERIOD = 1 << 10,
 	SF_TRACE = 1 << 11,	/* tracepoints' default: their fields, formatted (trace_fields.h) */
 	SF_BPF_OUTPUT = 1 << 12,	/* software events' default: a bpf-output event's raw data */
+	SF_ADDR = 1 << 13,	/* the sample's addr (and, for page faults, its symbol and dso) */
+	SF_FLAGS = 1 << 14,	/* branch flags: an empty column outside AUX traces */
+	SF_CALLINDENT = 1 << 15,	/* BTS/PT call indentation: nothing outside them */
 };
 
 /* perf's output types: the attr types 0..5 (hw sw trace hw_cache raw break), then others. */
