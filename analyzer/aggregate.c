@@ -31,6 +31,9 @@ struct sample_batch {
 /* With agg->lock held and busy claimed by the caller: finish what is pending, give busy up. */
 static void run_claimed(struct aggregate *agg)
 {
+	agg_item_fn fn = agg->fn;	/* not read per item: the reading thread writes near it */
+	void *data = agg->data;
+
 	while (agg->pending) {
 		struct sample_batch *b = agg->pending;
 
@@ -42,7 +45,7 @@ static void run_claimed(struct aggregate *agg)
 
 		pthread_mutex_unlock(&agg->lock);
 		for_each_item(b, item, off)
-			agg->fn(agg->data, item);
+			fn(data, item);
 		pthread_mutex_lock(&agg->lock);
 		b->next = agg->done;
 		agg->done = b;

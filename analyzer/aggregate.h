@@ -47,7 +47,12 @@ struct aggregate {
 	struct workqueue *wq;	/* NULL: each batch is finished as soon as it is full */
 	agg_item_fn fn, put;
 	void *data;
-	size_t slot_size;	/* of the slot handed out last, its header included */
+	/*
+	 * The reading thread's own fields, on their own cache lines: the aggregator on another
+	 * core reads the ones above, and a line written for every item and read on the other
+	 * core moves between the cores every time.
+	 */
+	_Alignas(64) size_t slot_size;	/* of the slot handed out last, its header included */
 	struct sample_batch *cur;	/* being filled by the reading thread */
 	struct sample_batch *free;	/* reading thread only */
 	bool hold;			/* keep full batches in held until release */
@@ -55,7 +60,7 @@ struct aggregate {
 	size_t nr_held;
 	struct work work;
 	/* the lock guards the lists and flags below */
-	pthread_mutex_t lock;
+	_Alignas(64) pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct sample_batch *pending, **pending_tail;	/* full, in delivery order */
 	struct sample_batch *done;	/* finished: references to put */
