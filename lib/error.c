@@ -3,16 +3,19 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static __thread char last_error[512];
 
 void error_set(const char *fmt, ...)
 {
+	char buf[sizeof(last_error)];	/* the arguments may include error_get()'s text */
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	memcpy(last_error, buf, sizeof(buf));
 }
 
 const char *error_get(void)

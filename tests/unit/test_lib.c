@@ -1,4 +1,4 @@
-/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab, outbuf, fmt. */
+/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab, outbuf, fmt, error. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/error.h"
 #include "lib/fmt.h"
 #include "lib/hashmap.h"
 #include "lib/outbuf.h"
@@ -355,4 +356,12 @@ Test(fmt, numbers_as_printf_prints_them)
 	cr_assert_str_eq(got, want);
 	free(got);
 	ob_close(&ob);
+}
+
+/* error_set may wrap the last error's own text (found by fuzzing: it came out doubled). */
+Test(error, set_wraps_its_own_text)
+{
+	error_set("malformed %s record", "MMAP2");
+	error_set("%s: offset %#x: %s", "f.data", 0x2884, error_get());
+	cr_assert_str_eq(error_get(), "f.data: offset 0x2884: malformed MMAP2 record");
 }
