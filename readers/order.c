@@ -93,10 +93,11 @@ static int flush_upto(struct ordered_queue *q, u64 limit)
 	sort_pending(q);
 	while (q->head < q->nr && q->entries[q->head].timestamp <= limit) {
 		ret = q->deliver(q->data, &q->entries[q->head]);
-		if (ret)
-			break;
+		/* delivered, even when it failed: the entry is gone (deliver let go of it) */
 		q->last_flush = q->entries[q->head].timestamp;
 		q->head++;
+		if (ret)
+			break;
 	}
 	/* compact when the delivered prefix dominates */
 	if (q->head == q->nr) {
