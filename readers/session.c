@@ -229,6 +229,7 @@ static int read_attrs(struct perf_session *s)
 		struct evsel *ev = &s->evsels[i];
 		struct perf_file_section ids;
 		u8 *raw = s->base + off;
+		u64 *w;
 		u32 sz;
 
 		if (h->attrs.offset + h->attrs.size - off < PERF_ATTR_SIZE_VER0) {
@@ -259,14 +260,18 @@ static int read_attrs(struct perf_session *s)
 		if (!in_file(s, ids.offset, ids.size) || ids.size % sizeof(u64))
 			return fail_section(s, off + sz, "attr ids", &ids);
 		off += sz + sizeof(ids);
-		ev->ids = (const u64 *)(s->base + ids.offset);
+		if (ids.offset % sizeof(u64)) {	/* perf never writes them so: copy them */
+			ev->ids_owned = xmalloc(ids.size + 1);
+			memcpy(ev->ids_owned, s->base + ids.offset, ids.size);
+			w = ev->ids_owned;
+		} else {
+			w = (u64 *)(s->base + ids.offset);
+		}
+		ev->ids = w;
 		ev->nr_ids = ids.size / sizeof(u64);
-		if (s->swap) {
-			u64 *w = (u64 *)(s->base + ids.offset);
-
+		if (s->swap)
 			for (size_t k = 0; k < ev->nr_ids; k++)
 				w[k] = __builtin_bswap64(w[k]);
-		}
 		ev->idx = (int)i;
 		for (size_t k = 0; k < ev->nr_ids; k++)
 			perf_session__register_id(s, ev->ids[k], ev);
@@ -368,11 +373,12 @@ void perf_session__name_tracepoints(struct perf_session *s)
 void perf_session__read_event_names(struct perf_session *s)
 {
 	size_t size = 0;
-	const u8 *p = perf_session__feat(s, HEADER_EVENT_DESC, &size), *end = p + size;
+	const u8 *p = perf_session__feat(s, HEADER_EVENT_DESC, &size), *end;
 	u32 nr, attr_size;
 
 	if (!p || size < 8)
 		return;
+	end = p + size;
 	memcpy(&nr, p, 4);
 	memcpy(&attr_size, p + 4, 4);
 	p += 8;
