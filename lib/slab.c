@@ -21,19 +21,21 @@ struct slab_chunk {
 	_Alignas(16) unsigned char mem[SLAB_CHUNK_BYTES - 16];
 };
 
+#ifndef SLAB_MALLOC
 static size_t slab_stride(const struct slab *slab)
 {
 	return (slab->size + 7) & ~(size_t)7;
 }
+#endif
 
 void *slab_zalloc(struct slab *slab)
 {
-	void *obj;
-
 #ifdef SLAB_MALLOC
 	slab->live++;
 	return xzalloc(slab->size);
 #else
+	void *obj;
+
 	if (slab->free) {
 		obj = slab->free;
 		memcpy(&slab->free, obj, sizeof(void *));
