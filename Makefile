@@ -1,5 +1,5 @@
 # analyze: one non-recursive Makefile. Objects go under build/, dependencies via -MMD.
-# Targets: all run test asan refcheck bench install clean deps format.
+# Targets: all run test asan refcheck fuzz bench install clean deps format.
 
 PKGS     := libelf libdw libzstd libxxhash capstone libtraceevent
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
@@ -37,7 +37,8 @@ TOOLS_BIN := $(TOOLS_SRC:%.c=$(O)/%)
 BIN      := $(if $(filter build,$(O)),analyze,$(O)/analyze)
 TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap)
 
-.PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools
+.PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
+        fuzz fuzz-build check-fuzz
 all: $(BIN) tools
 
 $(BIN): $(MAIN_OBJ) $(O)/libanalyze.a
@@ -91,7 +92,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory refcheck
 
 checks: all $(UNIT_BIN)
-	$(Q)$(MAKE) --no-print-directory unit golden check-bad
+	$(Q)$(MAKE) --no-print-directory unit golden check-bad check-fuzz
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -102,6 +103,10 @@ golden: $(BIN) tools
 check-bad: $(BIN) tools
 	$(TEST_ENV) tests/bad-input.sh
 
+# what the fuzzers found, replayed through the commands
+check-fuzz: $(BIN)
+	$(TEST_ENV) tests/fuzz/replay.sh
+
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
 	$(Q)LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-suppressions.txt:print_suppressions=0 \
@@ -110,6 +115,24 @@ asan:
 
 refcheck:
 	$(Q)$(MAKE) --no-print-directory O=build/refcheck CFLAGS="-O1 -g -DREFCHECK" checks
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c) with ASan and UBSan, built by clang into
+# build/fuzz/; `make fuzz` runs each for FUZZ_SECONDS (tests/fuzz/run.sh, see tests/FUZZING.md).
+FUZZ_PKGS := clang
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory deps PKGS_NEEDED="$(DEB_PKGS) $(FUZZ_PKGS)"
+	$(Q)$(MAKE) --no-print-directory O=build/fuzz CC=clang \
+	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" build/fuzz/libanalyze.a
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libanalyze.a
+	@echo "  CC      $@"
+	$(Q)clang -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $< \
+	  build/fuzz/libanalyze.a $(LDLIBS)
+fuzz: fuzz-build
+	tests/fuzz/run.sh
 
 bench:
 	$(Q)$(MAKE) --no-print-directory deps PKGS_NEEDED="$(DEB_PKGS) $(BENCH_PKGS)"

@@ -1,0 +1,21 @@
+/* Fuzz target: the file header, the attrs and the feature sections (report --header -I). */
+#include "analyzer/header.h"
+#include "readers/session.h"
+#include "tests/fuzz/fuzz.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_quiet_stdout();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct perf_session session;
+
+	if (perf_session__open(&session, fuzz_input_file(NULL, 0, data, size)))
+		return 0;
+	header__fprintf(&session, stdout, true);
+	perf_session__close(&session);
+	return 0;
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target built by `make fuzz-build` for FUZZ_SECONDS each (default 60),
+# from seed corpora made of the fixtures, with tests/fuzz/perf.dict; FUZZ_RUNS caps the
+# executions instead (e.g. FUZZ_RUNS=10000000). Corpora grow under build/fuzz/corpus/<target>
+# and are kept between runs. Prints, per target: executions, coverage (edges) and features,
+# corpus size, and whether it found anything; crash inputs land in build/fuzz/crashes/.
+# FUZZ_JOBS runs that many targets at once (default 1). FUZZ_TARGETS picks some.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+RUNS=${FUZZ_RUNS:--1}
+JOBS=${FUZZ_JOBS:-1}
+OUT=build/fuzz
+FIX=tests/fixtures
+MAX_LEN=131072
+mkdir -p "$OUT/corpus" "$OUT/crashes" "$OUT/logs"
+
+# seed FILES...: the fixtures' recordings no bigger than MAX_LEN
+seeds() {	# TARGET FILE...
+	local dir=$OUT/corpus/$1 f
+	shift
+	mkdir -p "$dir"
+	for f in "$@"; do
+		if [ ! -f "$f" ] || [ "$(stat -c %s "$f")" -gt $MAX_LEN ]; then continue; fi
+		cp "$f" "$dir/seed-$(echo "$f" | tr / _)"
+	done
+}
+pipe_seeds() {	# pipe fixtures without their 16-byte header (fuzz_pipe adds it)
+	local dir=$OUT/corpus/fuzz_pipe f
+	mkdir -p "$dir"
+	for f in $FIX/pipe*/perf.data; do
+		tail -c +17 "$f" >"$dir/seed-$(echo "$f" | tr / _)"
+	done
+}
+FILES=$(find $FIX -path '*/perf.data' -type f -o -path '*/perf.data/data*' -type f | sort)
+seeds fuzz_header $FILES
+seeds fuzz_report $FILES
+seeds fuzz_script $FILES
+seeds fuzz_compressed $FIX/zfile*/perf.data $FIX/dir_z/perf.data/data*
+pipe_seeds
+# ELF seeds: the workloads' binaries and the small libraries of the build-id cache
+ELFS=$(find $FIX/buildid-cache -type f -name elf -size -$((MAX_LEN / 1024))k | head -20)
+seeds fuzz_elf $ELFS
+
+TARGETS=${FUZZ_TARGETS:-fuzz_header fuzz_report fuzz_compressed fuzz_pipe fuzz_script fuzz_elf}
+run_one() {
+	local t=$1 bin=$OUT/$1 log=$OUT/logs/$1.log
+	[ "$t" = fuzz_compressed ] && bin=$OUT/fuzz_report
+	mkdir -p "$OUT/crashes/$t"
+	"$bin" "$OUT/corpus/$t" -dict=tests/fuzz/perf.dict -max_len=$MAX_LEN -timeout=20 \
+		-rss_limit_mb=2048 -max_total_time="$SECONDS_EACH" -runs="$RUNS" -close_fd_mask=3 \
+		-print_final_stats=1 -artifact_prefix="$OUT/crashes/$t/" >"$log" 2>&1 || true
+	local execs cov ft corp found
+	execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+	ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+	corp=$(ls "$OUT/corpus/$t" | wc -l)
+	found=$(ls "$OUT/crashes/$t" | wc -l)
+	printf '%-16s %12s execs  cov %6s  ft %6s  corpus %5s  findings %s\n' \
+		"$t" "$execs" "$cov" "$ft" "$corp" "$found"
+}
+export -f run_one
+export OUT MAX_LEN SECONDS_EACH RUNS
+printf '%s\n' $TARGETS | xargs -P "$JOBS" -I{} bash -c 'run_one {}'
