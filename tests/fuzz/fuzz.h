@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/compiler.h"
+
 /* The input as a file; returns its path (/proc/self/fd/N). */
 static inline const char *fuzz_input_file(const uint8_t *prefix, size_t prefix_size,
 					  const uint8_t *data, size_t size)
@@ -34,6 +36,12 @@ static inline const char *fuzz_input_file(const uint8_t *prefix, size_t prefix_s
 	}
 	return path;
 }
+
+/*
+ * No symbol files from the host (a recording without build-ids names binaries by their
+ * paths: reading the host's libc for every input would make the fuzzers crawl).
+ */
+#define FUZZ_SYMBOLS "--symfs", "/nonexistent", "--kallsyms", "/dev/null"
 
 /* Output is not what is tested: send the commands' stdout to /dev/null. */
 static inline void fuzz_quiet_stdout(void)

@@ -19,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint8_t header[16] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16 };
 	const struct report_config cfg = { .buildid_dir = "/nonexistent" };
 	const char *argv[] = { "-i", fuzz_input_file(header, sizeof(header), data, size),
-			       "--kallsyms", "/dev/null", "--stdio", "-j1", NULL };
+			       FUZZ_SYMBOLS, "--stdio", "-j1" };
 
-	cmd_report(6, argv, &cfg);
+	cmd_report(ARRAY_SIZE(argv), argv, &cfg);
 	return 0;
 }

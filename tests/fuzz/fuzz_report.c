@@ -15,9 +15,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct report_config cfg = { .buildid_dir = "/nonexistent" };
-	const char *argv[] = { "-i", fuzz_input_file(NULL, 0, data, size), "--kallsyms",
-			       "/dev/null", "--stdio", "-j1", NULL };
+	const char *argv[] = { "-i", fuzz_input_file(NULL, 0, data, size), FUZZ_SYMBOLS,
+			       "--stdio", "-j1" };
 
-	cmd_report(6, argv, &cfg);
+	cmd_report(ARRAY_SIZE(argv), argv, &cfg);
 	return 0;
 }

@@ -14,10 +14,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct report_config cfg = { .buildid_dir = "/nonexistent" };
-	const char *argv[] = { "-i", fuzz_input_file(NULL, 0, data, size), "--kallsyms",
-			       "/dev/null", "--show-task-events", "--show-mmap-events",
-			       "--show-switch-events", "--show-lost-events", "-j1", NULL };
+	const char *argv[] = { "-i", fuzz_input_file(NULL, 0, data, size), FUZZ_SYMBOLS,
+			       "--show-task-events", "--show-mmap-events", "--show-switch-events",
+			       "--show-lost-events", "-j1" };
 
-	cmd_script(9, argv, &cfg);
+	cmd_script(ARRAY_SIZE(argv), argv, &cfg);
 	return 0;
 }
