@@ -122,6 +122,21 @@ static int stream_fill(struct reader *rd, u32 need)
 	return 1;
 }
 
+/* An aligned copy of a record that is not 8-aligned where it lies; rec holds it. */
+static struct perf_event_header *aligned_copy(struct reader *rd,
+					      const struct perf_event_header *h, u32 size,
+					      struct reader_record *rec)
+{
+	struct chunk *c = chunk__new(size);
+
+	memcpy(c->data, h, size);
+	c->size = size;
+	chunk__put(rd->aligned);
+	rd->aligned = c;
+	rec->chunk = c;
+	return (struct perf_event_header *)c->data;
+}
+
 /* The next record of the input itself (not inflated). */
 static int next_raw(struct reader *rd, struct reader_record *rec)
 {
@@ -167,17 +182,8 @@ static int next_raw(struct reader *rd, struct reader_record *rec)
 		}
 		rec->chunk = NULL;
 	}
-	if ((uintptr_t)h & 7) {
-		/* perf does not pad COMPRESSED records: give the record an aligned copy */
-		struct chunk *c = chunk__new(size);
-
-		memcpy(c->data, h, size);
-		c->size = size;
-		chunk__put(rd->aligned);
-		rd->aligned = c;
-		h = (struct perf_event_header *)c->data;
-		rec->chunk = c;
-	}
+	if ((uintptr_t)h & 7)	/* perf does not pad COMPRESSED records */
+		h = aligned_copy(rd, h, size, rec);
 	if (rd->swap)
 		header_to_native(h);
 	rec->event = h;
@@ -255,6 +261,7 @@ static int inflate(struct reader *rd, const struct reader_record *comp)
 static struct perf_event_header *peek_inflated(const struct reader *rd, u32 *size)
 {
 	struct perf_event_header *h;
+	u16 size16;
 	u32 left;
 
 	if (!rd->out)
@@ -263,7 +270,8 @@ static struct perf_event_header *peek_inflated(const struct reader *rd, u32 *siz
 	if (left < sizeof(*h))
 		return NULL;
 	h = (struct perf_event_header *)(rd->out->data + rd->out_head);
-	*size = rd->swap ? __builtin_bswap16(h->size) : h->size;
+	memcpy(&size16, (u8 *)h + offsetof(struct perf_event_header, size), sizeof(size16));
+	*size = rd->swap ? __builtin_bswap16(size16) : size16;
 	/* a record that straddles: the rest comes with the next COMPRESSED record */
 	return *size <= left ? h : NULL;
 }
@@ -275,13 +283,15 @@ static bool next_inflated(struct reader *rd, struct reader_record *rec)
 
 	if (!h)
 		return false;
-	if (rd->swap)
-		header_to_native(h);
+	rec->chunk = rd->out;
 	/* a bad size is reported by the caller; step over the header at least */
 	rd->out_head += MAX(size, (u32)sizeof(*h));
+	if ((uintptr_t)h & 7)	/* after a record whose size is not a multiple of 8 */
+		h = aligned_copy(rd, h, MAX(size, (u32)sizeof(*h)), rec);
+	if (rd->swap)
+		header_to_native(h);
 	rec->event = h;
 	rec->file_offset = rd->out_offset;
-	rec->chunk = rd->out;
 	rec->inflated = true;
 	return true;
 }
