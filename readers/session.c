@@ -583,7 +583,8 @@ void perf_session__close(struct perf_session *s)
 	s->tracing_data_size = 0;
 	free(s->data_path);
 	s->data_path = NULL;
-	for (size_t i = 0; i < s->nr_evsels; i++) {
+	/* a pipe's samples may name an evsel before its attr came: every slot may have a name */
+	for (size_t i = 0; s->evsels && i < (s->is_pipe ? MAX_PIPE_EVSELS : s->nr_evsels); i++) {
 		free(s->evsels[i].name);
 		free(s->evsels[i].ids_owned);
 	}
