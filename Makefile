@@ -38,7 +38,7 @@ BIN      := $(if $(filter build,$(O)),analyze,$(O)/analyze)
 TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap)
 
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
-        fuzz fuzz-build check-fuzz
+        fuzz fuzz-build check-fuzz check-sweep
 all: $(BIN) tools
 
 $(BIN): $(MAIN_OBJ) $(O)/libanalyze.a
@@ -92,7 +92,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory refcheck
 
 checks: all $(UNIT_BIN)
-	$(Q)$(MAKE) --no-print-directory unit golden check-bad check-fuzz
+	$(Q)$(MAKE) --no-print-directory unit golden check-bad check-sweep check-fuzz
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -102,6 +102,12 @@ golden: $(BIN) tools
 
 check-bad: $(BIN) tools
 	$(TEST_ENV) tests/bad-input.sh
+
+# every fixture file cut at every byte of its header and features (and every 97th of its
+# data) and with bytes changed, run in-process through report and script (tools/sweep.c)
+SWEEP_FILES = $(shell for f in tests/fixtures/*/perf.data; do [ -f $$f ] && echo $$f; done)
+check-sweep: tools
+	$(O)/tools/sweep --quiet $(SWEEP_FILES)
 
 # what the fuzzers found, replayed through the commands
 check-fuzz: $(BIN)

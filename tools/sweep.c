@@ -1,0 +1,214 @@
+/*
+ * sweep: truncation and mutation sweeps over perf.data files, run in-process (no exec per
+ * case, so tens of thousands of cases take seconds). For each file:
+ *   - cut at every byte offset of its header, attrs and feature sections, and at every
+ *     STRIDE-th byte of its data section (a cut file must give exit status 1 and one error
+ *     line naming the file and an offset; a pipe-mode file, read as a stream, may instead
+ *     give the output of what could be read, status 0);
+ *   - flip single bytes at FLIPS offsets spread over the file (and every byte of the first
+ *     104), each run through `report` and `script`: status 0, or 1 with one error line
+ *     naming the file and an offset.
+ * Never a crash or a hang (each case has an alarm). Sanitizer builds check memory safety.
+ *
+ *   sweep [--stride N] [--flips N] [--quiet] FILE...
+ * Prints a summary line per file (not with --quiet) and one in all; exits 1 if any case failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyzer/report.h"
+#include "analyzer/script.h"
+#include "lib/compiler.h"
+#include "readers/format.h"
+
+static const char *current_case = "";
+static int report_fd = -1;	/* the real stdout: the commands' own goes to /dev/null */
+static FILE *report;
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "sweep: a case hung (over 20 s): ";
+
+	(void)sig;
+	if (write(report_fd, msg, sizeof(msg) - 1) < 0 ||
+	    write(report_fd, current_case, strlen(current_case)) < 0 || write(report_fd, "\n", 1) < 0)
+		_exit(2);
+	_exit(2);
+}
+
+struct sweep {
+	int input;	/* memfd holding the file under test */
+	int err;	/* memfd that stands in for stderr during a case */
+	int saved_err;	/* the real stderr */
+	char path[64];
+	bool quiet;	/* no line per file */
+	unsigned long pass, fail;
+};
+
+enum cmd { CMD_REPORT, CMD_SCRIPT };
+
+/* Run one command on the input as it is now; 0 if it behaved. */
+static int run_case(struct sweep *sw, enum cmd cmd, bool must_fail, const char *what)
+{
+	static const struct report_config cfg = { .buildid_dir = "/nonexistent" };
+	const char *report_argv[] = { "-i", sw->path, "--symfs", "/nonexistent", "--kallsyms",
+				      "/dev/null", "--stdio", "-j1" };
+	const char *script_argv[] = { "-i", sw->path, "--symfs", "/nonexistent", "--kallsyms",
+				      "/dev/null", "--show-task-events", "--show-mmap-events",
+				      "--show-switch-events", "--show-lost-events", "-j1" };
+	char err[4096], want[96];
+	ssize_t n;
+	int status, lines = 0;
+
+	current_case = what;
+	fflush(stderr);
+	if (ftruncate(sw->err, 0) || lseek(sw->err, 0, SEEK_SET) || dup2(sw->err, 2) < 0)
+		abort();
+	alarm(20);
+	status = cmd == CMD_REPORT
+			 ? cmd_report(ARRAY_SIZE(report_argv), report_argv, &cfg)
+			 : cmd_script(ARRAY_SIZE(script_argv), script_argv, &cfg);
+	alarm(0);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(sw->saved_err, 2);
+	n = pread(sw->err, err, sizeof(err) - 1, 0);
+	err[n > 0 ? n : 0] = 0;
+	for (char *p = err; (p = strchr(p, '\n')); p++)
+		lines++;
+	snprintf(want, sizeof(want), "%s: offset ", sw->path);
+	if ((status == 0 && !must_fail) ||
+	    (status == 1 && lines == 1 && strstr(err, want) && !strstr(err, ": \n"))) {
+		sw->pass++;
+		return 0;
+	}
+	sw->fail++;
+	fprintf(report, "FAIL %s (%s): status %d, %d error lines: %.300s\n", what,
+	       cmd == CMD_REPORT ? "report" : "script", status, lines, err);
+	return -1;
+}
+
+static int load(struct sweep *sw, const unsigned char *bytes, size_t size)
+{
+	if (ftruncate(sw->input, 0) || pwrite(sw->input, bytes, size, 0) != (ssize_t)size)
+		return -1;
+	return 0;
+}
+
+static void sweep_file(struct sweep *sw, const char *file, size_t stride, size_t flips)
+{
+	unsigned long pass0 = sw->pass, fail0 = sw->fail;
+	struct perf_file_header h = { 0 };
+	unsigned char *bytes;
+	char what[512];
+	bool pipe;
+	size_t size, data_start, data_end;
+	struct stat st;
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(report, "FAIL %s: cannot read it as a file\n", file);
+		sw->fail++;
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	size = (size_t)st.st_size;
+	bytes = malloc(size + 1);
+	if (!bytes || pread(fd, bytes, size, 0) != (ssize_t)size)
+		abort();
+	close(fd);
+	memcpy(&h, bytes, MIN(size, sizeof(h)));
+	pipe = h.size == 16;
+	data_start = pipe ? 16 : MIN(h.data.offset, size);
+	data_end = pipe ? size : MIN(h.data.offset + h.data.size, size);
+
+	/* cuts, from the end down: shrinking the file needs no rewriting */
+	if (load(sw, bytes, size))
+		abort();
+	for (size_t cut = size; cut-- > 0;) {
+		bool dense = cut < data_start + 64 || cut >= data_end;
+
+		if (!dense && (cut - data_start) % stride)
+			continue;
+		if (ftruncate(sw->input, (off_t)cut))
+			abort();
+		snprintf(what, sizeof(what), "%s cut at %zu", file, cut);
+		run_case(sw, CMD_REPORT, !pipe, what);
+	}
+	/* flips: every byte of the file header, then evenly spread */
+	if (load(sw, bytes, size))
+		abort();
+	for (size_t i = 0; i < 104 + flips && i < size + 104; i++) {
+		size_t at = i < 104 ? i : (i - 104) * size / flips + (i * 7919) % MAX(size / flips, 1);
+		unsigned char b;
+
+		if (at >= size || (i >= 104 && at < 104))
+			continue;
+		b = bytes[at] ^ (unsigned char)(0x5a + i);
+		if (b == bytes[at])
+			b ^= 0xff;
+		if (pwrite(sw->input, &b, 1, (off_t)at) != 1)
+			abort();
+		snprintf(what, sizeof(what), "%s with byte %zu changed to %#x", file, at, b);
+		run_case(sw, CMD_REPORT, false, what);
+		run_case(sw, CMD_SCRIPT, false, what);
+		if (pwrite(sw->input, &bytes[at], 1, (off_t)at) != 1)
+			abort();
+	}
+	free(bytes);
+	if (!sw->quiet)
+		fprintf(report, "sweep: %s: %lu cases, %lu failed\n", file, sw->pass - pass0 + sw->fail - fail0,
+	       sw->fail - fail0);
+}
+
+int main(int argc, char **argv)
+{
+	struct sweep sw = { .input = -1 };
+	size_t stride = 97, flips = 64;
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--stride") && i + 1 < argc)
+			stride = MAX(strtoul(argv[++i], NULL, 0), 1ul);
+		else if (!strcmp(argv[i], "--flips") && i + 1 < argc)
+			flips = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--quiet"))
+			sw.quiet = true;
+		else
+			break;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "usage: sweep [--stride N] [--flips N] [--quiet] FILE...\n");
+		return 2;
+	}
+	signal(SIGALRM, on_alarm);
+	signal(SIGPIPE, SIG_IGN);
+	sw.input = memfd_create("sweep-input", 0);
+	sw.err = memfd_create("sweep-stderr", 0);
+	sw.saved_err = dup(2);
+	if (sw.input < 0 || sw.err < 0 || sw.saved_err < 0) {
+		perror("sweep");
+		return 2;
+	}
+	snprintf(sw.path, sizeof(sw.path), "/proc/self/fd/%d", sw.input);
+	/* the commands' output is not what is checked; ours goes to the real stdout */
+	report_fd = dup(1);
+	report = report_fd >= 0 ? fdopen(report_fd, "w") : NULL;
+	if (!report || !freopen("/dev/null", "w", stdout)) {
+		perror("sweep: stdout");
+		return 2;
+	}
+	setvbuf(report, NULL, _IOLBF, 0);
+	for (; i < argc; i++)
+		sweep_file(&sw, argv[i], stride, flips);
+	fprintf(report, "sweep: %lu cases, %lu failed\n", sw.pass + sw.fail, sw.fail);
+	return sw.fail ? 1 : 0;
+}
