@@ -72,11 +72,14 @@ static int parse_id_trailer(u64 type, const struct perf_event_header *event,
 			    struct perf_sample *s)
 {
 	size_t n = sample_id_trailer_size(type) / sizeof(u64);
+	size_t words = (event->size - sizeof(*event)) / sizeof(u64);
 	const u64 *p;
 
-	if (event->size < sizeof(*event) + n * sizeof(u64))
+	if (event->size < sizeof(*event) || words < n)
 		return -1;
-	p = (const u64 *)((const u8 *)event + event->size) - n;
+	/* the last whole words, as perf counts them (a size that is not a multiple of 8 ends in
+	 * bytes that belong to no field) */
+	p = (const u64 *)(event + 1) + words - n;
 	if (type & PERF_SAMPLE_TID) {
 		s->pid = (u32)*p;
 		s->tid = (u32)(*p >> 32);
