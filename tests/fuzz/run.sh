@@ -3,7 +3,8 @@
 # from seed corpora made of the fixtures, with tests/fuzz/perf.dict; FUZZ_RUNS caps the
 # executions instead (e.g. FUZZ_RUNS=10000000). Corpora grow under build/fuzz/corpus/<target>
 # and are kept between runs. Prints, per target: executions, coverage (edges) and features,
-# corpus size, and whether it found anything; crash inputs land in build/fuzz/crashes/.
+# corpus size, and how many inputs it found a bug with in this run (build/fuzz/crashes/<target>/;
+# the log of each target: build/fuzz/logs/<target>.log).
 # FUZZ_JOBS runs that many targets at once (default 1). FUZZ_TARGETS picks some.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,6 +15,7 @@ OUT=build/fuzz
 FIX=tests/fixtures
 MAX_LEN=131072
 mkdir -p "$OUT/corpus" "$OUT/crashes" "$OUT/logs"
+touch "$OUT/logs/start"	# findings: crash inputs written after this
 
 # seed FILES...: the fixtures' recordings no bigger than MAX_LEN
 seeds() {	# TARGET FILE...
@@ -51,11 +53,11 @@ run_one() {
 		-rss_limit_mb=2048 -max_total_time="$SECONDS_EACH" -runs="$RUNS" -close_fd_mask=3 \
 		-print_final_stats=1 -artifact_prefix="$OUT/crashes/$t/" >"$log" 2>&1 || true
 	local execs cov ft corp found
-	execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
-	ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
-	corp=$(ls "$OUT/corpus/$t" | wc -l)
-	found=$(ls "$OUT/crashes/$t" | wc -l)
+	execs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+	cov=$(grep -a -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+	ft=$(grep -a -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+	corp=$(find "$OUT/corpus/$t" -type f | wc -l)
+	found=$(find "$OUT/crashes/$t" -type f -newer "$OUT/logs/start" | wc -l)
 	printf '%-16s %12s execs  cov %6s  ft %6s  corpus %5s  findings %s\n' \
 		"$t" "$execs" "$cov" "$ft" "$corp" "$found"
 }
