@@ -38,8 +38,9 @@ static bool parse_word(struct callchain_param *p, const char *tok)
 			return true;
 		}
 	}
-	if (prefix_of(tok, "callee") || prefix_of(tok, "caller")) {
-		p->order = prefix_of(tok, "callee") ? CC_ORDER_CALLEE : CC_ORDER_CALLER;
+	/* perf tries caller first: "calle" is caller */
+	if (prefix_of(tok, "caller") || prefix_of(tok, "callee")) {
+		p->order = prefix_of(tok, "caller") ? CC_ORDER_CALLER : CC_ORDER_CALLEE;
 		p->order_set = true;
 		return true;
 	}

@@ -33,7 +33,9 @@ Test(callchain, param_defaults_and_words)
 	cr_assert_eq(p.value, CC_VALUE_PERCENT);
 	cr_assert_eq(callchain_param__parse(&p, "fo,calle,peri"), 0);
 	cr_assert_eq(p.mode, CC_FOLDED);
-	cr_assert_eq(p.order, CC_ORDER_CALLEE);
+	cr_assert_eq(p.order, CC_ORDER_CALLER);	/* perf tries caller first */
+	cr_assert_eq(callchain_param__parse(&p, "callee,c"), 0);
+	cr_assert_eq(p.order, CC_ORDER_CALLER);	/* "c": an order before a value */
 	cr_assert_eq(p.value, CC_VALUE_PERIOD);
 
 	callchain_param__init(&p);
