@@ -293,6 +293,22 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
 	return chain_intern(cc, cc->scratch, len);
 }
 
+void callchains__end_run(struct callchains *cc)
+{
+	if (!cc)
+		return;
+	free(cc->raw);
+	free(cc->frame_hashes);
+	free(cc->frame_index.slots);
+	free(cc->chain_index.slots);
+	free(cc->scratch);
+	cc->raw = NULL;
+	cc->frame_hashes = NULL;
+	cc->frame_index = cc->chain_index = (struct id_index){ 0 };
+	cc->scratch = NULL;
+	cc->raw_cap = cc->nr_raw = cc->hashes_alloc = cc->scratch_alloc = 0;
+}
+
 static void raw_grow(struct callchains *cc)
 {
 	size_t cap = cc->raw_cap ? cc->raw_cap * 2 : 4096;
@@ -428,6 +444,7 @@ static int frame_cmp(struct tree *t, u32 a, u32 b)
 	const struct cc_frame *fa = &t->cc->frames[a], *fb = &t->cc->frames[b];
 	const struct symbol *sa, *sb;
 	u64 va = fa->ip, vb = fb->ip;
+	int ka = 1, kb = 1;
 
 	if (a == b)
 		return 0;
@@ -436,15 +453,30 @@ static int frame_cmp(struct tree *t, u32 a, u32 b)
 			return !fa->dso ? -1 : 1;
 		return fa->dso->seq < fb->dso->seq ? -1 : 1;
 	}
+	/*
+	 * perf compares two resolved frames by their symbols' starts (in the dso), else by
+	 * ips. Against an unresolved ip, a resolved frame counts as its symbol's start in its
+	 * own address space: as the ip lies in no symbol there, that orders the two as their
+	 * ips do, and keeps the order total for one address space (sorting needs it).
+	 */
 	if (t->p->param->key == CC_KEY_FUNCTION) {
 		sa = frame_sym(t, a);
 		sb = frame_sym(t, b);
 		if (sa && sb) {
 			va = sa->start;
 			vb = sb->start;
+			ka = kb = 0;
+		} else if (sa) {
+			va = fa->ip - fa->addr + sa->start;
+			ka = 0;
+		} else if (sb) {
+			vb = fb->ip - fb->addr + sb->start;
+			kb = 0;
 		}
 	}
-	return va < vb ? -1 : va > vb;
+	if (va != vb)
+		return va < vb ? -1 : 1;
+	return ka < kb ? -1 : ka > kb;
 }
 
 static struct tree *cur_tree;
@@ -481,7 +513,7 @@ static void build_children(struct tree *t, u32 node, size_t lo, size_t hi, u32 d
 	u64 children_hit = 0;
 	u32 children_count = 0;
 
-	while (lo < hi && t->seqs[lo].len == depth)
+	while (lo < hi && t->seqs[lo].len <= depth)
 		lo++;
 	if (lo == hi)
 		return;

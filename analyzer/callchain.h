@@ -76,6 +76,9 @@ u32 callchains__intern_cached(struct callchains *cc, struct machine *machine,
 /* The id of a chain of frames resolved already (cursor order). */
 u32 callchains__intern_frames(struct callchains *cc, const struct cc_frame *frames, u32 nr);
 
+/* The run is over: let the indexes and caches go (no more interning). */
+void callchains__end_run(struct callchains *cc);
+
 u32 callchains__len(const struct callchains *cc, u32 chain);
 /* The frame ids of a chain, in cursor order. */
 const u32 *callchains__frame_ids(const struct callchains *cc, u32 chain);

@@ -96,6 +96,9 @@ void hists__exit(struct hists *hists)
 		thread__put(hists->entries[i].thread);
 		map__put(hists->entries[i].map);
 	}
+	for (size_t i = 0; i < hists->nr_pairs; i++)
+		if (hists->pairs[i].owns_thread)
+			thread__put(hists->pairs[i].thread);
 	free(hists->entries);
 	free(hists->index.slots);
 	free(hists->pairs);
@@ -344,8 +347,10 @@ static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
  * The pairs index: open addressing over pair numbers (+1), as the entry index. A sample's
  * chain is counted once per entry, chain and filter state.
  */
-static void pair_add(struct hists *hists, u32 entry, u32 chain, bool filtered, u64 period)
+static void pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry *proto)
 {
+	bool filtered = proto->filtered;
+	u64 period = proto->period;
 	struct entry_index *x = &hists->pair_index;
 	u64 key[2] = { (u64)entry << 32 | chain, filtered };
 	u64 hash = XXH3_64bits(key, sizeof(key));
@@ -375,9 +380,16 @@ static void pair_add(struct hists *hists, u32 entry, u32 chain, bool filtered, u
 		}
 	}
 	ARRAY_GROW(hists->pairs, hists->pairs_alloc, hists->nr_pairs + 1);
-	hists->pairs[hists->nr_pairs] = (struct chain_pair){ .entry = entry, .chain = chain,
-							      .count = 1, .filtered = filtered,
-							      .period = period, .hash = hash };
+	p = &hists->pairs[hists->nr_pairs];
+	*p = (struct chain_pair){ .entry = entry, .chain = chain, .count = 1, .filtered = filtered,
+				  .period = period, .hash = hash, .first = hists->nr_samples,
+				  .thread = hists->entries[entry].thread, .comm = proto->comm };
+	/* the sample's thread: the entry's (borrowed), or the reference the sample holds */
+	if (proto->thread && proto->thread != p->thread) {
+		p->thread = proto->thread;
+		p->owns_thread = true;
+		proto->thread = NULL;
+	}
 	x->slots[j] = (u32)++hists->nr_pairs;
 }
 
@@ -404,6 +416,7 @@ static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool 
 	he->nr_events = 0;
 	he->period = 0;
 	he->period_acc = 0;
+	he->first = UINT64_MAX;
 	proto->thread = NULL;	/* the entry took both references */
 	proto->map = NULL;
 	hists->index.slots[slot] = (u32)(hists->nr + 1);
@@ -434,13 +447,14 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 			hists->entries[i].period = period;
 			hists->entries[i].period_acc = period_acc;
 			hists->entries[i].nr_events = 1;
+			hists->entries[i].first = hists->nr_samples;
 		} else {
 			entry_merge(&hists->entries[i], proto);
 		}
 		hists->last = i + 1;
 	}
 	if (chain != CC_NO_CHAIN)
-		pair_add(hists, (u32)i, chain, proto->filtered, proto->period);
+		pair_add(hists, (u32)i, chain, proto);
 }
 
 /*
@@ -493,6 +507,24 @@ static u32 final_entry(const struct hists *hists, u32 e)
 #define NO_ENTRY UINT32_MAX
 
 /*
+ * perf's entry keeps the thread and comm of the first sample that reached it: if the pair's
+ * first sample came before the entry's first, the entry takes them.
+ */
+static void claim(struct hists *hists, u32 e, const struct chain_pair *p)
+{
+	struct hist_entry *he = &hists->entries[e];
+
+	if (p->first >= he->first)
+		return;
+	he->first = p->first;
+	if (he->thread != p->thread) {
+		thread__put(he->thread);
+		he->thread = thread__get(p->thread);
+	}
+	he->comm = p->comm;
+}
+
+/*
  * perf's iter_add_next_cumulative_entry for each frame of a pair's chain: an entry per
  * frame (of the sample's thread, comm, cpu and parent), unless one of the entries made for
  * this chain already is equal to it (recursion), with the chain from that frame on.
@@ -506,10 +538,11 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 	char level = hists->entries[p->entry].level;
 
 	made[0] = final_entry(hists, p->entry);
+	claim(hists, made[0], p);
 	for (u32 i = 0; i < len; i++) {
 		const struct cc_frame *f = callchains__frame(cc->chains, ids[i]);
 		const struct hist_entry *self = &hists->entries[p->entry];	/* entries move */
-		struct hist_entry proto = { .thread = self->thread, .comm = self->comm,
+		struct hist_entry proto = { .thread = p->thread, .comm = p->comm,
 					    .dso = f->dso, .parent = self->parent, .ip = f->ip,
 					    .cpu = self->cpu, .socket = self->socket,
 					    .filtered = p->filtered, .map_size = f->map_size };
@@ -530,6 +563,7 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 		x = entry_findnew(hists, &proto, &created);
 		if (!created)
 			thread__put(proto.thread);
+		claim(hists, (u32)x, p);
 		hists->entries[x].period_acc += p->period;
 		made[1 + i] = (u32)x;
 	}
@@ -541,8 +575,16 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	size_t nr_made = 0, nr = 0;
 
 	hists__collapse(hists);
+	free(hists->pair_index.slots);
+	hists->pair_index = (struct entry_index){ 0 };
 	if (!cc || !hists->nr_pairs)
 		return;
+	/* entries may change threads now: the pairs hold their own */
+	for (size_t i = 0; i < hists->nr_pairs; i++) {
+		if (!hists->pairs[i].owns_thread)
+			thread__get(hists->pairs[i].thread);
+		hists->pairs[i].owns_thread = true;
+	}
 	/* every pair's entries: its own, and in the children view its frames' */
 	for (size_t i = 0; i < hists->nr_pairs; i++)
 		nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
@@ -590,8 +632,6 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	}
 	free(next);
 	free(made);
-	free(hists->pair_index.slots);
-	hists->pair_index = (struct entry_index){ 0 };
 }
 
 /* ---- ordering ---- */
@@ -880,7 +920,8 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 		if (opts->show_nr_samples)
 			fprintf(fp, "  %*s", 12, "Samples");
 		for (int i = 0; i < sort->nr; i++) {
-			int cw = w.col[sort->keys[i]];
+			/* perf pads each header in a buffer of 1024 bytes */
+			int cw = MIN(w.col[sort->keys[i]], 1023);
 
 			if (!sort->elide[i])
 				fprintf(fp, "  %-*.*s", cw, cw, headers[sort->keys[i]]);

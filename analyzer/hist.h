@@ -62,6 +62,7 @@ struct hist_entry {
 	u32 max_depth;	/* the longest of its callchains (perf's callchain->max_depth) */
 	u32 merged_into;	/* when merged: the entry that absorbed it */
 	u32 contrib_first, contrib_nr;	/* its callchains, once hists__resolve_callchains ran */
+	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
 };
 
 /* A sample's chain in an entry, counted: what the run keeps of callchains. */
@@ -69,8 +70,12 @@ struct chain_pair {
 	u32 entry, chain;
 	u32 count;
 	bool filtered;
+	bool owns_thread;	/* else it borrows its entry's */
 	u64 period;
 	u64 hash;
+	u64 first;		/* its first sample's number */
+	struct thread *thread;	/* its first sample's: perf's entries take the thread and */
+	const struct comm *comm;	/* comm of the first sample that reaches them */
 };
 
 struct entry_index {

@@ -698,6 +698,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	if (!ret)
 		settle_kernel(&rep);
 	aggregate__drain(&rep.agg);
+	callchains__end_run(rep.chains);
 	if (ret) {
 		ret = 1;
 		fflush(stdout);
