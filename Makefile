@@ -145,6 +145,7 @@ bench:
 	$(Q)$(MAKE) --no-print-directory all tools
 	bench/run.sh
 	bench/model.sh
+	bench/callchain.sh
 
 install: $(BIN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze

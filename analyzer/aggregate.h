@@ -32,6 +32,7 @@ struct agg_item {
 	u64 period;
 	s32 cpu;
 	u32 hists;		/* which histogram (the evsel's index) */
+	u32 chain;		/* interned callchain (callchain.h), or CC_NO_CHAIN */
 	char level;
 	bool filtered;
 	bool deferred;		/* not resolved yet: addr is the sample's ip (see hold) */

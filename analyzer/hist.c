@@ -96,8 +96,14 @@ void hists__exit(struct hists *hists)
 		thread__put(hists->entries[i].thread);
 		map__put(hists->entries[i].map);
 	}
+	for (size_t i = 0; i < hists->nr_pairs; i++)
+		if (hists->pairs[i].owns_thread)
+			thread__put(hists->pairs[i].thread);
 	free(hists->entries);
 	free(hists->index.slots);
+	free(hists->pairs);
+	free(hists->pair_index.slots);
+	free(hists->contribs);
 }
 
 static const char *dso_name(const struct hist_entry *he)
@@ -157,7 +163,7 @@ static s64 sym_size(const struct hist_entry *he)
 
 static s64 map_size(const struct hist_entry *he)
 {
-	return he->map ? (s64)(he->map->end - he->map->start) : 0;
+	return he->map ? (s64)(he->map->end - he->map->start) : (s64)he->map_size;
 }
 
 /* perf's se_cmp (also its se_collapse for these keys). */
@@ -325,6 +331,7 @@ static struct hist_entry *index_find(const struct entry_index *x, struct hist_en
 static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
 {
 	he->period += proto->period;
+	he->period_acc += proto->period_acc;
 	he->nr_events++;
 	/* perf refreshes the map of an entry whose mapping was replaced (references swap) */
 	if (he->map != proto->map) {
@@ -336,41 +343,118 @@ static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
 	}
 }
 
-void hists__add(struct hists *hists, struct hist_entry *proto)
+/*
+ * The pairs index: open addressing over pair numbers (+1), as the entry index. A sample's
+ * chain is counted once per entry, chain and filter state.
+ */
+static void pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry *proto)
+{
+	bool filtered = proto->filtered;
+	u64 period = proto->period;
+	struct entry_index *x = &hists->pair_index;
+	u64 key[2] = { (u64)entry << 32 | chain, filtered };
+	u64 hash = XXH3_64bits(key, sizeof(key));
+	struct chain_pair *p;
+	size_t j;
+
+	if (2 * (hists->nr_pairs + 1) > x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 1024;
+
+		free(x->slots);
+		x->slots = xcalloc(cap, sizeof(*x->slots));
+		x->cap = cap;
+		for (size_t i = 0; i < hists->nr_pairs; i++) {
+			j = hists->pairs[i].hash & (cap - 1);
+			while (x->slots[j])
+				j = (j + 1) & (cap - 1);
+			x->slots[j] = (u32)(i + 1);
+		}
+	}
+	for (j = hash & (x->cap - 1); x->slots[j]; j = (j + 1) & (x->cap - 1)) {
+		p = &hists->pairs[x->slots[j] - 1];
+		if (p->hash == hash && p->entry == entry && p->chain == chain &&
+		    p->filtered == filtered) {
+			p->period += period;
+			p->count++;
+			return;
+		}
+	}
+	ARRAY_GROW(hists->pairs, hists->pairs_alloc, hists->nr_pairs + 1);
+	p = &hists->pairs[hists->nr_pairs];
+	*p = (struct chain_pair){ .entry = entry, .chain = chain, .count = 1, .filtered = filtered,
+				  .period = period, .hash = hash, .first = hists->nr_samples,
+				  .thread = hists->entries[entry].thread, .comm = proto->comm };
+	/* the sample's thread: the entry's (borrowed), or the reference the sample holds */
+	if (proto->thread && proto->thread != p->thread) {
+		p->thread = proto->thread;
+		p->owns_thread = true;
+		proto->thread = NULL;
+	}
+	x->slots[j] = (u32)++hists->nr_pairs;
+}
+
+/*
+ * The entry equal to proto, or a new one made of it (taking its references, with nothing
+ * counted yet: *created): its index.
+ */
+static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool *created)
 {
 	struct hist_entry *he;
 	size_t slot;
-	u64 hash;
+	u64 hash = entry_hash(hists->sort, proto);
+
+	if (2 * (hists->nr + 1) > hists->index.cap)
+		index_grow(&hists->index, hists->entries, hists->nr);
+	he = index_find(&hists->index, hists->entries, hists->sort, proto, hash, &slot);
+	*created = !he;
+	if (he)
+		return (size_t)(he - hists->entries);
+	ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
+	he = &hists->entries[hists->nr];
+	*he = *proto;
+	he->hash = hash;
+	he->nr_events = 0;
+	he->period = 0;
+	he->period_acc = 0;
+	he->first = UINT64_MAX;
+	proto->thread = NULL;	/* the entry took both references */
+	proto->map = NULL;
+	hists->index.slots[slot] = (u32)(hists->nr + 1);
+	return hists->nr++;
+}
+
+void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
+{
+	size_t i;
 
 	hists->nr_samples++;
 	hists->nr_sample_events++;
 	hists->total_period += proto->period;
 	if (!proto->filtered)
 		hists->nr_non_filtered_samples++;
+	if (hists->cumulate)
+		proto->period_acc = proto->period;
 	/* consecutive samples often land in the same entry */
 	if (hists->last && entry_equal(hists->sort, &hists->entries[hists->last - 1], proto)) {
-		entry_merge(&hists->entries[hists->last - 1], proto);
-		return;
+		i = hists->last - 1;
+		entry_merge(&hists->entries[i], proto);
+	} else {
+		u64 period = proto->period, period_acc = proto->period_acc;
+		bool created;
+
+		i = entry_findnew(hists, proto, &created);
+		if (created) {
+			hists->entries[i].period = period;
+			hists->entries[i].period_acc = period_acc;
+			hists->entries[i].nr_events = 1;
+			hists->entries[i].first = hists->nr_samples;
+		} else {
+			entry_merge(&hists->entries[i], proto);
+		}
+		hists->last = i + 1;
 	}
-	hash = entry_hash(hists->sort, proto);
-	if (2 * (hists->nr + 1) > hists->index.cap)
-		index_grow(&hists->index, hists->entries, hists->nr);
-	he = index_find(&hists->index, hists->entries, hists->sort, proto, hash, &slot);
-	if (he) {
-		entry_merge(he, proto);
-		hists->last = (size_t)(he - hists->entries) + 1;
-		return;
-	}
-	ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
-	he = &hists->entries[hists->nr];
-	*he = *proto;
-	he->hash = hash;
-	he->nr_events = 1;
-	proto->thread = NULL;	/* the entry took both references */
-	proto->map = NULL;
-	hists->nr++;
-	hists->last = hists->nr;
-	hists->index.slots[slot] = (u32)hists->nr;
+	if (chain != CC_NO_CHAIN)
+		pair_add(hists, (u32)i, chain, proto);
 }
 
 /*
@@ -382,6 +466,9 @@ static void hists__collapse(struct hists *hists)
 {
 	struct entry_index x = { 0 };
 
+	if (hists->collapsed)
+		return;
+	hists->collapsed = true;
 	if (!sort_list__has(hists->sort, SORT_COMM))
 		return;
 	for (size_t i = 0; i < hists->nr; i++)
@@ -395,19 +482,163 @@ static void hists__collapse(struct hists *hists)
 		first = index_find(&x, hists->entries, hists->sort, he, he->hash, &slot);
 		if (first) {
 			first->period += he->period;
+			first->period_acc += he->period_acc;
 			first->nr_events += he->nr_events;
 			he->merged = true;
+			he->merged_into = (u32)(first - hists->entries);
 		} else {
 			x.slots[slot] = (u32)(i + 1);
 		}
 	}
-	free(x.slots);
+	/* the index of what is left, by the hashes of the final comms */
+	free(hists->index.slots);
+	hists->index = x;
+	hists->last = 0;
+}
+
+/* The entry e ends up in. */
+static u32 final_entry(const struct hists *hists, u32 e)
+{
+	while (hists->entries[e].merged)
+		e = hists->entries[e].merged_into;
+	return e;
+}
+
+#define NO_ENTRY UINT32_MAX
+
+/*
+ * perf's entry keeps the thread and comm of the first sample that reached it: if the pair's
+ * first sample came before the entry's first, the entry takes them.
+ */
+static void claim(struct hists *hists, u32 e, const struct chain_pair *p)
+{
+	struct hist_entry *he = &hists->entries[e];
+
+	if (p->first >= he->first)
+		return;
+	he->first = p->first;
+	if (he->thread != p->thread) {
+		thread__put(he->thread);
+		he->thread = thread__get(p->thread);
+	}
+	he->comm = p->comm;
+}
+
+/*
+ * perf's iter_add_next_cumulative_entry for each frame of a pair's chain: an entry per
+ * frame (of the sample's thread, comm, cpu and parent), unless one of the entries made for
+ * this chain already is equal to it (recursion), with the chain from that frame on.
+ * made[0] is the entry the pair is in, made[1 + i] the entry of frame i, or NO_ENTRY.
+ */
+static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
+			  const struct chain_pair *p, u32 *made)
+{
+	u32 len = callchains__len(cc->chains, p->chain);
+	const u32 *ids = callchains__frame_ids(cc->chains, p->chain);
+	char level = hists->entries[p->entry].level;
+
+	made[0] = final_entry(hists, p->entry);
+	claim(hists, made[0], p);
+	for (u32 i = 0; i < len; i++) {
+		const struct cc_frame *f = callchains__frame(cc->chains, ids[i]);
+		const struct hist_entry *self = &hists->entries[p->entry];	/* entries move */
+		struct hist_entry proto = { .thread = p->thread, .comm = p->comm,
+					    .dso = f->dso, .parent = self->parent, .ip = f->ip,
+					    .cpu = self->cpu, .socket = self->socket,
+					    .filtered = p->filtered, .map_size = f->map_size };
+		bool dup = false, created;
+		size_t x;
+
+		proto.sym = callchains__sym(cc->chains, cc->machine, ids[i], &proto.symtab);
+		if (f->level)	/* perf's fill_callchain_info keeps the level of a frame without map */
+			level = f->level;
+		proto.level = level;
+		made[1 + i] = NO_ENTRY;
+		for (size_t k = 0; k <= i && !dup; k++)
+			dup = made[k] != NO_ENTRY &&
+			      entry_equal(hists->sort, &hists->entries[made[k]], &proto);
+		if (dup)
+			continue;
+		thread__get(proto.thread);
+		x = entry_findnew(hists, &proto, &created);
+		if (!created)
+			thread__put(proto.thread);
+		claim(hists, (u32)x, p);
+		hists->entries[x].period_acc += p->period;
+		made[1 + i] = (u32)x;
+	}
+}
+
+void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
+{
+	u32 *made = NULL, *next;
+	size_t nr_made = 0, nr = 0;
+
+	hists__collapse(hists);
+	free(hists->pair_index.slots);
+	hists->pair_index = (struct entry_index){ 0 };
+	if (!cc || !hists->nr_pairs)
+		return;
+	/* entries may change threads now: the pairs hold their own */
+	for (size_t i = 0; i < hists->nr_pairs; i++) {
+		if (!hists->pairs[i].owns_thread)
+			thread__get(hists->pairs[i].thread);
+		hists->pairs[i].owns_thread = true;
+	}
+	/* every pair's entries: its own, and in the children view its frames' */
+	for (size_t i = 0; i < hists->nr_pairs; i++)
+		nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
+	made = xmalloc(nr_made * sizeof(*made));
+	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
+		const struct chain_pair *p = &hists->pairs[i];
+		u32 len = callchains__len(cc->chains, p->chain);
+
+		if (hists->cumulate) {
+			cumulate_pair(hists, cc, p, made + m);
+		} else {
+			made[m] = final_entry(hists, p->entry);
+			len = 0;
+		}
+		for (u32 k = 0; k <= len; k++) {
+			struct hist_entry *he;
+
+			if (made[m + k] == NO_ENTRY)
+				continue;
+			he = &hists->entries[made[m + k]];
+			he->contrib_nr++;
+			he->max_depth = MAX(he->max_depth, callchains__len(cc->chains, p->chain) -
+								   (k ? k - 1 : 0));
+			nr++;
+		}
+		m += 1 + len;
+	}
+	/* by entry, each entry's in the order they came */
+	next = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*next));
+	for (size_t e = 0, first = 0; e < hists->nr; e++) {
+		hists->entries[e].contrib_first = (u32)first;
+		next[e] = (u32)first;
+		first += hists->entries[e].contrib_nr;
+	}
+	hists->contribs = xmalloc((nr ? nr : 1) * sizeof(*hists->contribs));
+	hists->nr_contribs = nr;
+	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
+		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0;
+
+		for (u32 k = 0; k <= len; k++)
+			if (made[m + k] != NO_ENTRY)
+				hists->contribs[next[made[m + k]]++] =
+					(struct entry_contrib){ .pair = (u32)i, .offset = k ? k - 1 : 0 };
+		m += 1 + len;
+	}
+	free(next);
+	free(made);
 }
 
 /* ---- ordering ---- */
 
 static const struct sort_list *cur_sort;
 static const struct hist_entry *cur_entries;
+static bool cur_cumulate, cur_depth, cur_caller;
 
 /*
  * Output order: new goes left when sort(new, node) > 0: by period, then the keys. Entries the
@@ -420,6 +651,18 @@ static int output_order(const void *pa, const void *pb)
 	u32 ia = *(const u32 *)pa, ib = *(const u32 *)pb;
 	const struct hist_entry *a = &cur_entries[ia], *b = &cur_entries[ib];
 
+	if (cur_cumulate) {
+		/* perf's hpp__sort_acc: "put caller above callee when they have equal period" */
+		if (a->period_acc != b->period_acc)
+			return a->period_acc > b->period_acc ? -1 : 1;
+		if (cur_depth && a->thread == b->thread && a->max_depth != b->max_depth) {
+			s64 d = (s64)b->max_depth - a->max_depth;
+
+			if (cur_caller)
+				d = -d;
+			return d > 0 ? -1 : 1;
+		}
+	}
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
 	for (int i = 0; i < cur_sort->nr; i++) {
@@ -466,8 +709,8 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			comm = len;
 			thread = len + 8;
 		}
-		if (he->map)
-			dso = MAX(dso, (int)strlen(he->map->dso->short_name));
+		if (he->dso)
+			dso = MAX(dso, (int)strlen(he->dso->short_name));
 		if (he->parent)
 			parent = MAX(parent, (int)strlen(he->parent));
 	}
@@ -573,12 +816,12 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 	case SORT_COMM:
 		return line_str(l, comm__str(he->comm), width, width);
 	case SORT_DSO:
-		return line_str(l, he->map ? dso_name(he) : "[unknown]", width, width);
+		return line_str(l, he->dso ? dso_name(he) : "[unknown]", width, width);
 	case SORT_SYM: {
 		char level[] = { '[', he->level, ']', ' ', '\0' };
 		int n = line_str(l, level, 0, -1);
 
-		if (he->sym && he->map)
+		if (he->sym && he->dso)
 			n += line_str(l, symbol__name(he->symtab, he->sym), 0, width - n);
 		else
 			n += line_printf(l, "%-#.*llx", 16, (unsigned long long)he->ip);
@@ -595,7 +838,7 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 			return line_printf(l, "%*d", width, (int)sym_size(he));
 		return line_printf(l, "%*s", width, "unknown");
 	case SORT_DSO_SIZE:
-		if (he->map)
+		if (he->dso)
 			return line_printf(l, "%*d", width, (int)map_size(he));
 		return line_printf(l, "%*s", width, "unknown");
 	case SORT_IPC_NULL: {
@@ -607,6 +850,32 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 	default:
 		return 0;
 	}
+}
+
+/* perf's hist_entry_callchain__fprintf */
+static void print_callchain(const struct hists *hists, const struct hists_print_opts *opts,
+			    const struct hist_entry *he, FILE *fp)
+{
+	const struct hists_callchain *cc = opts->callchain;
+	struct cc_print p = {
+		.param = cc->param, .machine = cc->machine, .total = hists->total_period,
+		.parent = hists->cumulate ? he->period_acc : he->period,
+		/* perf's min_callchain_hits: u64 of the double product */
+		.min_hit = (u64)((double)hists->total_period * (cc->param->min_percent / 100)),
+		.skip_first = cc->skip_first,
+	};
+
+	struct cc_contrib *c = xmalloc((he->contrib_nr ? he->contrib_nr : 1) * sizeof(*c));
+
+	for (u32 i = 0; i < he->contrib_nr; i++) {
+		const struct entry_contrib *ec = &hists->contribs[he->contrib_first + i];
+		const struct chain_pair *pair = &hists->pairs[ec->pair];
+
+		c[i] = (struct cc_contrib){ .chain = pair->chain, .offset = ec->offset,
+					    .count = pair->count, .period = pair->period };
+	}
+	callchains__fprintf(cc->chains, &p, c, he->contrib_nr, fp);
+	free(c);
 }
 
 void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp)
@@ -625,12 +894,15 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 			order[nr++] = (u32)i;
 	cur_sort = sort;
 	cur_entries = hists->entries;
+	cur_cumulate = hists->cumulate;
+	cur_depth = opts->callchain && opts->callchain->use_callchain && hists->has_callchain;
+	cur_caller = opts->callchain && opts->callchain->param->order == CC_ORDER_CALLER;
 	qsort(order, nr, sizeof(*order), output_order);
 
 	calc_widths(hists, order, nr, opts, &w);
 
 	/* perf's line buffer: the sum of the shown widths, separators, and 3 + 1 bytes. */
-	line_width = 8 + (opts->show_nr_samples ? 2 + 12 : 0);
+	line_width = 8 + (hists->cumulate ? 2 + 8 : 0) + (opts->show_nr_samples ? 2 + 12 : 0);
 	for (int i = 0; i < sort->nr; i++) {
 		if (sort->elide[i])
 			continue;
@@ -641,16 +913,20 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	l.buf = xmalloc(l.size);
 
 	if (opts->show_header) {
-		fprintf(fp, "# %*s", 8, "Overhead");
+		if (hists->cumulate)
+			fprintf(fp, "# %*s  %*s", 8, "Children", 8, "Self");
+		else
+			fprintf(fp, "# %*s", 8, "Overhead");
 		if (opts->show_nr_samples)
 			fprintf(fp, "  %*s", 12, "Samples");
 		for (int i = 0; i < sort->nr; i++) {
-			int cw = w.col[sort->keys[i]];
+			/* perf pads each header in a buffer of 1024 bytes */
+			int cw = MIN(w.col[sort->keys[i]], 1023);
 
 			if (!sort->elide[i])
 				fprintf(fp, "  %-*.*s", cw, cw, headers[sort->keys[i]]);
 		}
-		fprintf(fp, "\n# ........");
+		fprintf(fp, hists->cumulate ? "\n# ........  ........" : "\n# ........");
 		if (opts->show_nr_samples)
 			fprintf(fp, "  ............");
 		for (int i = 0; i < sort->nr; i++) {
@@ -665,20 +941,24 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct hist_entry *he = &hists->entries[order[i]];
-		double percent = hists->total_period ? 100.0 * he->period / hists->total_period : 0;
+		u64 total = hists->total_period;
+		double percent = total ? 100.0 * he->period / total : 0;
+		double acc = total ? 100.0 * he->period_acc / total : 0;
+		char pct[64];
 
 		if (he->filtered)
 			continue;
-		if ((float)percent < (float)opts->percent_limit)
+		/* perf's hist_entry__get_percent_limit */
+		if ((float)(hists->cumulate ? acc : percent) < (float)opts->percent_limit)
 			continue;
 		l.len = 0;
 		l.buf[0] = '\0';
-		{
-			char pct[64];
-
-			hists__format_percent(pct, sizeof(pct), percent);
+		if (hists->cumulate) {
+			hists__format_percent(pct, sizeof(pct), acc);
 			line_str(&l, pct, 0, -1);
 		}
+		hists__format_percent(pct, sizeof(pct), percent);
+		line_str(&l, pct, 0, -1);
 		if (opts->show_nr_samples)
 			line_printf(&l, "  %*llu", 12, (unsigned long long)he->nr_events);
 		for (int k = 0; k < sort->nr; k++) {
@@ -693,6 +973,8 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 		}
 		l.buf[l.len] = '\n';
 		fwrite(l.buf, 1, l.len + 1, fp);
+		if (cur_depth)
+			print_callchain(hists, opts, he, fp);
 	}
 	free(l.buf);
 	free(order);

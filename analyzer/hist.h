@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "analyzer/callchain.h"
 #include "lib/compiler.h"
 #include "machine/machine.h"
 
@@ -56,11 +57,35 @@ struct hist_entry {
 	u64 period;
 	u64 nr_events;
 	u64 hash;
+	u64 period_acc;	/* children: its own period and its callees' (perf's stat_acc) */
+	u64 map_size;	/* of the map it was made from, when it keeps no map (callchain entries) */
+	u32 max_depth;	/* the longest of its callchains (perf's callchain->max_depth) */
+	u32 merged_into;	/* when merged: the entry that absorbed it */
+	u32 contrib_first, contrib_nr;	/* its callchains, once hists__resolve_callchains ran */
+	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
+};
+
+/* A sample's chain in an entry, counted: what the run keeps of callchains. */
+struct chain_pair {
+	u32 entry, chain;
+	u32 count;
+	bool filtered;
+	bool owns_thread;	/* else it borrows its entry's */
+	u64 period;
+	u64 hash;
+	u64 first;		/* its first sample's number */
+	struct thread *thread;	/* its first sample's: perf's entries take the thread and */
+	const struct comm *comm;	/* comm of the first sample that reaches them */
 };
 
 struct entry_index {
 	u32 *slots;	/* entry number + 1, or 0 */
 	size_t cap;	/* power of two */
+};
+
+/* An entry's callchain: a pair's chain from a frame on. */
+struct entry_contrib {
+	u32 pair, offset;
 };
 
 struct hists {
@@ -73,6 +98,14 @@ struct hists {
 	u64 total_period;	/* of every sample, filtered or not */
 	u64 nr_sample_events;	/* for --stats */
 	u64 nr_lost_samples;	/* for --stats: what the event's LOST_SAMPLES records count */
+	bool collapsed;		/* hists__collapse ran */
+	bool cumulate;		/* children view: entries accumulate their callees' periods */
+	bool has_callchain;	/* the event's samples have callchains */
+	struct chain_pair *pairs;	/* in the order first seen */
+	size_t nr_pairs, pairs_alloc;
+	struct entry_index pair_index;
+	struct entry_contrib *contribs;	/* by entry, once resolved */
+	size_t nr_contribs;
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);
@@ -83,13 +116,31 @@ void hists__exit(struct hists *hists);
  * caller puts what is left. Takes and puts no reference itself, so that it may run on
  * another thread than the one that owns the reference counts.
  */
-void hists__add(struct hists *hists, struct hist_entry *proto);
+void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain);
+
+/* What call graphs need after the run (report's). */
+struct hists_callchain {
+	struct callchains *chains;
+	struct machine *machine;
+	const struct callchain_param *param;
+	bool use_callchain;	/* print the graphs (not -g none) */
+	bool skip_first;	/* --sort starting with "sym" (perf's callchain__fprintf_graph) */
+};
+
+/*
+ * After the run, on the thread that owns the reference counts: merge the entries the final
+ * comms make equal, then give every entry its callchains (children: make the entries of
+ * every caller in the chains and accumulate into them, as perf's hist_iter_cumulative does
+ * per sample; here once per distinct chain and entry).
+ */
+void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc);
 
 struct hists_print_opts {
 	bool show_nr_samples;
 	bool show_header;
 	bool has_dso_filter;	/* perf widens [unknown] dso columns only without --dsos */
 	double percent_limit;
+	const struct hists_callchain *callchain;	/* NULL: no call graphs */
 };
 
 /* Sort, size and print the entries (header lines included when show_header). */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analyzer/aggregate.h"
+#include "analyzer/callchain.h"
 #include "analyzer/dump.h"
 #include "analyzer/header.h"
 #include "analyzer/hist.h"
@@ -21,6 +22,8 @@
 #include "analyzer/options.h"
 #include "analyzer/session_warn.h"
 #include "lib/error.h"
+#include "lib/hashmap.h"
+#include "lib/xxhash_inline.h"
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
@@ -50,6 +53,17 @@ struct report {
 	bool show_info;
 	bool need_parent;
 	regex_t parent_regex;	/* perf's default parent pattern */
+	double percent_limit;
+	struct callchains *chains;	/* NULL: callchains are not looked at */
+	struct callchain_param cc_param;
+	u32 max_stack;
+	/*
+	 * Versions of what resolving a callchain reads, so that a chain seen before in the same
+	 * state is not resolved again: each process's maps (by the maps' address: a version
+	 * taken from maps_version at each change) and the kernel's.
+	 */
+	struct hashmap maps_versions;
+	u64 maps_version, kernel_version;
 };
 
 /* perf's thread__is_filtered: by the thread's comm as it is at the sample. */
@@ -119,6 +133,58 @@ static const char *find_parent(struct report *rep, struct thread *t, const u64 *
 	return NULL;
 }
 
+/* What the frames of a chain of t resolve against, as a hash: see maps_versions. */
+static u64 chain_context(struct report *rep, const struct thread *t)
+{
+	const struct map *kmap = rep->machine.kernel_map;
+	u64 key[6] = {
+		(u64)(uintptr_t)t->maps,
+		(u64)(uintptr_t)hashmap_find(&rep->maps_versions, (u64)(uintptr_t)t->maps),
+		rep->kernel_version,
+		(u64)t->pid,
+		kmap ? kmap->start : 0,	/* the kernel's bounds change once its symbols are in */
+		kmap ? kmap->end : 0,
+	};
+
+	return XXH3_64bits(key, sizeof(key));
+}
+
+/* A side-band record changed maps: what was resolved against them must be again. */
+static void note_maps_change(struct report *rep, const struct perf_event_header *ev)
+{
+	s32 tid;
+	struct thread *t;
+
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (machine__changes_kernel_maps(ev)) {
+			rep->kernel_version++;
+			return;
+		}
+		tid = (s32)((const struct perf_record_mmap *)ev)->pid;
+		break;
+	case PERF_RECORD_COMM:
+		tid = (s32)((const struct perf_record_comm *)ev)->tid;
+		break;
+	case PERF_RECORD_FORK:
+		tid = (s32)((const struct perf_record_fork *)ev)->tid;
+		break;
+	case PERF_RECORD_KSYMBOL:
+	case PERF_RECORD_BPF_EVENT:
+	case PERF_RECORD_TEXT_POKE:
+		rep->kernel_version++;
+		return;
+	default:
+		return;
+	}
+	t = machine__find_thread(&rep->machine, tid);
+	if (t && t->maps)
+		hashmap_insert(&rep->maps_versions, (u64)(uintptr_t)t->maps,
+			       (void *)(uintptr_t)++rep->maps_version);
+	thread__put(t);
+}
+
 /* A sample that had to wait for the kernel's symbols (on the reading thread). */
 static void resolve_deferred(void *data, void *p)
 {
@@ -152,9 +218,19 @@ static void settle_kernel(struct report *rep)
 static int process_sample(struct report *rep, struct event_ctx *ctx)
 {
 	struct perf_sample *s = &ctx->sample;
-	struct agg_item *item = aggregate__slot(&rep->agg, sizeof(*item));
+	bool chain = rep->chains && s->callchain &&
+		     (ctx->evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	struct agg_item *item;
 	struct addr_location al;
 	struct thread *t;
+
+	/*
+	 * A chain's kernel frames are looked up now, with the kernel's symbols in (and its map's
+	 * bounds fixed): what waited for them is resolved first.
+	 */
+	if (chain && rep->machine.kernel_pending)
+		settle_kernel(rep);
+	item = aggregate__slot(&rep->agg, sizeof(*item));
 
 	t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
 	item->thread = t;
@@ -185,6 +261,11 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	}
 	if (rep->need_parent && s->callchain)
 		item->parent = find_parent(rep, t, s->callchain);
+	item->chain = CC_NO_CHAIN;
+	if (chain)
+		item->chain = callchains__intern_cached(rep->chains, &rep->machine, t, s->callchain,
+							rep->max_stack, rep->cc_param.order,
+							chain_context(rep, t));
 	item->filtered = thread_filtered(rep, t);
 	aggregate__commit(&rep->agg);
 	/* now and then, see whether the kernel's symbols came in; wait once too much is held */
@@ -224,7 +305,7 @@ static void finish_sample(void *data, void *p)
 	if (he.cpu >= 0 && he.cpu < rep->nr_cpus)
 		he.socket = rep->sockets[he.cpu];
 	he.filtered = item->filtered || symbol_filtered(rep, &al);
-	hists__add(&rep->hists[item->hists], &he);
+	hists__add(&rep->hists[item->hists], &he, item->chain);
 	item->thread = he.thread;	/* what the histogram did not take */
 	item->map = he.map;
 }
@@ -274,6 +355,8 @@ static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 				  (unsigned long long)ctx->file_offset, error_get());
 			return -1;
 		}
+		if (rep->chains)
+			note_maps_change(rep, ev);
 		return 0;
 	}
 }
@@ -363,6 +446,38 @@ static void print_elided(struct report *rep, FILE *fp)
 			rep->sort.elide[i] = false;
 }
 
+/* -g: perf's report_parse_callchain_opt, its default when -g comes without a value */
+static int parse_call_graph(const char *arg, void *data)
+{
+	struct callchain_param *param = data;
+
+	return callchain_param__parse(param, arg ? arg : "graph,0.5,caller,function,percent");
+}
+
+/* --percent-limit also sets the callchains' threshold (perf's parse_percent_limit) */
+static int parse_percent_limit(const char *arg, void *data)
+{
+	struct report *rep = data;
+
+	rep->percent_limit = strtof(arg, NULL);
+	rep->cc_param.min_percent = rep->percent_limit;
+	return 0;
+}
+
+/* perf's sysctl__max_stack: kernel.perf_event_max_stack, else 127 */
+static u32 sysctl_max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	int value = 127;
+
+	if (f) {
+		if (fscanf(f, "%d", &value) != 1 || value <= 0)
+			value = 127;
+		fclose(f);
+	}
+	return (u32)value;
+}
+
 static const char *const tips[] = {
 	"analyze reads perf.data files many times faster than perf report",
 	"Use analyze report --sort dso,sym to see where time goes per shared object",
@@ -373,11 +488,14 @@ static const char *const tips[] = {
 int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *sort_str = NULL, *comms = NULL, *dsos = NULL, *symbols = NULL;
-	const char *pids = NULL, *tids = NULL, *percent_limit = NULL, *symfs = NULL;
-	const char *kallsyms = NULL, *call_graph = NULL;
+	const char *pids = NULL, *tids = NULL, *symfs = NULL;
+	const char *kallsyms = NULL, *max_stack = NULL;
 	bool stdio = false, show_nr = false, quiet = false, header = false, header_only = false;
-	bool stats = false, children = false, no_children = false, inverted = false;
-	bool show_info = false;
+	bool stats = false, children = true, inverted = false;
+	struct report rep = { .consumer.deliver = report_deliver };
+	struct option_callback call_graph_cb = { parse_call_graph, &rep.cc_param };
+	struct option_callback percent_limit_cb = { parse_percent_limit, &rep };
+	bool show_info = false, has_callchain, use_callchain;
 	bool dump_raw = false;
 	const char *jobs = NULL;
 	struct option opts[] = {
@@ -389,7 +507,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "tid", OPT_STRING, &tids, "tid[,tid...]", "only consider symbols in these tids" },
 		{ 'd', "dsos", OPT_STRING, &dsos, "dso[,dso...]", "only consider symbols in these dsos" },
 		{ 'S', "symbols", OPT_STRING, &symbols, "symbol[,symbol...]", "only consider these symbols" },
-		{ 0, "percent-limit", OPT_STRING, &percent_limit, "percent", "Don't show entries under that percent" },
+		{ 0, "percent-limit", OPT_CALLBACK, &percent_limit_cb, "percent", "Don't show entries under that percent" },
 		{ 'n', "show-nr-samples", OPT_BOOL, &show_nr, NULL, "Show a column with the number of samples" },
 		{ 'q', "quiet", OPT_BOOL, &quiet, NULL, "Do not show any message" },
 		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
@@ -400,15 +518,15 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
 		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
-		{ 0, "children", OPT_BOOL, &children, NULL, "Accumulate callchains of children and show total overhead as well" },
-		{ 0, "no-children", OPT_BOOL, &no_children, NULL, "Don't accumulate callchains" },
-		{ 'g', "call-graph", OPT_STRING, &call_graph, "print_type,threshold[,print_limit],order,sort_key[,branch],value", "Display call graph (only none is supported yet)", true },
+		{ 0, "children", OPT_BOOL, &children, NULL, "Accumulate callchains of children and show total overhead as well. Enabled by default, use --no-children to disable." },
+		{ 'g', "call-graph", OPT_CALLBACK, &call_graph_cb, "print_type,threshold[,print_limit],order,sort_key[,branch],value", "Display call graph (stack chain/backtrace): print_type: graph, flat, fractal, folded or none; threshold: minimum call graph inclusion threshold (default 0.5); print_limit: maximum number of call graph entry; order: callee or caller (default callee); sort_key: function or address; value: percent, period or count", true },
+		{ 0, "max-stack", OPT_STRING, &max_stack, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
 		{ 'G', "inverted", OPT_BOOL, &inverted, NULL, "alias for inverted call graph" },
 		{ 'D', "dump-raw-trace", OPT_BOOL, &dump_raw, NULL, "dump raw trace in ASCII" },
 		OPT_END_MARK,
 	};
-	struct report rep = { .consumer.deliver = report_deliver };
 	struct symsrc_config symsrc = { 0 };
+	struct hists_callchain hcc = { 0 };
 	struct hists_print_opts popts = { 0 };
 	char bad[64], *symfs_cache = NULL;
 	int nr_args, ret = 1, nr_jobs;
@@ -416,9 +534,19 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	struct dso_loader loader;
 	struct dump dump = { 0 };
 
+	callchain_param__init(&rep.cc_param);
+	hashmap_init(&rep.maps_versions);
+	rep.max_stack = sysctl_max_stack();
 	nr_args = parse_options(argc, argv, opts, report_usage);
 	if (nr_args < 0)
 		return 129;
+	if (max_stack)
+		rep.max_stack = (u32)MAX(0, atoi(max_stack));
+	if (rep.cc_param.key != CC_KEY_FUNCTION) {
+		/* perf prints source lines there (addr2line): not done yet */
+		fprintf(stderr, "analyze report: the call graph keys address and srcline are not supported yet\n");
+		return 129;
+	}
 	/* -D: the raw dump, then perf's stats block; samples are only counted, as --stats does */
 	rep.stats_tool = stats;
 	stats |= dump_raw;
@@ -445,8 +573,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	} else {
 		sort_list__parse(&rep.sort, "comm,dso,symbol", bad, sizeof(bad));
 	}
-	if (percent_limit)
-		popts.percent_limit = strtod(percent_limit, NULL);
+	popts.percent_limit = rep.percent_limit;
 	popts.show_nr_samples = show_nr;
 	popts.show_header = !quiet;
 
@@ -499,6 +626,32 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	rep.hists = xcalloc(rep.nr_hists, sizeof(*rep.hists));
 	for (size_t i = 0; i < rep.nr_hists; i++)
 		hists__init(&rep.hists[i], &rep.sort);
+	{
+		u64 sample_type = 0;
+
+		for (size_t i = 0; i < rep.session.nr_evsels; i++)
+			sample_type |= rep.session.evsels[i].attr.sample_type;
+		has_callchain = sample_type & PERF_SAMPLE_CALLCHAIN;
+	}
+	/* perf's report__setup_sample_type: no children without callchains */
+	children &= has_callchain;
+	use_callchain = has_callchain && rep.cc_param.mode != CC_NONE;
+	if (inverted)
+		rep.cc_param.order = CC_ORDER_CALLER;
+	/* perf's default for the children view: callers first */
+	if (children && !rep.cc_param.order_set)
+		rep.cc_param.order = CC_ORDER_CALLER;
+	if (children || use_callchain)
+		rep.chains = callchains__new();
+	for (size_t i = 0; i < rep.session.nr_evsels; i++) {
+		rep.hists[i].cumulate = children;
+		rep.hists[i].has_callchain =
+			rep.session.evsels[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN;
+	}
+	hcc = (struct hists_callchain){ .chains = rep.chains, .machine = &rep.machine,
+					.param = &rep.cc_param, .use_callchain = use_callchain,
+					.skip_first = sort_str && !strncmp(sort_str, "sym", 3) };
+	popts.callchain = use_callchain ? &hcc : NULL;
 	name_list__parse(&rep.comms, comms);
 	name_list__parse(&rep.dsos, dsos);
 	name_list__parse(&rep.symbols, symbols);
@@ -513,6 +666,13 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		header__fprintf(&rep.session, stdout, show_info);
 	else if (!stats && !quiet)
 		header__fprintf_report(&rep.session, stdout, header, show_info);
+	if (!has_callchain && rep.cc_param.enabled && !rep.session.is_pipe && !stats &&
+	    !header_only) {
+		fflush(stdout);
+		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\nDid you call 'perf record' without -g or -b?\n");
+		ret = 0;	/* perf 6.1 exits with status 0 here */
+		goto out;
+	}
 	if (sort_list__has(&rep.sort, SORT_PARENT)) {
 		bool callchain = false;
 
@@ -538,6 +698,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	if (!ret)
 		settle_kernel(&rep);
 	aggregate__drain(&rep.agg);
+	callchains__end_run(rep.chains);
 	if (ret) {
 		ret = 1;
 		fflush(stdout);
@@ -582,6 +743,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 			       evsel__name(&rep.session.evsels[i]));
 			printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total_period);
 		}
+		hists__resolve_callchains(h, &hcc);
 		hists__fprintf(h, &popts, stdout);
 		printf("\n\n");
 	}
@@ -601,6 +763,8 @@ out:
 	name_list__free(&rep.pids);
 	name_list__free(&rep.tids);
 	regfree(&rep.parent_regex);
+	callchains__delete(rep.chains);
+	hashmap_exit(&rep.maps_versions);
 	free(symfs_cache);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */

@@ -142,6 +142,7 @@ struct dso *dsos__findnew(struct dsos *dsos, struct strpool *pool, const char *l
 		return dso__get(dso);
 	dso = slab_zalloc(&dso_slab);
 	refcount_init(&dso->ref, "dso");
+	dso->seq = dsos->nr_made++;
 	dso->long_name = strpool_store(pool, long_name);	/* unique by by_name */
 	if (strcmp(long_name, "[vdso]") == 0)
 		dso->kind = DSO_KIND_VDSO;

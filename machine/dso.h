@@ -42,6 +42,8 @@ struct dso {
 	u8 build_id_size;
 	bool symbols_loaded;	/* set by the one thread that looks symbols up at a time */
 	u32 nr_inos;		/* of inos, below */
+	u32 seq;		/* creation order (report's callchains order dsos as perf's
+				 * allocator happens to: by creation) */
 	u8 build_id[20];
 	const char *long_name;	/* in the machine's string arena, once: dsos' index keeps it unique */
 	/*
@@ -66,6 +68,7 @@ struct dso {
  */
 struct dsos {
 	struct ptrtable by_name;
+	u32 nr_made;	/* dsos made so far: the next one's seq */
 };
 
 struct symsrc_config;

@@ -1,0 +1,871 @@
+/*
+ * Interned callchains and perf 6.1's callchain trees (util/callchain.c) and their stdio
+ * printing (ui/stdio/hist.c). Interning runs on the reading thread; trees are built and
+ * printed after the run, on one thread. Holds no references: dsos live as long as the machine.
+ */
+#include "analyzer/callchain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+#include "lib/xxhash_inline.h"
+
+void callchain_param__init(struct callchain_param *param)
+{
+	*param = (struct callchain_param){ .mode = CC_GRAPH_ABS, .min_percent = 0.5,
+					   .order = CC_ORDER_CALLEE, .key = CC_KEY_FUNCTION,
+					   .value = CC_VALUE_PERCENT };
+}
+
+/* perf's strncmp(tok, word, strlen(tok)): tok is a prefix of word (an empty one too) */
+static bool prefix_of(const char *tok, const char *word)
+{
+	return !strncmp(tok, word, strlen(tok));
+}
+
+static bool parse_word(struct callchain_param *p, const char *tok)
+{
+	static const struct { const char *word; int mode; } modes[] = {
+		{ "graph", CC_GRAPH_ABS }, { "flat", CC_FLAT },
+		{ "fractal", CC_GRAPH_REL }, { "folded", CC_FOLDED },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		if (prefix_of(tok, modes[i].word)) {
+			p->mode = modes[i].mode;
+			return true;
+		}
+	}
+	/* perf tries caller first: "calle" is caller */
+	if (prefix_of(tok, "caller") || prefix_of(tok, "callee")) {
+		p->order = prefix_of(tok, "caller") ? CC_ORDER_CALLER : CC_ORDER_CALLEE;
+		p->order_set = true;
+		return true;
+	}
+	if (prefix_of(tok, "function") || prefix_of(tok, "address") || prefix_of(tok, "srcline")) {
+		p->key = prefix_of(tok, "function") ? CC_KEY_FUNCTION
+			 : prefix_of(tok, "address") ? CC_KEY_ADDRESS : CC_KEY_SRCLINE;
+		return true;
+	}
+	if (prefix_of(tok, "branch")) {
+		p->branch = true;
+		return true;
+	}
+	if (prefix_of(tok, "percent") || prefix_of(tok, "period") || prefix_of(tok, "count")) {
+		p->value = prefix_of(tok, "percent") ? CC_VALUE_PERCENT
+			   : prefix_of(tok, "period") ? CC_VALUE_PERIOD : CC_VALUE_COUNT;
+		return true;
+	}
+	return false;
+}
+
+int callchain_param__parse(struct callchain_param *p, const char *arg)
+{
+	char *copy, *save = NULL, *end;
+	bool min_set = false;
+	int ret = 0;
+
+	p->enabled = true;
+	if (!arg)
+		return 0;
+	copy = xstrdup(arg);
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (prefix_of(tok, "none")) {
+			p->mode = CC_NONE;
+			p->enabled = false;
+			break;
+		}
+		if (parse_word(p, tok))
+			continue;
+		if (!min_set) {
+			p->min_percent = strtod(tok, &end);
+			min_set = true;
+		} else {
+			p->print_limit = (u32)strtoul(tok, &end, 0);
+		}
+		if (end == tok) {
+			ret = -1;
+			break;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+/* ---- interning ---- */
+
+/* Open addressing over ids (+1, 0 is empty), probed by their hashes; grows at half full. */
+struct id_index {
+	u32 *slots;
+	size_t cap;
+};
+
+struct cc_chain {
+	u32 start, len;	/* in ids[] */
+	u64 hash;
+};
+
+struct cc_sym {
+	const struct symbol *sym;
+	const struct symtab *symtab;
+	bool done;
+};
+
+/* A raw chain seen before, by its 128-bit hash (context included): its chain id. */
+struct raw_slot {
+	u64 lo, hi;
+	u32 chain;
+	bool used;
+};
+
+#define RAW_CACHE_MAX (1u << 22)	/* entries before the cache starts over */
+
+struct callchains {
+	struct raw_slot *raw;
+	size_t raw_cap, nr_raw;
+	struct cc_frame *frames;
+	u64 *frame_hashes;
+	size_t nr_frames, frames_alloc, hashes_alloc;
+	struct id_index frame_index;
+	u32 *ids;
+	size_t nr_ids, ids_alloc;
+	struct cc_chain *chains;
+	size_t nr_chains, chains_alloc;
+	struct id_index chain_index;
+	u32 *scratch;	/* one sample's frame ids */
+	size_t scratch_alloc;
+	struct cc_sym *syms;	/* by frame, after the run */
+	size_t syms_alloc;
+};
+
+struct callchains *callchains__new(void)
+{
+	return xzalloc(sizeof(struct callchains));
+}
+
+void callchains__delete(struct callchains *cc)
+{
+	if (!cc)
+		return;
+	free(cc->frames);
+	free(cc->frame_hashes);
+	free(cc->frame_index.slots);
+	free(cc->ids);
+	free(cc->chains);
+	free(cc->chain_index.slots);
+	free(cc->scratch);
+	free(cc->syms);
+	free(cc->raw);
+	free(cc);
+}
+
+static void index_grow(struct id_index *x, const u64 *(*hash_of)(const struct callchains *, u32),
+		       const struct callchains *cc, size_t nr)
+{
+	size_t cap = x->cap ? x->cap * 2 : 4096;
+
+	free(x->slots);
+	x->slots = xcalloc(cap, sizeof(*x->slots));
+	x->cap = cap;
+	for (size_t i = 0; i < nr; i++) {
+		size_t j = *hash_of(cc, (u32)i) & (cap - 1);
+
+		while (x->slots[j])
+			j = (j + 1) & (cap - 1);
+		x->slots[j] = (u32)(i + 1);
+	}
+}
+
+static const u64 *frame_hash_of(const struct callchains *cc, u32 i)
+{
+	return &cc->frame_hashes[i];
+}
+
+static const u64 *chain_hash_of(const struct callchains *cc, u32 i)
+{
+	return &cc->chains[i].hash;
+}
+
+static u32 frame_intern(struct callchains *cc, const struct cc_frame *f)
+{
+	u64 key[5] = { (u64)(uintptr_t)f->dso, f->addr, f->ip, f->map_size, (u64)(u8)f->level };
+	u64 hash = XXH3_64bits(key, sizeof(key));
+	size_t j;
+
+	if (2 * (cc->nr_frames + 1) > cc->frame_index.cap)
+		index_grow(&cc->frame_index, frame_hash_of, cc, cc->nr_frames);
+	for (j = hash & (cc->frame_index.cap - 1); cc->frame_index.slots[j];
+	     j = (j + 1) & (cc->frame_index.cap - 1)) {
+		u32 id = cc->frame_index.slots[j] - 1;
+		const struct cc_frame *o = &cc->frames[id];
+
+		if (cc->frame_hashes[id] == hash && o->dso == f->dso && o->addr == f->addr &&
+		    o->ip == f->ip && o->map_size == f->map_size && o->level == f->level)
+			return id;
+	}
+	ARRAY_GROW(cc->frames, cc->frames_alloc, cc->nr_frames + 1);
+	ARRAY_GROW(cc->frame_hashes, cc->hashes_alloc, cc->nr_frames + 1);
+	cc->frames[cc->nr_frames] = *f;
+	cc->frame_hashes[cc->nr_frames] = hash;
+	cc->frame_index.slots[j] = (u32)(cc->nr_frames + 1);
+	return (u32)cc->nr_frames++;
+}
+
+static u32 chain_intern(struct callchains *cc, const u32 *ids, u32 len)
+{
+	u64 hash = XXH3_64bits(ids, len * sizeof(*ids));
+	size_t j;
+
+	if (2 * (cc->nr_chains + 1) > cc->chain_index.cap)
+		index_grow(&cc->chain_index, chain_hash_of, cc, cc->nr_chains);
+	for (j = hash & (cc->chain_index.cap - 1); cc->chain_index.slots[j];
+	     j = (j + 1) & (cc->chain_index.cap - 1)) {
+		u32 id = cc->chain_index.slots[j] - 1;
+		const struct cc_chain *c = &cc->chains[id];
+
+		if (c->hash == hash && c->len == len &&
+		    !memcmp(cc->ids + c->start, ids, len * sizeof(*ids)))
+			return id;
+	}
+	ARRAY_GROW(cc->ids, cc->ids_alloc, cc->nr_ids + len);
+	memcpy(cc->ids + cc->nr_ids, ids, len * sizeof(*ids));
+	ARRAY_GROW(cc->chains, cc->chains_alloc, cc->nr_chains + 1);
+	cc->chains[cc->nr_chains] = (struct cc_chain){ .start = (u32)cc->nr_ids, .len = len,
+						       .hash = hash };
+	cc->nr_ids += len;
+	cc->chain_index.slots[j] = (u32)(cc->nr_chains + 1);
+	return (u32)cc->nr_chains++;
+}
+
+u32 callchains__intern_frames(struct callchains *cc, const struct cc_frame *frames, u32 nr)
+{
+	ARRAY_GROW(cc->scratch, cc->scratch_alloc, nr ? nr : 1);
+	for (u32 i = 0; i < nr; i++)
+		cc->scratch[i] = frame_intern(cc, &frames[i]);
+	return nr ? chain_intern(cc, cc->scratch, nr) : CC_NO_CHAIN;
+}
+
+/*
+ * perf's thread__resolve_callchain_sample for frame pointers: every address is looked up in
+ * the address space its context marker (the last one before it) names, user at first.
+ */
+u32 callchains__intern(struct callchains *cc, struct machine *machine, struct thread *thread,
+		       const u64 *chain, u32 max_stack, enum callchain_order order)
+{
+	u64 nr = chain[0];
+	u8 cpumode = PERF_RECORD_MISC_USER;
+	u32 n = 0, len;
+
+	ARRAY_GROW(cc->scratch, cc->scratch_alloc, nr ? nr : 1);
+	for (u64 i = 0; i < nr; i++) {
+		u64 ip = chain[1 + i];
+		struct addr_location al;
+		struct cc_frame f;
+
+		if (ip >= (u64)PERF_CONTEXT_MAX) {
+			if (!machine__callchain_context(ip, &cpumode))
+				return CC_NO_CHAIN;	/* perf: corrupted, discard all */
+			continue;
+		}
+		/* callee first: what lies past max_stack is never looked at */
+		if (order == CC_ORDER_CALLEE && n == max_stack)
+			break;
+		machine__find_map(machine, thread, cpumode, ip, &al);
+		f = (struct cc_frame){ .dso = al.map ? al.map->dso : NULL, .addr = al.addr, .ip = ip,
+				       .map_size = al.map ? al.map->end - al.map->start : 0,
+				       .level = al.map ? al.level : 0 };
+		cc->scratch[n++] = frame_intern(cc, &f);
+	}
+	len = MIN(n, max_stack);
+	if (!len)
+		return CC_NO_CHAIN;
+	if (order == CC_ORDER_CALLER) {
+		/* the outermost max_stack frames, outermost first */
+		for (u32 i = 0, j = n - 1; i < j; i++, j--) {
+			u32 t = cc->scratch[i];
+
+			cc->scratch[i] = cc->scratch[j];
+			cc->scratch[j] = t;
+		}
+	}
+	return chain_intern(cc, cc->scratch, len);
+}
+
+void callchains__end_run(struct callchains *cc)
+{
+	if (!cc)
+		return;
+	free(cc->raw);
+	free(cc->frame_hashes);
+	free(cc->frame_index.slots);
+	free(cc->chain_index.slots);
+	free(cc->scratch);
+	cc->raw = NULL;
+	cc->frame_hashes = NULL;
+	cc->frame_index = cc->chain_index = (struct id_index){ 0 };
+	cc->scratch = NULL;
+	cc->raw_cap = cc->nr_raw = cc->hashes_alloc = cc->scratch_alloc = 0;
+}
+
+static void raw_grow(struct callchains *cc)
+{
+	size_t cap = cc->raw_cap ? cc->raw_cap * 2 : 4096;
+	struct raw_slot *old = cc->raw;
+	size_t old_cap = cc->raw_cap;
+
+	if (cc->nr_raw >= RAW_CACHE_MAX) {	/* bounded: start over */
+		cap = cc->raw_cap;
+		old_cap = 0;
+		cc->nr_raw = 0;
+	}
+	cc->raw = xcalloc(cap, sizeof(*cc->raw));
+	cc->raw_cap = cap;
+	for (size_t i = 0; i < old_cap; i++) {
+		size_t j;
+
+		if (!old[i].used)
+			continue;
+		for (j = old[i].lo & (cap - 1); cc->raw[j].used; j = (j + 1) & (cap - 1))
+			;
+		cc->raw[j] = old[i];
+	}
+	free(old);
+}
+
+u32 callchains__intern_cached(struct callchains *cc, struct machine *machine,
+			      struct thread *thread, const u64 *chain, u32 max_stack,
+			      enum callchain_order order, u64 context)
+{
+	XXH128_hash_t h = XXH3_128bits_withSeed(chain, (chain[0] + 1) * sizeof(u64), context);
+	size_t j;
+	u32 id;
+
+	if (2 * (cc->nr_raw + 1) > cc->raw_cap)
+		raw_grow(cc);
+	for (j = h.low64 & (cc->raw_cap - 1); cc->raw[j].used; j = (j + 1) & (cc->raw_cap - 1))
+		if (cc->raw[j].lo == h.low64 && cc->raw[j].hi == h.high64)
+			return cc->raw[j].chain;
+	id = callchains__intern(cc, machine, thread, chain, max_stack, order);
+	cc->raw[j] = (struct raw_slot){ .lo = h.low64, .hi = h.high64, .chain = id, .used = true };
+	cc->nr_raw++;
+	return id;
+}
+
+u32 callchains__len(const struct callchains *cc, u32 chain)
+{
+	return cc->chains[chain].len;
+}
+
+const u32 *callchains__frame_ids(const struct callchains *cc, u32 chain)
+{
+	return cc->ids + cc->chains[chain].start;
+}
+
+const struct cc_frame *callchains__frame(const struct callchains *cc, u32 frame)
+{
+	return &cc->frames[frame];
+}
+
+const struct symbol *callchains__sym(struct callchains *cc, struct machine *machine, u32 frame,
+				     const struct symtab **symtab)
+{
+	struct cc_sym *s;
+
+	if (cc->syms_alloc < cc->nr_frames) {
+		size_t old = cc->syms_alloc;
+
+		ARRAY_GROW(cc->syms, cc->syms_alloc, cc->nr_frames);
+		memset(cc->syms + old, 0, (cc->syms_alloc - old) * sizeof(*cc->syms));
+	}
+	s = &cc->syms[frame];
+	if (!s->done) {
+		const struct cc_frame *f = &cc->frames[frame];
+		struct addr_location al = { .dso = f->dso, .addr = f->addr };
+
+		if (f->dso)
+			machine__resolve_symbol(machine, &al);
+		s->sym = al.sym;
+		s->symtab = al.symtab;
+		s->done = true;
+	}
+	*symtab = s->symtab;
+	return s->sym;
+}
+
+/* ---- trees ---- */
+
+#define NO_NODE UINT32_MAX
+
+struct cc_node {
+	u32 val, val_nr;	/* frame ids in tree.vals */
+	u32 parent;
+	u32 child, nr_children;	/* contiguous, in perf's rb_root_in order */
+	u32 count, children_count;
+	u64 hit, children_hit;
+};
+
+struct cc_seq {
+	const u32 *f;
+	u32 len, count;
+	u64 period;
+};
+
+struct tree {
+	struct callchains *cc;
+	struct machine *machine;
+	const struct cc_print *p;
+	struct cc_node *nodes;
+	size_t nr_nodes, nodes_alloc;
+	u32 *vals;
+	size_t nr_vals, vals_alloc;
+	struct cc_seq *seqs;
+	size_t nr_seqs, seqs_alloc;
+	u32 *out;	/* scratch for sorted children lists */
+	size_t nr_out, out_alloc;
+	FILE *fp;
+};
+
+static const struct symbol *frame_sym(struct tree *t, u32 frame)
+{
+	const struct symtab *symtab;
+
+	return callchains__sym(t->cc, t->machine, frame, &symtab);
+}
+
+/*
+ * perf's match_chain, as the order of a node's children in its rb_root_in: by dso, then
+ * symbol start (both frames resolved, function key) or ip. perf compares dso pointers,
+ * which its allocator hands out in about the order the dsos are made: here that order.
+ */
+static int frame_cmp(struct tree *t, u32 a, u32 b)
+{
+	const struct cc_frame *fa = &t->cc->frames[a], *fb = &t->cc->frames[b];
+	const struct symbol *sa, *sb;
+	u64 va = fa->ip, vb = fb->ip;
+	int ka = 1, kb = 1;
+
+	if (a == b)
+		return 0;
+	if (fa->dso != fb->dso) {
+		if (!fa->dso || !fb->dso)
+			return !fa->dso ? -1 : 1;
+		return fa->dso->seq < fb->dso->seq ? -1 : 1;
+	}
+	/*
+	 * perf compares two resolved frames by their symbols' starts (in the dso), else by
+	 * ips. Against an unresolved ip, a resolved frame counts as its symbol's start in its
+	 * own address space: as the ip lies in no symbol there, that orders the two as their
+	 * ips do, and keeps the order total for one address space (sorting needs it).
+	 */
+	if (t->p->param->key == CC_KEY_FUNCTION) {
+		sa = frame_sym(t, a);
+		sb = frame_sym(t, b);
+		if (sa && sb) {
+			va = sa->start;
+			vb = sb->start;
+			ka = kb = 0;
+		} else if (sa) {
+			va = fa->ip - fa->addr + sa->start;
+			ka = 0;
+		} else if (sb) {
+			vb = fb->ip - fb->addr + sb->start;
+			kb = 0;
+		}
+	}
+	if (va != vb)
+		return va < vb ? -1 : 1;
+	return ka < kb ? -1 : ka > kb;
+}
+
+static struct tree *cur_tree;
+
+/* Children come in descending order (perf's rb_root_in, walked in order); shorter first. */
+static int seq_cmp(const void *pa, const void *pb)
+{
+	const struct cc_seq *a = pa, *b = pb;
+	u32 n = MIN(a->len, b->len);
+
+	for (u32 k = 0; k < n; k++) {
+		int c = frame_cmp(cur_tree, a->f[k], b->f[k]);
+
+		if (c)
+			return -c;
+	}
+	return (a->len > b->len) - (a->len < b->len);
+}
+
+static u64 cumul_hits(const struct cc_node *n)
+{
+	return n->hit + n->children_hit;
+}
+
+static u32 cumul_counts(const struct cc_node *n)
+{
+	return n->count + n->children_count;
+}
+
+/* The children of node, made from seqs[lo, hi) which share its path of depth frames. */
+static void build_children(struct tree *t, u32 node, size_t lo, size_t hi, u32 depth)
+{
+	size_t groups = 0, first;
+	u64 children_hit = 0;
+	u32 children_count = 0;
+
+	while (lo < hi && t->seqs[lo].len <= depth)
+		lo++;
+	if (lo == hi)
+		return;
+	for (size_t i = lo; i < hi; groups++) {
+		size_t j = i + 1;
+
+		while (j < hi && !frame_cmp(t, t->seqs[j].f[depth], t->seqs[i].f[depth]))
+			j++;
+		i = j;
+	}
+	first = t->nr_nodes;
+	ARRAY_GROW(t->nodes, t->nodes_alloc, t->nr_nodes + groups);
+	t->nr_nodes += groups;
+	t->nodes[node].child = (u32)first;
+	t->nodes[node].nr_children = (u32)groups;
+	for (size_t i = lo, g = 0; i < hi; g++) {
+		size_t j = i + 1, k;
+		u32 end = depth + 1;
+		struct cc_node *n;
+
+		while (j < hi && !frame_cmp(t, t->seqs[j].f[depth], t->seqs[i].f[depth]))
+			j++;
+		while (t->seqs[i].len > end && !frame_cmp(t, t->seqs[i].f[end], t->seqs[j - 1].f[end]))
+			end++;
+		ARRAY_GROW(t->vals, t->vals_alloc, t->nr_vals + (end - depth));
+		memcpy(t->vals + t->nr_vals, t->seqs[i].f + depth, (end - depth) * sizeof(u32));
+		n = &t->nodes[first + g];
+		*n = (struct cc_node){ .val = (u32)t->nr_vals, .val_nr = end - depth, .parent = node,
+				       .child = NO_NODE };
+		t->nr_vals += end - depth;
+		for (k = i; k < j && t->seqs[k].len == end; k++) {
+			n->hit += t->seqs[k].period;
+			n->count += t->seqs[k].count;
+		}
+		build_children(t, (u32)(first + g), i, j, end);
+		n = &t->nodes[first + g];
+		children_hit += cumul_hits(n);
+		children_count += cumul_counts(n);
+		i = j;
+	}
+	t->nodes[node].children_hit = children_hit;
+	t->nodes[node].children_count = children_count;
+}
+
+static void tree_build(struct tree *t, const struct cc_contrib *contribs, size_t nr)
+{
+	t->nr_seqs = 0;
+	for (size_t i = 0; i < nr; i++) {
+		u32 len = callchains__len(t->cc, contribs[i].chain);
+
+		if (contribs[i].offset >= len)
+			continue;
+		ARRAY_GROW(t->seqs, t->seqs_alloc, t->nr_seqs + 1);
+		t->seqs[t->nr_seqs++] = (struct cc_seq){
+			.f = callchains__frame_ids(t->cc, contribs[i].chain) + contribs[i].offset,
+			.len = len - contribs[i].offset, .count = contribs[i].count,
+			.period = contribs[i].period };
+	}
+	cur_tree = t;
+	qsort(t->seqs, t->nr_seqs, sizeof(*t->seqs), seq_cmp);
+	t->nr_nodes = 1;
+	t->nr_vals = 0;
+	ARRAY_GROW(t->nodes, t->nodes_alloc, 1);
+	t->nodes[0] = (struct cc_node){ .parent = NO_NODE, .child = NO_NODE };
+	build_children(t, 0, 0, t->nr_seqs, 0);
+}
+
+/*
+ * The children of node shown, in output order (perf's rb_insert_callchain: by cumulated
+ * hits, ties in input order): appended to t->out, returns where they start.
+ */
+static size_t sorted_children(struct tree *t, u32 node, size_t *nr)
+{
+	const struct cc_node *n = &t->nodes[node];
+	size_t start = t->nr_out;
+	u64 min_hit = t->p->min_hit;
+
+	if (t->p->param->mode == CC_GRAPH_REL)
+		min_hit = (u64)ceil((double)n->children_hit * (t->p->param->min_percent / 100.0));
+	ARRAY_GROW(t->out, t->out_alloc, t->nr_out + n->nr_children);
+	for (u32 i = 0; i < n->nr_children; i++) {
+		u32 c = n->child + i;
+		u64 hits = cumul_hits(&t->nodes[c]);
+		size_t k;
+
+		if (hits < min_hit)
+			continue;
+		/* insertion: after every child with as many hits or more */
+		for (k = t->nr_out; k > start && cumul_hits(&t->nodes[t->out[k - 1]]) < hits; k--)
+			t->out[k] = t->out[k - 1];
+		t->out[k] = c;
+		t->nr_out++;
+	}
+	*nr = t->nr_out - start;
+	return start;
+}
+
+static void frame_name(struct tree *t, u32 frame, char *buf, size_t size)
+{
+	const struct symtab *symtab;
+	const struct symbol *sym = callchains__sym(t->cc, t->machine, frame, &symtab);
+
+	if (sym)
+		snprintf(buf, size, "%s", symbol__name(symtab, sym));
+	else
+		snprintf(buf, size, "%#llx", (unsigned long long)t->cc->frames[frame].ip);
+}
+
+/* perf's callchain_node__fprintf_value */
+static void print_value(struct tree *t, u64 period, u32 count, u64 total)
+{
+	switch (t->p->param->value) {
+	case CC_VALUE_PERIOD:
+		fprintf(t->fp, "%llu", (unsigned long long)period);
+		break;
+	case CC_VALUE_COUNT:
+		fprintf(t->fp, "%u", count);
+		break;
+	default:
+		fprintf(t->fp, "%.2f%%", total ? period * 100.0 / total : 0.0);
+		break;
+	}
+}
+
+static void left_margin(struct tree *t, int margin)
+{
+	fprintf(t->fp, "%*s", 12 + margin, "");
+}
+
+/* perf's depth masks are ints shifted by the depth: on x86 the count wraps at 32 */
+static bool mask_bit(int mask, int i)
+{
+	return mask & (int)(1u << (i & 31));
+}
+
+static int mask_without(int mask, int i)
+{
+	return mask & ~(int)(1u << (i & 31));
+}
+
+static void graph_line(struct tree *t, int depth, int mask, int margin)
+{
+	left_margin(t, margin);
+	for (int i = 0; i < depth; i++)
+		fputs(mask_bit(mask, i) ? "|          " : "           ", t->fp);
+	fputc('\n', t->fp);
+}
+
+/* perf's ipchain__fprintf_graph: name is the frame's, or "[...]" */
+static void graph_entry(struct tree *t, u64 hits, u32 counts, const char *name, int depth,
+			int mask, int period, u64 total, int margin)
+{
+	left_margin(t, margin);
+	for (int i = 0; i < depth; i++) {
+		fputc(mask_bit(mask, i) ? '|' : ' ', t->fp);
+		if (!period && i == depth - 1) {
+			fputs("--", t->fp);
+			print_value(t, hits, counts, total);
+			fputs("--", t->fp);
+		} else {
+			fputs("          ", t->fp);
+		}
+	}
+	fputs(name, t->fp);
+	fputc('\n', t->fp);
+}
+
+/* perf's __callchain__fprintf_graph over the children of node; whether it printed */
+static bool print_graph(struct tree *t, u32 node, u64 total, int depth, int mask, int margin)
+{
+	const struct callchain_param *param = t->p->param;
+	size_t nr, start = sorted_children(t, node, &nr), printed = 0;
+	int new_mask = mask;
+	u64 remaining = total;
+	u32 cumul_count = 0;
+	u32 last = NO_NODE;
+	char name[1024];
+
+	for (size_t k = 0; k < nr; k++) {
+		u32 c = t->out[start + k];
+		const struct cc_node *child = &t->nodes[c];
+		u64 new_total;
+
+		last = c;
+		remaining -= cumul_hits(child);
+		cumul_count += cumul_counts(child);
+		if (k + 1 == nr && (param->mode != CC_GRAPH_REL || !remaining))
+			new_mask = mask_without(new_mask, depth - 1);
+		graph_line(t, depth, mask, margin);
+		for (u32 v = 0; v < child->val_nr; v++) {
+			frame_name(t, t->vals[child->val + v], name, sizeof(name));
+			graph_entry(t, cumul_hits(child), cumul_counts(child), name, depth, new_mask,
+				    (int)v, total, margin);
+		}
+		new_total = param->mode == CC_GRAPH_REL ? child->children_hit : total;
+		print_graph(t, c, new_total, depth + 1, new_mask | (int)(1u << (depth & 31)),
+			    margin);
+		if (++printed == param->print_limit)
+			break;
+	}
+	t->nr_out = start;
+	if (param->mode == CC_GRAPH_REL && remaining && remaining != total) {
+		u32 count = 0;
+
+		if (param->value == CC_VALUE_COUNT && last != NO_NODE) {
+			s64 rem = (s64)t->nodes[t->nodes[last].parent].children_count - cumul_count;
+
+			if (rem <= 0)
+				return nr > 0;
+			count = (u32)rem;
+		}
+		new_mask = mask_without(new_mask, depth - 1);
+		graph_entry(t, remaining, count, "[...]", depth, new_mask, 0, total, margin);
+		return true;
+	}
+	return nr > 0;
+}
+
+/* perf's callchain__fprintf_graph: a single root's own frames go first, unindented */
+static void print_graph_root(struct tree *t)
+{
+	const struct callchain_param *param = t->p->param;
+	size_t nr, start = sorted_children(t, 0, &nr);
+	u64 total = t->p->total;
+	u32 node = 0;
+	int margin = 0;
+	bool printed_any = false;
+	char name[1024];
+
+	if (nr == 1 && cumul_hits(&t->nodes[t->out[start]]) == t->p->parent) {
+		const struct cc_node *n = &t->nodes[t->out[start]];
+		bool printed = false;
+		u32 entries = 0;
+
+		node = t->out[start];
+		for (u32 v = 0; v < n->val_nr; v++) {
+			if (!v && t->p->skip_first)
+				continue;
+			if (!printed) {
+				left_margin(t, margin);
+				fputs("|\n", t->fp);
+				left_margin(t, margin);
+				fputs("---", t->fp);
+				margin += 3;
+				printed = true;
+			} else {
+				left_margin(t, margin);
+			}
+			frame_name(t, t->vals[n->val + v], name, sizeof(name));
+			fprintf(t->fp, "%s\n", name);
+			printed_any = true;
+			if (++entries == param->print_limit)
+				break;
+		}
+	}
+	t->nr_out = 0;
+	if (param->mode == CC_GRAPH_REL)
+		total = t->p->parent;
+	printed_any |= print_graph(t, node, total, 1, 1, margin);
+	if (printed_any)
+		fputc('\n', t->fp);
+}
+
+/* sort_chain_flat: every node with hits of its own, post-order, then by hits */
+static void flat_collect(struct tree *t, u32 node)
+{
+	const struct cc_node *n = &t->nodes[node];
+	size_t k;
+
+	for (u32 i = 0; i < n->nr_children; i++)
+		flat_collect(t, n->child + i);
+	n = &t->nodes[node];
+	if (!n->hit || n->hit < t->p->min_hit)
+		return;
+	ARRAY_GROW(t->out, t->out_alloc, t->nr_out + 1);
+	for (k = t->nr_out; k > 0 && t->nodes[t->out[k - 1]].hit < n->hit; k--)
+		t->out[k] = t->out[k - 1];
+	t->out[k] = node;
+	t->nr_out++;
+}
+
+static void print_path(struct tree *t, u32 node, const char *prefix, const char *sep,
+		       bool *first)
+{
+	const struct cc_node *n = &t->nodes[node];
+	char name[1024];
+
+	if (n->parent != NO_NODE)
+		print_path(t, n->parent, prefix, sep, first);
+	for (u32 v = 0; v < n->val_nr; v++) {
+		frame_name(t, t->vals[n->val + v], name, sizeof(name));
+		if (sep) {
+			fprintf(t->fp, "%s%s", *first ? "" : sep, name);
+			*first = false;
+		} else {
+			fprintf(t->fp, "%s%s\n", prefix, name);
+		}
+	}
+}
+
+static void print_flat(struct tree *t, bool folded)
+{
+	u32 printed = 0;
+
+	t->nr_out = 0;
+	flat_collect(t, 0);
+	for (size_t k = 0; k < t->nr_out; k++) {
+		const struct cc_node *n = &t->nodes[t->out[k]];
+		bool first = true;
+
+		if (folded) {
+			print_value(t, n->hit, n->count, t->p->total);
+			fputc(' ', t->fp);
+			print_path(t, t->out[k], NULL, ";", &first);
+			fputc('\n', t->fp);
+		} else {
+			fputs("           ", t->fp);
+			print_value(t, cumul_hits(n), cumul_counts(n), t->p->total);
+			fputc('\n', t->fp);
+			print_path(t, t->out[k], "                ", NULL, &first);
+			fputc('\n', t->fp);
+		}
+		if (++printed == t->p->param->print_limit)
+			break;
+	}
+	t->nr_out = 0;
+}
+
+void callchains__fprintf(struct callchains *cc, const struct cc_print *p,
+			 const struct cc_contrib *contribs, size_t nr, FILE *fp)
+{
+	struct tree t = { .cc = cc, .machine = p->machine, .p = p, .fp = fp };
+
+	if (p->param->mode == CC_NONE)
+		return;
+	tree_build(&t, contribs, nr);
+	switch (p->param->mode) {
+	case CC_GRAPH_ABS:
+	case CC_GRAPH_REL:
+		print_graph_root(&t);
+		break;
+	case CC_FLAT:
+		print_flat(&t, false);
+		break;
+	case CC_FOLDED:
+		print_flat(&t, true);
+		break;
+	default:
+		break;
+	}
+	free(t.nodes);
+	free(t.vals);
+	free(t.seqs);
+	free(t.out);
+}

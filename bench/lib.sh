@@ -1,0 +1,63 @@
+# Helpers shared by the bench scripts (sourced): the busy load, recording, timing.
+# Expects WORK (output folder), SECONDS_TO_RECORD and RUNS to be set by the script.
+# shellcheck shell=bash
+TIMEIT=${TIMEIT:-build/tools/timeit}
+ANALYZE=${ANALYZE:-./analyze}
+
+# A busy mix on every CPU: compressors, hashing, sorting, and many short-lived processes.
+LOAD='load() { end=$((SECONDS + T)); while [ $SECONDS -lt $end ]; do
+	gzip -1 -c /usr/bin/perf >/dev/null
+	sha256sum /usr/lib/x86_64-linux-gnu/*.so* >/dev/null 2>&1 || true
+	for i in $(seq 20); do /bin/true; done
+	seq 100000 | sort -R >/dev/null
+done; }'
+
+# record OUTPUT PERF-RECORD-ARGS...: the load on every CPU for SECONDS_TO_RECORD seconds
+# (BENCH_REUSE=1 keeps an existing recording)
+record() {
+	local out=$1
+	shift
+	if [ "${BENCH_REUSE:-0}" = 1 ] && [ -e "$out" ]; then return; fi
+	echo "bench: recording $SECONDS_TO_RECORD s into $out ($*)" >&2
+	rm -rf "$out"
+	perf record -q "$@" -o "$out" -- bash -c "T=$SECONDS_TO_RECORD; $LOAD; for c in \$(seq $(nproc)); do load & done; wait" \
+		>/dev/null 2>"$WORK/record.log" || { cat "$WORK/record.log" >&2; exit 1; }
+}
+
+# best CMD...: "seconds peak-KB" of the best of RUNS runs (tools/timeit: wall time from fork
+# to reaping, peak RSS from wait4), its output in $OUT (default $WORK/out.txt)
+best() {
+	local best_t="" best_m="" t m r
+	for ((r = 0; r < RUNS; r++)); do
+		read -r t m < <("$TIMEIT" "${OUT:-$WORK/out.txt}" "$@")
+		if [ -z "$best_t" ] || awk "BEGIN{exit !($t < $best_t)}"; then best_t=$t best_m=$m; fi
+	done
+	echo "$best_t $best_m"
+}
+
+ratio() { awk "BEGIN{ if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"inf\" }"; }
+
+# same A B: "yes" when the two outputs are the same but for perf's random tip line
+same() {
+	if diff <(grep -v '^# (Tip' "$1") <(grep -v '^# (Tip' "$2") >/dev/null
+	then echo yes; else echo no; fi
+}
+
+samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}'; }
+size_mb() { du -sm "$1" | cut -f1; }
+
+# replace_section FILE HEADING SECTION-FILE: FILE's section from HEADING to the next "## "
+# heading (or the end) becomes SECTION-FILE's text; appended when FILE has no such section
+replace_section() {
+	local file=$1 heading=$2 section=$3 tmp
+	tmp=$(mktemp)
+	if [ -f "$file" ] && grep -qxF "$heading" "$file"; then
+		awk -v h="$heading" -v s="$section" '
+			$0 == h { while ((getline line < s) > 0) print line; skip = 1; next }
+			skip && /^## / { skip = 0 }
+			!skip { print }' "$file" >"$tmp"
+	else
+		{ [ -f "$file" ] && cat "$file"; echo; cat "$section"; } >"$tmp"
+	fi
+	mv "$tmp" "$file"
+}

@@ -1,0 +1,167 @@
+/*
+ * Unit tests for analyzer/callchain.c: perf 6.1's -g argument parsing (prefixes, order of
+ * words, threshold then print limit, errors) and the trees: frames without a map print their
+ * ips, so a tree of such chains can be built and printed without symbols. The expected text
+ * follows perf's ui/stdio/hist.c rules (a single root's frames unindented, "--" percentages
+ * of the total, pruning by threshold, fractal percentages of the parent).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/callchain.h"
+
+Test(callchain, param_defaults_and_words)
+{
+	struct callchain_param p;
+
+	callchain_param__init(&p);
+	cr_assert_eq(p.mode, CC_GRAPH_ABS);
+	cr_assert_eq(p.order, CC_ORDER_CALLEE);
+	cr_assert_eq(callchain_param__parse(&p, "fractal,2,3,caller,count"), 0);
+	cr_assert_eq(p.mode, CC_GRAPH_REL);
+	cr_assert_float_eq(p.min_percent, 2.0, 1e-9);
+	cr_assert_eq(p.print_limit, 3);
+	cr_assert_eq(p.order, CC_ORDER_CALLER);
+	cr_assert(p.order_set);
+	cr_assert_eq(p.value, CC_VALUE_COUNT);
+	cr_assert(p.enabled);
+
+	callchain_param__init(&p);
+	cr_assert_eq(callchain_param__parse(&p, "f,pe"), 0);	/* prefixes: perf's first match */
+	cr_assert_eq(p.mode, CC_FLAT);
+	cr_assert_eq(p.value, CC_VALUE_PERCENT);
+	cr_assert_eq(callchain_param__parse(&p, "fo,calle,peri"), 0);
+	cr_assert_eq(p.mode, CC_FOLDED);
+	cr_assert_eq(p.order, CC_ORDER_CALLER);	/* perf tries caller first */
+	cr_assert_eq(callchain_param__parse(&p, "callee,c"), 0);
+	cr_assert_eq(p.order, CC_ORDER_CALLER);	/* "c": an order before a value */
+	cr_assert_eq(p.value, CC_VALUE_PERIOD);
+
+	callchain_param__init(&p);
+	cr_assert_eq(callchain_param__parse(&p, "none"), 0);
+	cr_assert_eq(p.mode, CC_NONE);
+	cr_assert(!p.enabled);
+}
+
+Test(callchain, param_errors)
+{
+	struct callchain_param p;
+
+	callchain_param__init(&p);
+	cr_assert_eq(callchain_param__parse(&p, "bogus"), -1);
+	callchain_param__init(&p);
+	cr_assert_eq(callchain_param__parse(&p, "graph,0.5,x"), -1);
+	callchain_param__init(&p);
+	cr_assert_eq(callchain_param__parse(&p, "graph,1,2,3"), 0);	/* the last limit wins */
+	cr_assert_eq(p.print_limit, 3);
+}
+
+/* A chain of unmapped ips, in cursor order. */
+static u32 intern(struct callchains *cc, const u64 *ips, u32 nr)
+{
+	struct cc_frame frames[16] = { 0 };
+
+	for (u32 i = 0; i < nr; i++)
+		frames[i] = (struct cc_frame){ .addr = ips[i], .ip = ips[i], .level = '.' };
+	return callchains__intern_frames(cc, frames, nr);
+}
+
+static char *print(struct callchains *cc, const struct callchain_param *param,
+		   const struct cc_contrib *c, size_t nr, u64 total)
+{
+	struct cc_print p = { .param = param, .total = total, .parent = total,
+			      .min_hit = (u64)((double)total * (param->min_percent / 100)) };
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *fp = open_memstream(&buf, &size);
+
+	callchains__fprintf(cc, &p, c, nr, fp);
+	fclose(fp);
+	return buf;
+}
+
+Test(callchain, graph_and_folded)
+{
+	struct callchains *cc = callchains__new();
+	struct callchain_param param;
+	u64 a[] = { 0x10, 0x20, 0x30 }, b[] = { 0x11, 0x20, 0x30 }, c[] = { 0x12, 0x30 };
+	struct cc_contrib contribs[3];
+	char *out;
+
+	contribs[0] = (struct cc_contrib){ .chain = intern(cc, a, 3), .count = 6, .period = 60 };
+	contribs[1] = (struct cc_contrib){ .chain = intern(cc, b, 3), .count = 3, .period = 30 };
+	contribs[2] = (struct cc_contrib){ .chain = intern(cc, c, 2), .count = 1, .period = 10 };
+	cr_assert_eq(intern(cc, a, 3), contribs[0].chain, "a chain is interned once");
+
+	callchain_param__init(&param);
+	out = print(cc, &param, contribs, 3, 100);
+	cr_assert_str_eq(out,
+			 "            |          \n"
+			 "            |--60.00%--0x10\n"
+			 "            |          0x20\n"
+			 "            |          0x30\n"
+			 "            |          \n"
+			 "            |--30.00%--0x11\n"
+			 "            |          0x20\n"
+			 "            |          0x30\n"
+			 "            |          \n"
+			 "             --10.00%--0x12\n"
+			 "                       0x30\n"
+			 "\n");
+	free(out);
+
+	callchain_param__parse(&param, "folded");
+	out = print(cc, &param, contribs, 3, 100);
+	cr_assert_str_eq(out, "60.00% 0x10;0x20;0x30\n30.00% 0x11;0x20;0x30\n10.00% 0x12;0x30\n");
+	free(out);
+
+	/* 15 % threshold: the 10 % chain goes */
+	callchain_param__init(&param);
+	callchain_param__parse(&param, "graph,15,count");
+	out = print(cc, &param, contribs, 3, 100);
+	cr_assert_str_eq(out,
+			 "            |          \n"
+			 "            |--6--0x10\n"
+			 "            |          0x20\n"
+			 "            |          0x30\n"
+			 "            |          \n"
+			 "             --3--0x11\n"
+			 "                       0x20\n"
+			 "                       0x30\n"
+			 "\n");
+	free(out);
+	callchains__delete(cc);
+}
+
+Test(callchain, shared_prefix_and_single_root)
+{
+	struct callchains *cc = callchains__new();
+	struct callchain_param param;
+	/* caller order: two chains that share their first two frames */
+	u64 a[] = { 0x1, 0x2, 0x3 }, b[] = { 0x1, 0x2, 0x4 };
+	struct cc_contrib contribs[2];
+	char *out;
+
+	contribs[0] = (struct cc_contrib){ .chain = intern(cc, a, 3), .count = 3, .period = 75 };
+	contribs[1] = (struct cc_contrib){ .chain = intern(cc, b, 3), .count = 1, .period = 25 };
+	callchain_param__init(&param);
+	out = print(cc, &param, contribs, 2, 100);
+	cr_assert_str_eq(out,
+			 "            |\n"
+			 "            ---0x1\n"
+			 "               0x2\n"
+			 "               |          \n"
+			 "               |--75.00%--0x3\n"
+			 "               |          \n"
+			 "                --25.00%--0x4\n"
+			 "\n");
+	free(out);
+
+	/* fractal: percentages of the parent's children */
+	callchain_param__parse(&param, "fractal");
+	out = print(cc, &param, contribs, 2, 200);
+	cr_assert(strstr(out, "--75.00%--0x3"), "%s", out);
+	free(out);
+	callchains__delete(cc);
+}
