@@ -409,7 +409,7 @@ int cmd_flamegraph(int argc, const char **argv, const struct report_config *cfg)
 	struct flamegraph_args a = { 0 };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &a.input, "file", "input file name (default: perf.data)" },
-		{ 'o', "output", OPT_STRING, &a.output, "file", "output file (default: flamegraph.svg; with --folded, -: stdout)" },
+		{ 'o', "output", OPT_STRING, &a.output, "file", "output file, - for the standard output (default: flamegraph.svg; --folded: -)" },
 		{ 0, "title", OPT_STRING, &a.title, "text", "title of the graph (default: Flame Graph)" },
 		{ 0, "folded", OPT_BOOL, &a.folded, NULL, "write the folded stacks (comm;caller;...;callee count, sorted) instead of the SVG" },
 		{ 0, "width", OPT_STRING, &a.width, "pixels", "width of the image (default: 1200)" },
