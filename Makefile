@@ -3,7 +3,7 @@
 
 PKGS     := libelf libdw libzstd libxxhash capstone libtraceevent
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
-            libcapstone-dev libtraceevent-dev libcriterion-dev
+            libcapstone-dev libtraceevent-dev libcriterion-dev chromium
 BENCH_PKGS := linux-perf zstd
 PKGS_NEEDED ?= $(DEB_PKGS)
 CC       ?= cc
@@ -38,7 +38,7 @@ BIN      := $(if $(filter build,$(O)),analyze,$(O)/analyze)
 TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap)
 
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
-        fuzz fuzz-build check-fuzz check-sweep
+        fuzz fuzz-build check-fuzz check-sweep check-flamegraph
 all: $(BIN) tools
 
 $(BIN): $(MAIN_OBJ) $(O)/libanalyze.a
@@ -92,7 +92,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory refcheck
 
 checks: all $(UNIT_BIN)
-	$(Q)$(MAKE) --no-print-directory unit golden check-bad check-sweep check-fuzz
+	$(Q)$(MAKE) --no-print-directory unit golden check-bad check-sweep check-fuzz check-flamegraph
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -112,6 +112,11 @@ check-sweep: tools
 # what the fuzzers found, replayed through the commands
 check-fuzz: $(BIN)
 	$(TEST_ENV) tests/fuzz/replay.sh
+
+# analyze flamegraph's SVG in headless Chromium (the default build; the checking builds write
+# and check the SVG without the browser)
+check-flamegraph: $(BIN)
+	$(TEST_ENV) CHROMIUM=$(if $(filter build,$(O)),chromium,0) tests/flamegraph.sh
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/flamegraph.h"
 #include "analyzer/report.h"
 #include "analyzer/script.h"
 #include "analyzer/tasks.h"
@@ -18,6 +19,7 @@ static const char usage[] =
 	"  report   perf report --stdio: histograms of samples by comm, dso, symbol...\n"
 	"  tasks    perf report --tasks: the tree of recorded tasks (--mmaps: with their maps)\n"
 	"  script   perf script: every sample, one line each (with its callchain under it)\n"
+	"  flamegraph  a flame graph of the samples: one self-contained interactive SVG\n"
 	"\n"
 	"See README.md for every option.\n";
 
@@ -62,6 +64,8 @@ int main(int argc, const char **argv)
 		return cmd_report(argc - i - 1, argv + i + 1, &cfg);
 	if (strcmp(argv[i], "script") == 0)
 		return cmd_script(argc - i - 1, argv + i + 1, &cfg);
+	if (strcmp(argv[i], "flamegraph") == 0)
+		return cmd_flamegraph(argc - i - 1, argv + i + 1, &cfg);
 	if (strcmp(argv[i], "tasks") == 0)
 		return cmd_tasks(argc - i - 1, argv + i + 1);
 	fprintf(stderr, "analyze: '%s' is not an analyze command.\n\n%s", argv[i], usage);

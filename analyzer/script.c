@@ -21,6 +21,7 @@
 #include "analyzer/header.h"
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
+#include "analyzer/sample_frames.h"
 #include "analyzer/session_warn.h"
 #include "analyzer/time_filter.h"
 #include "analyzer/trace_fields.h"
@@ -34,8 +35,6 @@
 
 static const char *const script_usage = "analyze script [<options>]";
 
-/* perf's PERF_MAX_STACK_DEPTH: perf script shows at most this many frames a sample */
-#define MAX_STACK 127
 #define MAX_CPUS 4096
 #define OUTPUT_BUFFER (64 << 10)	/* stays in the core's cache between writes */
 
@@ -404,12 +403,6 @@ static int script_check_fields(struct script *s)
 	return 0;
 }
 
-/* A frame of a callchain as the reading thread resolved it: its map's dso and address. */
-struct line_frame {
-	struct dso *dso;	/* NULL: no map */
-	u64 addr;		/* map-relative (the address itself without a map) */
-};
-
 /*
  * A sample's line as the reading thread resolved it, with the model as it is at the sample
  * (comm, maps); the symbols and the text come later, on the aggregator when there is one.
@@ -429,7 +422,7 @@ struct line_item {
 	u64 addr_in_dso;
 	const void *raw_data;	/* a tracepoint's fields: only while the record is at hand */
 	u32 raw_size;		/* (lines with them are made on the reading thread) */
-	struct line_frame frames[];
+	struct sample_frame frames[];
 };
 
 /* perf's __symbol__fprintf_symname_offs and map__fprintf_dsoname, for one address. */
@@ -454,46 +447,6 @@ static void print_sym_dso(struct script *s, struct dso *dso, u64 addr, u32 field
 		fmt_put_str(&s->out, " (");
 		fmt_put_str(&s->out, dso ? dso->long_name : "[unknown]");
 		outbuf_putc(&s->out, ')');
-	}
-}
-
-/*
- * perf's thread__resolve_callchain_sample (frame pointers, callee first): how many frames
- * perf script shows of chain (at most MAX_STACK). An unknown context marker empties perf's
- * cursor: then none.
- */
-static u32 callchain_frames(const u64 *chain)
-{
-	u64 nr = chain[0];
-	u32 frames = 0;
-	u8 mode = PERF_RECORD_MISC_USER;
-
-	for (u64 i = 0; i < nr && frames < MAX_STACK; i++) {
-		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
-			frames++;
-		else if (!machine__callchain_context(chain[1 + i], &mode))
-			return 0;
-	}
-	return frames;
-}
-
-/* The maps of the first nr frames of chain (the address map-relative, as perf's cursor keeps it). */
-static void resolve_frames(struct script *s, struct thread *t, const u64 *chain,
-			   struct line_frame *frames, u32 nr)
-{
-	u8 cpumode = PERF_RECORD_MISC_USER;
-
-	for (u64 i = 0, n = 0; n < nr; i++) {
-		u64 ip = chain[1 + i];
-		struct addr_location al;
-
-		if (ip >= (u64)PERF_CONTEXT_MAX) {
-			machine__callchain_context(ip, &cpumode);
-			continue;
-		}
-		machine__find_map(&s->machine, t, cpumode, ip, &al);
-		frames[n].dso = al.map ? al.map->dso : NULL;
-		frames[n++].addr = al.addr;
 	}
 }
 
@@ -671,10 +624,10 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	struct evsel *evsel = ctx->evsel;
 	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 			 sample->callchain;
-	u32 nr_frames = callchain ? callchain_frames(sample->callchain) : 0;
+	u32 nr_frames = callchain ? sample_frames__count(sample) : 0;
 	union {	/* a line made here, when it is printed here */
 		struct line_item item;
-		u8 bytes[sizeof(struct line_item) + MAX_STACK * sizeof(struct line_frame)];
+		u8 bytes[sizeof(struct line_item) + SAMPLE_MAX_STACK * sizeof(struct sample_frame)];
 	} local;
 	struct line_item *item;
 	bool here;	/* the line is made on this thread */
@@ -693,7 +646,8 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	}
 	/* a tracepoint's fields are read from the record, which is not kept */
 	here = !s->pipelined || evsel->attr.type == PERF_TYPE_TRACEPOINT;
-	item = !here ? aggregate__slot(&s->agg, sizeof(*item) + nr_frames * sizeof(struct line_frame))
+	item = !here ? aggregate__slot(&s->agg,
+				       sizeof(*item) + nr_frames * sizeof(struct sample_frame))
 		     : &local.item;
 	item->evsel = evsel;
 	item->comm = thread__comm_str(t);
@@ -722,7 +676,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		item->addr_in_dso = al.addr;
 	}
 	if (callchain) {
-		resolve_frames(s, t, sample->callchain, item->frames, nr_frames);
+		sample_frames__resolve(&s->machine, t, sample, item->frames, nr_frames);
 	} else if (s->f.fields[script_output_type(evsel->attr.type)] & SF_IP) {
 		struct addr_location al;
 
@@ -904,23 +858,6 @@ static int check_cpus(struct script *s)
 	return 0;
 }
 
-static void script_init_machine(struct script *s, struct symsrc_config *symsrc,
-				struct dso_loader *loader, struct workqueue *wq)
-{
-	size_t size;
-	const u8 *ids = perf_session__feat(&s->session, HEADER_BUILD_ID, &size);
-
-	machine__init(&s->machine, symsrc);
-	dso_loader__init(loader, wq, &s->machine.symsrc);
-	s->machine.loader = loader;
-	/* as report: the kernel's symbols first, they take longest */
-	if (ids)
-		machine__add_build_ids(&s->machine, ids, size, false);
-	machine__load_kernel_ahead(&s->machine, perf_session__kernel_text(&s->session));
-	if (ids)
-		machine__add_build_ids(&s->machine, ids, size, true);
-}
-
 /* --time: the ranges, percentages of the SAMPLE_TIME feature's span (none in a pipe) */
 static int script_parse_time(struct script *s, const char *str)
 {
@@ -1031,7 +968,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	/* -j N: N threads in all, this one included */
 	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
 	s.session.wq = wq;
-	script_init_machine(&s, &symsrc, &loader, wq);
+	sample_frames__init_machine(&s.machine, &s.session, &symsrc, &loader, wq);
 	name_list__parse(&s.comms, comms);
 	name_list__parse(&s.pids, pids);
 	name_list__parse(&s.tids, tids);

@@ -5,7 +5,9 @@
 # A case whose perf arguments have --tasks is `perf report --tasks`: analyze runs it as
 # `analyze tasks` with the other arguments (--sorted is analyze's own: make-fixtures.sh made
 # its expected output from perf's). A case whose perf arguments start with `script` is
-# `perf script`: analyze runs it as `analyze script` with the arguments after that word.
+# `perf script`: analyze runs it as `analyze script` with the arguments after that word. A case
+# whose arguments start with `flamegraph` is `analyze flamegraph` with the arguments after that
+# word (--folded): make-fixtures.sh folded perf script's output into its expected output.
 # Cases listed in tests/fixtures/PENDING need work not done yet (the file says which): they
 # are run and counted, but do not fail the suite.
 set -u
@@ -44,6 +46,11 @@ run_case() {
 		# shellcheck disable=SC2086
 		"$ANALYZE" --buildid-dir "$CACHE" script -i "$data" --kallsyms "$dir/kallsyms" \
 			${args#script} >"$out" 2>"$out.err" </dev/null
+		;;
+	" flamegraph "*)
+		# shellcheck disable=SC2086
+		"$ANALYZE" --buildid-dir "$CACHE" flamegraph -i "$data" --kallsyms "$dir/kallsyms" \
+			${args#flamegraph} >"$out" 2>"$out.err" </dev/null
 		;;
 	*" --tasks "*)
 		# shellcheck disable=SC2086

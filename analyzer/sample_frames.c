@@ -1,0 +1,64 @@
+/*
+ * sample_frames: a sample's callchain frames resolved to maps as perf script resolves them
+ * (see sample_frames.h). Reading thread only: it reads the model.
+ */
+#include "analyzer/sample_frames.h"
+
+#include "machine/machine.h"
+#include "readers/sample.h"
+#include "readers/session.h"
+
+u32 sample_frames__count(const struct perf_sample *sample)
+{
+	const u64 *chain = sample->callchain;
+	u32 frames = 0;
+	u8 mode = PERF_RECORD_MISC_USER;
+
+	if (!chain)
+		return 0;
+	for (u64 i = 0; i < chain[0] && frames < SAMPLE_MAX_STACK; i++) {
+		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
+			frames++;
+		else if (!machine__callchain_context(chain[1 + i], &mode))
+			return 0;
+	}
+	return frames;
+}
+
+void sample_frames__resolve(struct machine *machine, struct thread *thread,
+			    const struct perf_sample *sample, struct sample_frame *frames, u32 nr)
+{
+	const u64 *chain = sample->callchain;
+	u8 cpumode = PERF_RECORD_MISC_USER;
+
+	for (u64 i = 0, n = 0; n < nr; i++) {
+		u64 ip = chain[1 + i];
+		struct addr_location al;
+
+		if (ip >= (u64)PERF_CONTEXT_MAX) {
+			machine__callchain_context(ip, &cpumode);
+			continue;
+		}
+		machine__find_map(machine, thread, cpumode, ip, &al);
+		frames[n].dso = al.map ? al.map->dso : NULL;
+		frames[n++].addr = al.addr;
+	}
+}
+
+void sample_frames__init_machine(struct machine *machine, struct perf_session *session,
+				 const struct symsrc_config *symsrc, struct dso_loader *loader,
+				 struct workqueue *wq)
+{
+	size_t size;
+	const u8 *ids = perf_session__feat(session, HEADER_BUILD_ID, &size);
+
+	machine__init(machine, symsrc);
+	dso_loader__init(loader, wq, &machine->symsrc);
+	machine->loader = loader;
+	/* as report: the kernel's symbols first, they take longest */
+	if (ids)
+		machine__add_build_ids(machine, ids, size, false);
+	machine__load_kernel_ahead(machine, perf_session__kernel_text(session));
+	if (ids)
+		machine__add_build_ids(machine, ids, size, true);
+}

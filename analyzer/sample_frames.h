@@ -1,0 +1,48 @@
+/*
+ * sample_frames: a sample's callchain as perf script shows it (perf's
+ * thread__resolve_callchain_sample for frame pointers, callee first, at most SAMPLE_MAX_STACK
+ * frames), resolved to maps on the reading thread with the model as it is at the sample; the
+ * symbols are looked up later (machine__resolve_symbol), anywhere. Shared by script and
+ * flamegraph, with the machine setup both do before the first record.
+ */
+#ifndef ANALYZER_SAMPLE_FRAMES_H
+#define ANALYZER_SAMPLE_FRAMES_H
+
+#include "lib/compiler.h"
+
+struct dso;
+struct dso_loader;
+struct machine;
+struct perf_sample;
+struct perf_session;
+struct symsrc_config;
+struct thread;
+struct workqueue;
+
+/* perf's PERF_MAX_STACK_DEPTH: perf script shows at most this many frames a sample */
+#define SAMPLE_MAX_STACK 127
+
+/* A frame as the reading thread resolved it: its map's dso and address. */
+struct sample_frame {
+	struct dso *dso;	/* NULL: no map */
+	u64 addr;		/* map-relative (the address itself without a map) */
+};
+
+/*
+ * How many frames perf script shows of the sample's callchain (none without one). An unknown
+ * context marker empties perf's cursor: then none.
+ */
+u32 sample_frames__count(const struct perf_sample *sample);
+/* The maps of the first nr frames (nr from sample_frames__count), callee first. */
+void sample_frames__resolve(struct machine *machine, struct thread *thread,
+			    const struct perf_sample *sample, struct sample_frame *frames, u32 nr);
+
+/*
+ * The machine of a session about to be read as script reads it: symbols loaded ahead on wq
+ * (may be NULL), the kernel's first, then the dsos of the BUILD_ID feature.
+ */
+void sample_frames__init_machine(struct machine *machine, struct perf_session *session,
+				 const struct symsrc_config *symsrc, struct dso_loader *loader,
+				 struct workqueue *wq);
+
+#endif
