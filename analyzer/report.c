@@ -24,6 +24,7 @@
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
+#include "machine/unwind.h"
 #include "readers/evsel_name.h"
 #include "readers/session.h"
 
@@ -50,6 +51,7 @@ struct report {
 	bool show_info;
 	bool need_parent;
 	regex_t parent_regex;	/* perf's default parent pattern */
+	struct unwinder *unwinder;	/* user frames of dwarf samples, when callchains are used */
 };
 
 /* perf's thread__is_filtered: by the thread's comm as it is at the sample. */
@@ -153,10 +155,19 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 {
 	struct perf_sample *s = &ctx->sample;
 	struct agg_item *item = aggregate__slot(&rep->agg, sizeof(*item));
+	const u64 *own_chain = s->callchain;	/* perf finds parents in it, not unwound frames */
 	struct addr_location al;
 	struct thread *t;
 
 	t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
+	if (rep->unwinder && s->callchain &&
+	    !(s->callchain = unwind__callchain(rep->unwinder, &rep->machine, t, s))) {
+		error_set("%s: offset %#llx: cannot unwind the sample's user stack: %s",
+			  rep->session.path, (unsigned long long)ctx->file_offset,
+			  unwind__strerror(rep->unwinder));
+		thread__put(t);
+		return -1;
+	}
 	item->thread = t;
 	item->comm = t->comm;
 	item->parent = NULL;
@@ -183,8 +194,8 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		header__cpu_sockets(&rep->session, &rep->sockets, &rep->nr_cpus);
 		rep->sockets_read = true;
 	}
-	if (rep->need_parent && s->callchain)
-		item->parent = find_parent(rep, t, s->callchain);
+	if (rep->need_parent && own_chain)
+		item->parent = find_parent(rep, t, own_chain);
 	item->filtered = thread_filtered(rep, t);
 	aggregate__commit(&rep->agg);
 	/* now and then, see whether the kernel's symbols came in; wait once too much is held */
@@ -507,6 +518,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	popts.has_dso_filter = rep.dsos.nr > 0;
 	rep.stats_mode = stats;
 	rep.need_parent = sort_list__has(&rep.sort, SORT_PARENT);
+	/* perf unwinds dwarf samples when it uses callchains: all but --no-children -g none */
+	if (!no_children || !call_graph || strncmp(call_graph, "none", 4))
+		rep.unwinder = unwinder__new(&rep.session, PERF_MAX_STACK_DEPTH);
 	regcomp(&rep.parent_regex, "^sys_|^do_page_fault", REG_EXTENDED);
 
 	if (header_only)
@@ -601,6 +615,7 @@ out:
 	name_list__free(&rep.pids);
 	name_list__free(&rep.tids);
 	regfree(&rep.parent_regex);
+	unwinder__delete(rep.unwinder);
 	free(symfs_cache);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
