@@ -481,13 +481,16 @@ static u32 callchain_frames(const u64 *chain)
 	return frames;
 }
 
-/* The frames of a chain the unwinder made: all of them (it kept perf's limits). */
-static u32 unwound_frames(const u64 *chain)
+/*
+ * The frames of a chain the unwinder made: all of them (it kept perf's limits); from user_at
+ * on, every entry is an address.
+ */
+static u32 unwound_frames(const u64 *chain, u64 user_at)
 {
 	u32 frames = 0;
 
 	for (u64 i = 0; i < chain[0]; i++)
-		frames += chain[1 + i] < (u64)PERF_CONTEXT_MAX;
+		frames += i >= user_at || chain[1 + i] < (u64)PERF_CONTEXT_MAX;
 	return frames;
 }
 
@@ -497,16 +500,19 @@ static u32 unwound_frames(const u64 *chain)
  * the sample without frames); *nr_frames how many perf shows.
  */
 static const u64 *sample_chain(struct script *s, struct thread *t, const struct perf_sample *sample,
-			       u32 *nr_frames)
+			       u32 *nr_frames, u64 *user_at)
 {
 	const u64 *chain = sample->callchain;
 
+	*user_at = UINT64_MAX;
 	if (sample->user_regs.regs && sample->user_stack.size) {
 		if (!s->unwinder)
 			s->unwinder = unwinder__new(&s->session, MAX_STACK);
 		chain = unwind__callchain(s->unwinder, &s->machine, t, sample);
 		if (chain != sample->callchain) {
-			*nr_frames = chain ? unwound_frames(chain) : 0;
+			if (chain)
+				*user_at = unwind__user_at(s->unwinder);
+			*nr_frames = chain ? unwound_frames(chain, *user_at) : 0;
 			return chain;
 		}
 	}
@@ -516,7 +522,7 @@ static const u64 *sample_chain(struct script *s, struct thread *t, const struct 
 
 /* The maps of the first nr frames of chain (the address map-relative, as perf's cursor keeps it). */
 static void resolve_frames(struct script *s, struct thread *t, const u64 *chain,
-			   struct line_frame *frames, u32 nr)
+			   struct line_frame *frames, u32 nr, u64 user_at)
 {
 	u8 cpumode = PERF_RECORD_MISC_USER;
 
@@ -524,7 +530,7 @@ static void resolve_frames(struct script *s, struct thread *t, const u64 *chain,
 		u64 ip = chain[1 + i];
 		struct addr_location al;
 
-		if (ip >= (u64)PERF_CONTEXT_MAX) {
+		if (ip >= (u64)PERF_CONTEXT_MAX && i < user_at) {
 			machine__callchain_context(ip, &cpumode);
 			continue;
 		}
@@ -748,6 +754,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 			 sample->callchain;
 	const u64 *chain = NULL;
+	u64 user_at = UINT64_MAX;
 	u32 nr_frames = 0;
 	union {	/* a line made here, when it is printed here: a chain and an unwound one */
 		struct line_item item;
@@ -771,7 +778,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	/* perf resolves the frames only to print them (with the ip) */
 	callchain &= !!(s->f.fields[script_output_type(evsel->attr.type)] & SF_IP);
 	if (callchain) {
-		chain = sample_chain(s, t, sample, &nr_frames);
+		chain = sample_chain(s, t, sample, &nr_frames, &user_at);
 		callchain = chain != NULL;
 	}
 	/* a tracepoint's fields are read from the record, which is not kept */
@@ -805,7 +812,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		item->addr_in_dso = al.addr;
 	}
 	if (callchain) {
-		resolve_frames(s, t, chain, item->frames, nr_frames);
+		resolve_frames(s, t, chain, item->frames, nr_frames, user_at);
 	} else if (s->f.fields[script_output_type(evsel->attr.type)] & SF_IP) {
 		struct addr_location al;
 

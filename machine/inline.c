@@ -21,6 +21,7 @@
 #include "lib/hashmap.h"
 #include "lib/xalloc.h"
 #include "machine/dso.h"
+#include "symtab/demangle.h"
 #include "symtab/symtab.h"
 
 #define PATH_BUF 4096
@@ -217,11 +218,39 @@ static void inline_dso_open(struct inlines *in, struct inline_dso *id, const str
 	id->dwarf = dwarf_begin_elf(id->elf, DWARF_C_READ, NULL);
 }
 
-static const char *die_name(Dwarf_Die *die)
+/* BFD's name of a function: its linkage name (demangled by perf), else its name. */
+static const char *die_name(Dwarf_Die *die, bool *linkage)
 {
 	Dwarf_Attribute attr;
+	const char *name;
 
-	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	*linkage = name != NULL;
+	return name ? name : dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+}
+
+/* BFD's non_mangled(): languages whose DW_AT_name is the linkage name. */
+static bool non_mangled(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_Ada83:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_C99:
+	case DW_LANG_Ada95:
+	case DW_LANG_PLI:
+	case DW_LANG_UPC:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -365,25 +394,31 @@ static struct inline_node *parse_inlines(struct inline_dso *id, u64 vaddr, const
 		return node;
 	n = dies_at(&cudie, vaddr, dies, MAX_DEPTH, 0);
 	for (size_t i = n; i-- > 0;) {
-		const char *name = die_name(&dies[i]);
-		Dwarf_Attribute attr;
+		bool linkage;
+		const char *name = die_name(&dies[i], &linkage);
+		char *demangled = NULL;
 		Dwarf_Addr low;
 
-		bool external;
-
-		/* BFD takes an ELF symbol's name for a static function (no linkage name) */
-		external = dwarf_attr_integrate(&dies[i], DW_AT_linkage_name, &attr) ||
-			   dwarf_hasattr_integrate(&dies[i], DW_AT_external);
-		if (i == n - 1 && !external && !dwarf_lowpc(&dies[i], &low)) {
+		/*
+		 * BFD names the innermost function after the ELF symbol that covers the pc
+		 * when its name may not be the linkage name (C++ without one)
+		 */
+		if (i == n - 1 && name && !linkage && !non_mangled(dwarf_srclang(&cudie)) &&
+		    !dwarf_lowpc(&dies[i], &low)) {
 			const char *sym = symbol_at(id, vaddr, low);
 
 			name = sym ? sym : name;
 		}
+		if (name && !strncmp(name, "_Z", 2))
+			demangled = symbol_demangle(name);	/* perf's dso__demangle_sym */
+		if (demangled)
+			name = demangled;
 		if (!name && !node->nr)
 			break;	/* no function name for the pc: addr2line's "??", nothing added */
 		name = name ? name : "??";
 		node->names = xreallocarray(node->names, node->nr + 1, sizeof(*node->names));
 		node->names[node->nr++] = strcmp(name, sym_name) ? xstrdup(name) : NULL;
+		free(demangled);
 	}
 	return node;
 }

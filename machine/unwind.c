@@ -120,6 +120,7 @@ struct unwinder {
 	u64 *chain;	/* the answer: nr, entries */
 	size_t chain_alloc;
 	u64 *ips;	/* the unwound ips, max_stack of them */
+	size_t user_at;	/* chain[1 + user_at]: the first unwound ip */
 	const char *error;
 };
 
@@ -147,6 +148,7 @@ struct cursor {
 	u64 ip, cfa;
 	bool use_prev_instr;
 	u64 new_cfa;	/* DW_OP_call_frame_cfa in a register's rule: the CFA being set */
+	bool from_signal;	/* the last step left a signal frame (libunwind's sigcontext_format) */
 };
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -518,7 +520,8 @@ static int eval_expr(struct cursor *c, const Dwarf_Op *ops, size_t nops, struct 
 			PUSH(st[sp - 2]);
 			break;
 		case DW_OP_pick:
-			NEED(op->number + 1);
+			if (op->number >= sp)
+				return E_FAIL;
 			PUSH(st[sp - 1 - op->number]);
 			break;
 		case DW_OP_swap:
@@ -1046,10 +1049,12 @@ static int step(struct cursor *c)
 	struct unwind_dso *ud = NULL;
 	int ret = find_rule(c, c->ip - c->use_prev_instr, &r, &ud);
 
+	c->from_signal = false;
 	if (ret == E_NOINFO)
 		return guess_frame(c);
 	if (ret < 0)
 		return ret;
+	c->from_signal = r->signal;
 	ret = apply_rule(c, r, ud);
 	if (ret < 0)
 		return ret;
@@ -1095,6 +1100,11 @@ void unwinder__delete(struct unwinder *u)
 	free(u->chain);
 	free(u->ips);
 	free(u);
+}
+
+size_t unwind__user_at(const struct unwinder *u)
+{
+	return u->user_at;
 }
 
 const char *unwind__strerror(const struct unwinder *u)
@@ -1204,8 +1214,10 @@ static int unwind_user(struct unwinder *u, struct cursor *c, int *nr_ips)
 		}
 		c->use_prev_instr = false;
 		while ((ret = step(c)) > 0 && i < u->max_stack) {
+			/* libunwind's unw_is_signal_frame: the step left a signal frame, this pc
+			 * is where the signal came, not a return address */
 			u->ips[i] = c->ip;
-			if (!is_signal_frame(c))
+			if (!c->from_signal)
 				u->ips[i]--;
 			i++;
 		}
@@ -1240,6 +1252,7 @@ const u64 *unwind__callchain(struct unwinder *u, struct machine *m, struct threa
 	copy_sample_chain(u, sample->callchain, &n);
 	chain_room(u, n + 1 + (size_t)nr_ips)[n] = (u64)PERF_CONTEXT_USER;
 	n++;
+	u->user_at = n - 1;
 	for (int i = 0; i < nr_ips; i++)
 		if (u->ips[i])	/* perf skips a 0 */
 			u->chain[n++] = u->ips[i];

@@ -48,6 +48,12 @@ void unwinder__delete(struct unwinder *unwinder);
  */
 const u64 *unwind__callchain(struct unwinder *unwinder, struct machine *machine,
 			     struct thread *thread, const struct perf_sample *sample);
+/*
+ * Where the unwound frames start in the chain the last unwind__callchain() made (entry
+ * chain[1 + i] for i >= this): they are addresses all, also one in the PERF_CONTEXT_* range
+ * (perf shows the pc 0 libunwind may give as 0 - 1, ffffffffffffffff).
+ */
+size_t unwind__user_at(const struct unwinder *unwinder);
 /* Why the last unwind__callchain() returned NULL. */
 const char *unwind__strerror(const struct unwinder *unwinder);
 

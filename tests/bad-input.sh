@@ -349,12 +349,14 @@ else
 	while read -r at size; do
 		[ "$size" -gt 16 ] || continue
 		if [ -n "$prev" ]; then
-			dd if="$DW" of="$WORK/dw4.data" bs=1 skip=$((prev + 16)) seek=$((at + 8)) count=$((size - 8)) \
+			dd if="$DW" of="$WORK/dw4.data" bs=64K skip=$((prev + 16)) seek=$((at + 8)) \
+				count=$((size - 8)) iflag=skip_bytes,count_bytes oflag=seek_bytes \
 				conv=notrunc status=none
 		fi
-		dd if="$DW" of="$WORK/dw5.data" bs=1 skip=$(u64_at "$DW" 40) seek=$((at + 8)) count="$size" \
-			conv=notrunc status=none
-		dd if=/dev/zero of="$WORK/dw6.data" bs=1 seek=$((at + 8)) count="$size" conv=notrunc status=none
+		dd if="$DW" of="$WORK/dw5.data" bs=64K skip=$(u64_at "$DW" 40) seek=$((at + 8)) \
+			count="$size" iflag=skip_bytes,count_bytes oflag=seek_bytes conv=notrunc status=none
+		dd if=/dev/zero of="$WORK/dw6.data" bs=64K seek=$((at + 8)) count="$size" \
+			iflag=count_bytes oflag=seek_bytes conv=notrunc status=none
 		prev=$at
 	done <"$WORK/dw.samples"
 	for f in dw4 dw5 dw6; do
@@ -375,7 +377,7 @@ else
 	dw_expect "garbage registers" 0 script "$WORK/dw7.data"
 	dw_expect "garbage registers" 0 report "$WORK/dw7.data" --no-children --sort sym
 	# cut anywhere
-	for ((cut = $(u64_at "$DW" 40); cut < $(stat -c %s "$DW"); cut += 4099)); do
+	for ((cut = $(u64_at "$DW" 40); cut < $(stat -c %s "$DW"); cut += 16411)); do
 		head -c "$cut" "$DW" >"$WORK/dw8.data"
 		dw_expect "truncated at $cut" 1 script "$WORK/dw8.data"
 	done
