@@ -116,6 +116,7 @@ bench:
 	$(Q)$(MAKE) --no-print-directory all tools
 	bench/run.sh
 	bench/model.sh
+	bench/dwarf.sh
 
 install: $(BIN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze
