@@ -953,16 +953,6 @@ static int apply_rule(struct cursor *c, const struct frame_rule *r, struct unwin
 	return ret;
 }
 
-/* libunwind x86-64's unw_is_signal_frame: ip at `mov $0xf,%rax; syscall` (rt_sigreturn). */
-static bool is_signal_frame(struct cursor *c)
-{
-	u64 w0, w1;
-
-	if (read_word(c, c->ip, &w0) < 0 || read_word(c, c->ip + 8, &w1) < 0)
-		return false;
-	return w0 == 0x0f0000000fc0c748ull && (w1 & 0xff) == 0x05;
-}
-
 /* libunwind's is_plt_entry: `jmpq *x(%rip); pushq $n; jmpq` */
 static bool is_plt_entry(struct cursor *c)
 {
@@ -975,16 +965,16 @@ static bool is_plt_entry(struct cursor *c)
 
 /*
  * libunwind x86-64's unw_step where no CFI covers the pc: a PLT entry, or the frame-pointer
- * chain (with its check that the previous pc was readable), or the end.
+ * chain (with its check that the previous pc was readable), or the end. (Its signal-frame
+ * case never applies here: unw_is_signal_frame asks whether the step left a CIE marked 'S',
+ * and without CFI it did not.)
  */
 static int guess_frame(struct cursor *c)
 {
 	u64 prev_ip = c->ip, prev_cfa = c->cfa, rbp, not_used;
 	int ret = 1;
 
-	if (is_signal_frame(c)) {
-		return 0;	/* a signal frame without CFI: libunwind's sigcontext walk, not here */
-	} else if (is_plt_entry(c)) {
+	if (is_plt_entry(c)) {
 		c->loc[REG_RIP] = (struct loc){ LOC_MEM, c->cfa };
 		c->cfa += 8;
 	} else if (c->loc[REG_RBP].kind == LOC_NULL) {

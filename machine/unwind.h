@@ -38,7 +38,7 @@ void unwinder__delete(struct unwinder *unwinder);
  *   perf's thread__resolve_callchain_sample walks it: a chain with an unknown context marker
  *   contributes nothing), then PERF_CONTEXT_USER and the unwound user frames (at most
  *   max_stack): the first is the sampled user ip, the others return addresses minus 1 (but
- *   a signal trampoline's), as perf's cursor holds them. Each part has its own max_stack:
+ *   the pc a signal interrupted), as perf's cursor holds them. Each part has its own max_stack:
  *   a consumer must not cap the whole chain again (count the frames after the
  *   PERF_CONTEXT_USER marker this adds separately from those before it).
  *   The buffer belongs to the unwinder: valid until its next call.
