@@ -151,6 +151,7 @@ bench:
 	bench/run.sh
 	bench/model.sh
 	bench/callchain.sh
+	bench/dwarf.sh
 
 install: $(BIN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze

@@ -233,7 +233,7 @@ static int process_sample(struct flamegraph *fg, struct event_ctx *ctx)
 	const struct perf_sample *sample = &ctx->sample;
 	bool callchain = (ctx->evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 			 sample->callchain;
-	u32 nr = callchain ? sample_frames__count(sample) : 1;
+	u32 nr = callchain ? sample_frames__count(sample->callchain) : 1;
 	struct thread *t = machine__findnew_thread(&fg->machine, (s32)sample->pid,
 						   (s32)sample->tid);
 	struct fg_item *item;
@@ -246,7 +246,8 @@ static int process_sample(struct flamegraph *fg, struct event_ctx *ctx)
 	item->comm = thread__comm_str(t);
 	item->nr_frames = nr;
 	if (callchain) {
-		sample_frames__resolve(&fg->machine, t, sample, item->frames, nr);
+		sample_frames__resolve(&fg->machine, t, sample->callchain, SAMPLE_FRAMES_NO_USER_AT,
+				       item->frames, nr);
 	} else {	/* the ip, as perf script's line without a callchain resolves it */
 		struct addr_location al;
 

@@ -27,6 +27,7 @@
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
+#include "machine/unwind.h"
 #include "readers/evsel_name.h"
 #include "readers/session.h"
 
@@ -64,6 +65,7 @@ struct report {
 	 */
 	struct hashmap maps_versions;
 	u64 maps_version, kernel_version;
+	struct unwinder *unwinder;	/* user frames of dwarf samples, when callchains are used */
 };
 
 /* perf's thread__is_filtered: by the thread's comm as it is at the sample. */
@@ -220,6 +222,7 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	struct perf_sample *s = &ctx->sample;
 	bool chain = rep->chains && s->callchain &&
 		     (ctx->evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	const u64 *own_chain = s->callchain;	/* perf finds parents in it, not unwound frames */
 	struct agg_item *item;
 	struct addr_location al;
 	struct thread *t;
@@ -233,6 +236,14 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	item = aggregate__slot(&rep->agg, sizeof(*item));
 
 	t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
+	if (rep->unwinder && s->callchain &&
+	    !(s->callchain = unwind__callchain(rep->unwinder, &rep->machine, t, s))) {
+		error_set("%s: offset %#llx: cannot unwind the sample's user stack: %s",
+			  rep->session.path, (unsigned long long)ctx->file_offset,
+			  unwind__strerror(rep->unwinder));
+		thread__put(t);
+		return -1;
+	}
 	item->thread = t;
 	item->comm = t->comm;
 	item->parent = NULL;
@@ -259,8 +270,8 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		header__cpu_sockets(&rep->session, &rep->sockets, &rep->nr_cpus);
 		rep->sockets_read = true;
 	}
-	if (rep->need_parent && s->callchain)
-		item->parent = find_parent(rep, t, s->callchain);
+	if (rep->need_parent && own_chain)
+		item->parent = find_parent(rep, t, own_chain);
 	item->chain = CC_NO_CHAIN;
 	if (chain)
 		item->chain = callchains__intern_cached(rep->chains, &rep->machine, t, s->callchain,
@@ -660,6 +671,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	popts.has_dso_filter = rep.dsos.nr > 0;
 	rep.stats_mode = stats;
 	rep.need_parent = sort_list__has(&rep.sort, SORT_PARENT);
+	/* perf unwinds dwarf samples when it uses callchains: all but --no-children -g none */
+	if (rep.chains)
+		rep.unwinder = unwinder__new(&rep.session, PERF_MAX_STACK_DEPTH);
 	regcomp(&rep.parent_regex, "^sys_|^do_page_fault", REG_EXTENDED);
 
 	if (header_only)
@@ -765,6 +779,7 @@ out:
 	regfree(&rep.parent_regex);
 	callchains__delete(rep.chains);
 	hashmap_exit(&rep.maps_versions);
+	unwinder__delete(rep.unwinder);
 	free(symfs_cache);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */

@@ -8,9 +8,8 @@
 #include "readers/sample.h"
 #include "readers/session.h"
 
-u32 sample_frames__count(const struct perf_sample *sample)
+u32 sample_frames__count(const u64 *chain)
 {
-	const u64 *chain = sample->callchain;
 	u32 frames = 0;
 	u8 mode = PERF_RECORD_MISC_USER;
 
@@ -25,17 +24,25 @@ u32 sample_frames__count(const struct perf_sample *sample)
 	return frames;
 }
 
-void sample_frames__resolve(struct machine *machine, struct thread *thread,
-			    const struct perf_sample *sample, struct sample_frame *frames, u32 nr)
+u32 sample_frames__count_unwound(const u64 *chain, u64 user_at)
 {
-	const u64 *chain = sample->callchain;
+	u32 frames = 0;
+
+	for (u64 i = 0; i < chain[0]; i++)
+		frames += i >= user_at || chain[1 + i] < (u64)PERF_CONTEXT_MAX;
+	return frames;
+}
+
+void sample_frames__resolve(struct machine *machine, struct thread *thread, const u64 *chain,
+			    u64 user_at, struct sample_frame *frames, u32 nr)
+{
 	u8 cpumode = PERF_RECORD_MISC_USER;
 
 	for (u64 i = 0, n = 0; n < nr; i++) {
 		u64 ip = chain[1 + i];
 		struct addr_location al;
 
-		if (ip >= (u64)PERF_CONTEXT_MAX) {
+		if (ip >= (u64)PERF_CONTEXT_MAX && i < user_at) {
 			machine__callchain_context(ip, &cpumode);
 			continue;
 		}

@@ -8,6 +8,8 @@
 #ifndef ANALYZER_SAMPLE_FRAMES_H
 #define ANALYZER_SAMPLE_FRAMES_H
 
+#include <stdint.h>
+
 #include "lib/compiler.h"
 
 struct dso;
@@ -28,14 +30,25 @@ struct sample_frame {
 	u64 addr;		/* map-relative (the address itself without a map) */
 };
 
+/* No entry of the chain is an address whatever it looks like (see sample_frames__resolve). */
+#define SAMPLE_FRAMES_NO_USER_AT UINT64_MAX
+
 /*
- * How many frames perf script shows of the sample's callchain (none without one). An unknown
- * context marker empties perf's cursor: then none.
+ * How many frames perf script shows of a frame-pointer callchain (none without one). An
+ * unknown context marker empties perf's cursor: then none.
  */
-u32 sample_frames__count(const struct perf_sample *sample);
-/* The maps of the first nr frames (nr from sample_frames__count), callee first. */
-void sample_frames__resolve(struct machine *machine, struct thread *thread,
-			    const struct perf_sample *sample, struct sample_frame *frames, u32 nr);
+u32 sample_frames__count(const u64 *chain);
+/*
+ * The frames of a chain the dwarf unwinder made: all of them (it kept perf's limits); from
+ * entry user_at on, every entry is an address.
+ */
+u32 sample_frames__count_unwound(const u64 *chain, u64 user_at);
+/*
+ * The maps of the first nr frames of chain (nr from one of the counts), callee first; entries
+ * from user_at on are addresses even where they look like context markers.
+ */
+void sample_frames__resolve(struct machine *machine, struct thread *thread, const u64 *chain,
+			    u64 user_at, struct sample_frame *frames, u32 nr);
 
 /*
  * The machine of a session about to be read as script reads it: symbols loaded ahead on wq

@@ -29,7 +29,9 @@
 #include "lib/fmt.h"
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
+#include "machine/inline.h"
 #include "machine/machine.h"
+#include "machine/unwind.h"
 #include "readers/evsel_name.h"
 #include "readers/session.h"
 
@@ -290,6 +292,8 @@ struct script {
 	struct time_filter time;	/* --time: samples only (perf filters no side band) */
 	struct trace_fields *tf;	/* tracepoints' fields, once the tracing data is read */
 	bool trace_failed;	/* the tracing data did not load: error_get() says why */
+	struct unwinder *unwinder;	/* --call-graph dwarf samples' user frames, or NULL */
+	struct inlines *inlines;	/* frames' inlined functions (used where lines are made) */
 };
 
 static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, const char *what,
@@ -450,6 +454,32 @@ static void print_sym_dso(struct script *s, struct dso *dso, u64 addr, u32 field
 	}
 }
 
+/*
+ * perf's thread__resolve_callchain for a sample's frames: with user registers and stack
+ * (--call-graph dwarf), the unwinder's chain (NULL: perf's unwinding failed, and perf prints
+ * the sample without frames); *nr_frames how many perf shows.
+ */
+static const u64 *sample_chain(struct script *s, struct thread *t, const struct perf_sample *sample,
+			       u32 *nr_frames, u64 *user_at)
+{
+	const u64 *chain = sample->callchain;
+
+	*user_at = SAMPLE_FRAMES_NO_USER_AT;
+	if (sample->user_regs.regs && sample->user_stack.size) {
+		if (!s->unwinder)
+			s->unwinder = unwinder__new(&s->session, SAMPLE_MAX_STACK);
+		chain = unwind__callchain(s->unwinder, &s->machine, t, sample);
+		if (chain != sample->callchain) {
+			if (chain)
+				*user_at = unwind__user_at(s->unwinder);
+			*nr_frames = chain ? sample_frames__count_unwound(chain, *user_at) : 0;
+			return chain;
+		}
+	}
+	*nr_frames = sample_frames__count(chain);
+	return chain;
+}
+
 static bool thread_filtered(struct script *s, const struct thread *t)
 {
 	return (s->comms.nr && !name_list__has(&s->comms, thread__comm_str(t))) ||
@@ -534,6 +564,49 @@ static bool addr_correlates_sym(const struct perf_event_attr *attr)
 						    attr->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 }
 
+/*
+ * One frame of a callchain, one line; perf's append_inlines makes a frame whose pc is in
+ * inlined code (DWARF of its file says so) one line a function, innermost first: the
+ * inlined ones "(inlined)" in place of the dso, even without -F sym.
+ */
+static void print_frame(struct script *s, const struct sample_frame *frame, u32 fields)
+{
+	struct addr_location al = { .dso = frame->dso, .addr = frame->addr };
+	const char *const *names = NULL;
+	struct outbuf *ob = &s->out;
+	size_t n = 0;
+
+	machine__resolve_symbol(&s->machine, &al);
+	if (al.sym && frame->dso && s->inlines)
+		n = inlines__find(s->inlines, frame->dso, frame->addr,
+				  symbol__name(al.symtab, al.sym), &names);
+	if (!n) {
+		outbuf_putc(ob, '\t');
+		fmt_put_hex(ob, frame->addr, 16);
+		print_sym_dso(s, frame->dso, frame->addr, fields);
+		outbuf_putc(ob, '\n');
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		outbuf_putc(ob, '\t');
+		fmt_put_hex(ob, frame->addr, 16);
+		if (!names[i]) {
+			print_sym_dso(s, frame->dso, frame->addr, fields);
+		} else {
+			if (fields & SF_SYM) {
+				outbuf_putc(ob, ' ');
+				fmt_put_str(ob, names[i]);
+				if (fields & SF_SYMOFFSET) {
+					fmt_put_str(ob, "+0x");
+					fmt_put_hex(ob, al.addr - al.sym->start, 0);
+				}
+			}
+			fmt_put_str(ob, " (inlined)");
+		}
+		outbuf_putc(ob, '\n');
+	}
+}
+
 /* perf script's process_event for the fields above: a sample's line (and frames). */
 static void print_line(struct script *s, const struct line_item *item)
 {
@@ -568,12 +641,8 @@ static void print_line(struct script *s, const struct line_item *item)
 	}
 	if ((fields & SF_IP) && item->callchain) {
 		outbuf_putc(ob, '\n');
-		for (u32 i = 0; i < item->nr_frames; i++) {	/* sample__fprintf_callchain */
-			outbuf_putc(ob, '\t');
-			fmt_put_hex(ob, item->frames[i].addr, 16);
-			print_sym_dso(s, item->frames[i].dso, item->frames[i].addr, fields);
-			outbuf_putc(ob, '\n');
-		}
+		for (u32 i = 0; i < item->nr_frames; i++)	/* sample__fprintf_callchain */
+			print_frame(s, &item->frames[i], fields);
 	} else if (fields & SF_IP) {
 		outbuf_putc(ob, ' ');
 		fmt_put_hex(ob, item->ip, 16);
@@ -624,10 +693,12 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	struct evsel *evsel = ctx->evsel;
 	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 			 sample->callchain;
-	u32 nr_frames = callchain ? sample_frames__count(sample) : 0;
-	union {	/* a line made here, when it is printed here */
+	const u64 *chain = NULL;
+	u64 user_at = SAMPLE_FRAMES_NO_USER_AT;
+	u32 nr_frames = 0;
+	union {	/* a line made here, when it is printed here: a chain and an unwound one */
 		struct line_item item;
-		u8 bytes[sizeof(struct line_item) + SAMPLE_MAX_STACK * sizeof(struct sample_frame)];
+		u8 bytes[sizeof(struct line_item) + 2 * SAMPLE_MAX_STACK * sizeof(struct sample_frame)];
 	} local;
 	struct line_item *item;
 	bool here;	/* the line is made on this thread */
@@ -643,6 +714,12 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	if (thread_filtered(s, t)) {
 		thread__put(t);
 		return 0;
+	}
+	/* perf resolves the frames only to print them (with the ip) */
+	callchain &= !!(s->f.fields[script_output_type(evsel->attr.type)] & SF_IP);
+	if (callchain) {
+		chain = sample_chain(s, t, sample, &nr_frames, &user_at);
+		callchain = chain != NULL;
 	}
 	/* a tracepoint's fields are read from the record, which is not kept */
 	here = !s->pipelined || evsel->attr.type == PERF_TYPE_TRACEPOINT;
@@ -676,7 +753,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		item->addr_in_dso = al.addr;
 	}
 	if (callchain) {
-		sample_frames__resolve(&s->machine, t, sample, item->frames, nr_frames);
+		sample_frames__resolve(&s->machine, t, chain, user_at, item->frames, nr_frames);
 	} else if (s->f.fields[script_output_type(evsel->attr.type)] & SF_IP) {
 		struct addr_location al;
 
@@ -969,6 +1046,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
 	s.session.wq = wq;
 	sample_frames__init_machine(&s.machine, &s.session, &symsrc, &loader, wq);
+	s.inlines = inlines__new(&s.machine.symsrc);
 	name_list__parse(&s.comms, comms);
 	name_list__parse(&s.pids, pids);
 	name_list__parse(&s.tids, tids);
@@ -1028,6 +1106,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
 	trace_fields__delete(s.tf);
+	unwinder__delete(s.unwinder);
+	inlines__delete(s.inlines);
 	machine__exit(&s.machine);
 	dso_loader__exit(&loader);
 	perf_session__close(&s.session);

@@ -38,6 +38,7 @@ static int walk__parse(struct walk *w, struct event_ctx *ctx, struct evsel *evse
 {
 	struct perf_session *s = w->session;
 	const struct perf_event_header *event = ctx->event;
+	int ret;
 
 	ctx->evsel = evsel ? evsel : perf_session__evsel_of(s, event);
 	if (!ctx->evsel) {
@@ -47,8 +48,16 @@ static int walk__parse(struct walk *w, struct event_ctx *ctx, struct evsel *evse
 		w->error = -1;
 		return -1;
 	}
-	if (check_only ? sample_layout_check(&ctx->evsel->layout, &ctx->evsel->attr, event)
-		       : sample_parse(&ctx->evsel->attr, event, &ctx->sample)) {
+	ret = check_only ? sample_layout_check(&ctx->evsel->layout, &ctx->evsel->attr, event)
+			 : sample_parse(&ctx->evsel->attr, event, &ctx->sample);
+	if (ret == SAMPLE_BAD_STACK) {
+		/* perf: "user stack dump failure", then "Can't parse sample, err = -14" */
+		error_set("%s: offset %#llx: sample's user stack dump claims more bytes than it holds",
+			  s->path, (unsigned long long)ctx->file_offset);
+		w->error = -1;
+		return -1;
+	}
+	if (ret) {
 		error_set("%s: offset %#llx: %s record of %u bytes is too short for its sample_type %#llx",
 			  s->path, (unsigned long long)ctx->file_offset,
 			  perf_event__name(event->type), event->size,

@@ -239,8 +239,12 @@ static int parse_sample_body(const struct perf_event_attr *attr,
 		if (!take_bytes(&c, s->user_stack.size, &p))
 			return -1;
 		s->user_stack.data = p;
-		if (s->user_stack.size)
+		if (s->user_stack.size) {
 			TAKE(s->user_stack.dyn_size);
+			/* perf's evsel__parse_sample: "user stack dump failure", -EFAULT */
+			if (s->user_stack.dyn_size > s->user_stack.size)
+				return SAMPLE_BAD_STACK;
+		}
 	}
 	if (type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
 		TAKE(s->weight);

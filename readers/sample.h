@@ -101,8 +101,10 @@ static inline bool sample_time_untimed(u64 time)
 /*
  * Decode a record with the attr it belongs to. For non-sample records the trailer is decoded
  * when attr->sample_id_all is set; fields not present are -1 as perf leaves them.
- * Returns 0, or -1 when the record is too short for what its attr says it holds.
+ * Returns 0, -1 when the record is too short for what its attr says it holds, or
+ * SAMPLE_BAD_STACK when its user stack dump claims more bytes (dyn_size) than it holds.
  */
+#define SAMPLE_BAD_STACK (-2)
 int sample_parse(const struct perf_event_attr *attr, const struct perf_event_header *event,
 		 struct perf_sample *sample);
 /* sample_parse's answer without the decoding, for records nobody reads: 0 or -1. */

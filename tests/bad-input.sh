@@ -268,5 +268,120 @@ else
 fi
 CMD=report
 
+# 13. --call-graph dwarf samples (user registers and stack): a stack dump claiming more than
+#     it holds (perf: "user stack dump failure") or more than the record, registers without
+#     the ip or the stack pointer (perf's unwinding fails: script prints those samples
+#     without frames, report stops), garbage stacks and registers (whatever they unwind to,
+#     never a crash or a hang).
+DW=tests/fixtures/deep_dwarf/perf.data
+DWK=tests/fixtures/deep_dwarf/kallsyms
+DWC=tests/fixtures/buildid-cache
+dw_attr=$(u64_at "$DW" 24)
+dw_type=$(u64_at "$DW" $((dw_attr + 24)))
+dw_regs=$(u64_at "$DW" $((dw_attr + 80)))
+# dw_samples FILE: "offset-of-stack-size-field stack-size" of every sample
+dw_samples() {
+	local off end nregs=0 m=$dw_regs p size
+	off=$(u64_at "$1" 40) end=$(($(u64_at "$1" 40) + $(u64_at "$1" 48)))
+	while [ "$m" != 0 ]; do nregs=$((nregs + (m & 1))); m=$((m >> 1)); done
+	while [ "$off" -lt "$end" ]; do
+		if [ "$(u16_at "$1" "$off")" = 9 ]; then
+			p=$((off + 8))
+			for bit in 0x10000 0x1 0x2 0x4 0x8 0x40 0x200 0x80 0x100; do	# IDENTIFIER..PERIOD
+				[ $((dw_type & bit)) = 0 ] || p=$((p + 8))
+			done
+			[ $((dw_type & 0x20)) = 0 ] || p=$((p + 8 + 8 * $(u64_at "$1" "$p")))	# CALLCHAIN
+			[ "$(u64_at "$1" "$p")" = 0 ] && p=$((p + 8)) || p=$((p + 8 + 8 * nregs))	# REGS_USER
+			echo "$p $(u64_at "$1" "$p")"
+		fi
+		off=$((off + $(u16_at "$1" $((off + 6)))))
+	done
+}
+dw_run() {	# CMD FILE [ARGS...]: analyze report or script on a dwarf recording
+	local cmd=$1 f=$2
+	shift 2
+	timeout 20 "$ANALYZE" --buildid-dir "$DWC" "$cmd" -i "$f" --kallsyms "$DWK" "$@"
+}
+dw_expect() {	# NAME WANT-STATUS CMD FILE [ARGS...]: that status; with 1, one line naming file and offset
+	local name=$1 want=$2 cmd=$3 f=$4 status
+	shift 4
+	dw_run "$cmd" "$f" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
+	status=$?
+	if [ "$status" != "$want" ]; then
+		echo "FAIL dwarf $cmd: $name: exit status $status (want $want)"; head -3 "$WORK/err" | sed 's/^/    /'
+		fail=$((fail + 1))
+	elif [ "$want" = 1 ] && { [ "$(wc -l <"$WORK/err")" -ne 1 ] || ! grep -q -E "$f: offset 0x[0-9a-f]+" "$WORK/err"; }; then
+		echo "FAIL dwarf $cmd: $name: want one error line naming the file and offset, got:"
+		head -3 "$WORK/err" | sed 's/^/    /'
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+if [ "$((dw_type & 0x3000))" != $((0x3000)) ]; then
+	echo "FAIL: $DW has no user registers and stack (sample_type $dw_type)"; fail=$((fail + 1))
+else
+	dw_samples "$DW" >"$WORK/dw.samples"
+	read -r first_stack first_size <"$WORK/dw.samples"
+	# the dump's dyn_size (after its bytes) larger than its size
+	cp "$DW" "$WORK/dw1.data"; put_le "$WORK/dw1.data" $((first_stack + 8 + first_size)) 8 $((first_size + 8))
+	dw_expect "dyn_size beyond the dump" 1 script "$WORK/dw1.data"
+	dw_expect "dyn_size beyond the dump" 1 report "$WORK/dw1.data"
+	# a dump size larger than the record
+	cp "$DW" "$WORK/dw2.data"; put_le "$WORK/dw2.data" "$first_stack" 8 $((first_size * 64))
+	dw_expect "stack size beyond the record" 1 script "$WORK/dw2.data"
+	dw_expect "stack size beyond the record" 1 report "$WORK/dw2.data" --no-children -g none
+	# registers without the ip (bit 8; bit 12, DS, instead keeps their number), then without
+	# the stack pointer (bit 7; bit 13): perf's unwinding fails
+	for swap in "$((1 << 8)) $((1 << 12)) ip" "$((1 << 7)) $((1 << 13)) sp"; do
+		read -r clear set what <<<"$swap"
+		cp "$DW" "$WORK/dw3.data"; put_le "$WORK/dw3.data" $((dw_attr + 80)) 8 $(((dw_regs & ~clear) | set))
+		dw_expect "registers without the $what" 0 script "$WORK/dw3.data"
+		if grep -q -P '^\t' "$WORK/out"; then
+			echo "FAIL dwarf script: registers without the $what: frames printed"; fail=$((fail + 1))
+		fi
+		dw_expect "registers without the $what" 1 report "$WORK/dw3.data"
+		dw_expect "registers without the $what, no call graphs" 0 report "$WORK/dw3.data" --no-children -g none
+	done
+	# garbage stacks: another sample's stack (shifted by a word), the file's own bytes, zeros
+	cp "$DW" "$WORK/dw4.data"; cp "$DW" "$WORK/dw5.data"; cp "$DW" "$WORK/dw6.data"
+	prev=""
+	while read -r at size; do
+		[ "$size" -gt 16 ] || continue
+		if [ -n "$prev" ]; then
+			dd if="$DW" of="$WORK/dw4.data" bs=64K skip=$((prev + 16)) seek=$((at + 8)) \
+				count=$((size - 8)) iflag=skip_bytes,count_bytes oflag=seek_bytes \
+				conv=notrunc status=none
+		fi
+		dd if="$DW" of="$WORK/dw5.data" bs=64K skip=$(u64_at "$DW" 40) seek=$((at + 8)) \
+			count="$size" iflag=skip_bytes,count_bytes oflag=seek_bytes conv=notrunc status=none
+		dd if=/dev/zero of="$WORK/dw6.data" bs=64K seek=$((at + 8)) count="$size" \
+			iflag=count_bytes oflag=seek_bytes conv=notrunc status=none
+		prev=$at
+	done <"$WORK/dw.samples"
+	for f in dw4 dw5 dw6; do
+		for args in "" "-F ip,sym,dso,symoff"; do
+			# shellcheck disable=SC2086
+			dw_expect "garbage stack ($f) $args" 0 script "$WORK/$f.data" $args
+		done
+		dw_expect "garbage stack ($f)" 0 report "$WORK/$f.data" --no-children --sort sym
+	done
+	# garbage registers: every sampled register (but the abi word) set to the dump's first word
+	cp "$DW" "$WORK/dw7.data"
+	nregs=0 m=$dw_regs
+	while [ "$m" != 0 ]; do nregs=$((nregs + (m & 1))); m=$((m >> 1)); done
+	while read -r at size; do
+		w=$(u64_at "$DW" $((at + 8)))
+		for ((r = 1; r <= nregs; r++)); do put_le "$WORK/dw7.data" $((at - 8 * r)) 8 "$w"; done
+	done < <(head -20 "$WORK/dw.samples")
+	dw_expect "garbage registers" 0 script "$WORK/dw7.data"
+	dw_expect "garbage registers" 0 report "$WORK/dw7.data" --no-children --sort sym
+	# cut anywhere
+	for ((cut = $(u64_at "$DW" 40); cut < $(stat -c %s "$DW"); cut += 16411)); do
+		head -c "$cut" "$DW" >"$WORK/dw8.data"
+		dw_expect "truncated at $cut" 1 script "$WORK/dw8.data"
+	done
+fi
+
 echo "bad-input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
