@@ -26,6 +26,7 @@
 #include "lib/hashmap.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
+#include "machine/unwind.h"
 #include "readers/session.h"
 
 static const char *const flamegraph_usage = "analyze flamegraph [<options>] [PATH]";
@@ -124,6 +125,7 @@ struct flamegraph {
 	struct event_consumer consumer;
 	struct perf_session session;
 	struct machine machine;
+	struct unwinder *unwinder;	/* --call-graph dwarf samples' user frames, or NULL */
 	struct aggregate agg;
 	struct name_list comms, pids, tids;
 	/* the aggregator's: */
@@ -233,21 +235,29 @@ static int process_sample(struct flamegraph *fg, struct event_ctx *ctx)
 	const struct perf_sample *sample = &ctx->sample;
 	bool callchain = (ctx->evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 			 sample->callchain;
-	u32 nr = callchain ? sample_frames__count(sample->callchain) : 1;
 	struct thread *t = machine__findnew_thread(&fg->machine, (s32)sample->pid,
 						   (s32)sample->tid);
+	const u64 *chain = NULL;
+	u64 user_at = SAMPLE_FRAMES_NO_USER_AT;
+	u32 nr = 1;
 	struct fg_item *item;
 
 	if (thread_filtered(fg, t)) {
 		thread__put(t);
 		return 0;
 	}
+	/* dwarf samples: the unwound user frames, as script shows them */
+	if (callchain)
+		chain = sample_frames__chain(&fg->unwinder, &fg->session, &fg->machine, t, sample,
+					     &nr, &user_at);
+	if (callchain && !chain)
+		nr = 0;	/* perf could not unwind: the sample without frames */
 	item = aggregate__slot(&fg->agg, sizeof(*item) + nr * sizeof(struct sample_frame));
 	item->comm = thread__comm_str(t);
 	item->nr_frames = nr;
 	if (callchain) {
-		sample_frames__resolve(&fg->machine, t, sample->callchain, SAMPLE_FRAMES_NO_USER_AT,
-				       item->frames, nr);
+		if (chain)
+			sample_frames__resolve(&fg->machine, t, chain, user_at, item->frames, nr);
 	} else {	/* the ip, as perf script's line without a callchain resolves it */
 		struct addr_location al;
 
@@ -399,6 +409,7 @@ static int run(struct flamegraph *fg, const struct flamegraph_args *a,
 	free(symfs_cache);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
+	unwinder__delete(fg->unwinder);
 	machine__exit(&fg->machine);
 	dso_loader__exit(&loader);
 	perf_session__close(&fg->session);

@@ -5,6 +5,7 @@
 #include "analyzer/sample_frames.h"
 
 #include "machine/machine.h"
+#include "machine/unwind.h"
 #include "readers/sample.h"
 #include "readers/session.h"
 
@@ -33,6 +34,11 @@ u32 sample_frames__count_unwound(const u64 *chain, u64 user_at)
 	return frames;
 }
 
+u32 sample_frames__count_unwound_user(const u64 *chain, u64 user_at)
+{
+	return user_at < chain[0] ? (u32)(chain[0] - user_at) : 0;
+}
+
 void sample_frames__resolve(struct machine *machine, struct thread *thread, const u64 *chain,
 			    u64 user_at, struct sample_frame *frames, u32 nr)
 {
@@ -50,6 +56,28 @@ void sample_frames__resolve(struct machine *machine, struct thread *thread, cons
 		frames[n].dso = al.map ? al.map->dso : NULL;
 		frames[n++].addr = al.addr;
 	}
+}
+
+const u64 *sample_frames__chain(struct unwinder **unwinder, struct perf_session *session,
+				struct machine *machine, struct thread *thread,
+				const struct perf_sample *sample, u32 *nr_frames, u64 *user_at)
+{
+	const u64 *chain = sample->callchain;
+
+	*user_at = SAMPLE_FRAMES_NO_USER_AT;
+	if (sample->user_regs.regs && sample->user_stack.size) {
+		if (!*unwinder)
+			*unwinder = unwinder__new(session, SAMPLE_MAX_STACK);
+		chain = unwind__callchain(*unwinder, machine, thread, sample);
+		if (chain != sample->callchain) {
+			if (chain)
+				*user_at = unwind__user_at(*unwinder);
+			*nr_frames = chain ? sample_frames__count_unwound(chain, *user_at) : 0;
+			return chain;
+		}
+	}
+	*nr_frames = sample_frames__count(chain);
+	return chain;
 }
 
 void sample_frames__init_machine(struct machine *machine, struct perf_session *session,

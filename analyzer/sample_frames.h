@@ -43,12 +43,26 @@ u32 sample_frames__count(const u64 *chain);
  * entry user_at on, every entry is an address.
  */
 u32 sample_frames__count_unwound(const u64 *chain, u64 user_at);
+/* How many of those are the unwound user frames (entries from user_at on). */
+u32 sample_frames__count_unwound_user(const u64 *chain, u64 user_at);
 /*
  * The maps of the first nr frames of chain (nr from one of the counts), callee first; entries
  * from user_at on are addresses even where they look like context markers.
  */
 void sample_frames__resolve(struct machine *machine, struct thread *thread, const u64 *chain,
 			    u64 user_at, struct sample_frame *frames, u32 nr);
+
+struct unwinder;
+
+/*
+ * perf's thread__resolve_callchain for a sample's frames: with user registers and stack
+ * (--call-graph dwarf), the unwinder's chain (made on first use in *unwinder; NULL: perf's
+ * unwinding failed, and perf shows the sample without frames), else the sample's own;
+ * *nr_frames how many perf shows, *user_at as sample_frames__resolve takes it.
+ */
+const u64 *sample_frames__chain(struct unwinder **unwinder, struct perf_session *session,
+				struct machine *machine, struct thread *thread,
+				const struct perf_sample *sample, u32 *nr_frames, u64 *user_at);
 
 /*
  * The machine of a session about to be read as script reads it: symbols loaded ahead on wq

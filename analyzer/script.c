@@ -420,6 +420,8 @@ struct line_item {
 	u64 ip, time, period;
 	u32 pid, tid, cpu;
 	u32 nr_frames;		/* of frames[], when callchain */
+	u32 first_unwound;	/* frames[] from this one on were unwound (dwarf): perf 6.1
+				   looks for inlined functions in those only (unwind_entry) */
 	bool callchain;		/* the ip field is the sample's callchain */
 	u64 sample_addr;	/* the sample's addr field, */
 	struct dso *addr_dso;	/* its dso and address in it (page faults: addr_location) */
@@ -452,32 +454,6 @@ static void print_sym_dso(struct script *s, struct dso *dso, u64 addr, u32 field
 		fmt_put_str(&s->out, dso ? dso->long_name : "[unknown]");
 		outbuf_putc(&s->out, ')');
 	}
-}
-
-/*
- * perf's thread__resolve_callchain for a sample's frames: with user registers and stack
- * (--call-graph dwarf), the unwinder's chain (NULL: perf's unwinding failed, and perf prints
- * the sample without frames); *nr_frames how many perf shows.
- */
-static const u64 *sample_chain(struct script *s, struct thread *t, const struct perf_sample *sample,
-			       u32 *nr_frames, u64 *user_at)
-{
-	const u64 *chain = sample->callchain;
-
-	*user_at = SAMPLE_FRAMES_NO_USER_AT;
-	if (sample->user_regs.regs && sample->user_stack.size) {
-		if (!s->unwinder)
-			s->unwinder = unwinder__new(&s->session, SAMPLE_MAX_STACK);
-		chain = unwind__callchain(s->unwinder, &s->machine, t, sample);
-		if (chain != sample->callchain) {
-			if (chain)
-				*user_at = unwind__user_at(s->unwinder);
-			*nr_frames = chain ? sample_frames__count_unwound(chain, *user_at) : 0;
-			return chain;
-		}
-	}
-	*nr_frames = sample_frames__count(chain);
-	return chain;
 }
 
 static bool thread_filtered(struct script *s, const struct thread *t)
@@ -569,7 +545,8 @@ static bool addr_correlates_sym(const struct perf_event_attr *attr)
  * inlined code (DWARF of its file says so) one line a function, innermost first: the
  * inlined ones "(inlined)" in place of the dso, even without -F sym.
  */
-static void print_frame(struct script *s, const struct sample_frame *frame, u32 fields)
+static void print_frame(struct script *s, const struct sample_frame *frame, u32 fields,
+			bool unwound)
 {
 	struct addr_location al = { .dso = frame->dso, .addr = frame->addr };
 	const char *const *names = NULL;
@@ -577,7 +554,7 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 	size_t n = 0;
 
 	machine__resolve_symbol(&s->machine, &al);
-	if (al.sym && frame->dso && s->inlines)
+	if (unwound && al.sym && frame->dso && s->inlines)
 		n = inlines__find(s->inlines, frame->dso, frame->addr,
 				  symbol__name(al.symtab, al.sym), &names);
 	if (!n) {
@@ -642,7 +619,7 @@ static void print_line(struct script *s, const struct line_item *item)
 	if ((fields & SF_IP) && item->callchain) {
 		outbuf_putc(ob, '\n');
 		for (u32 i = 0; i < item->nr_frames; i++)	/* sample__fprintf_callchain */
-			print_frame(s, &item->frames[i], fields);
+			print_frame(s, &item->frames[i], fields, i >= item->first_unwound);
 	} else if (fields & SF_IP) {
 		outbuf_putc(ob, ' ');
 		fmt_put_hex(ob, item->ip, 16);
@@ -718,7 +695,8 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	/* perf resolves the frames only to print them (with the ip) */
 	callchain &= !!(s->f.fields[script_output_type(evsel->attr.type)] & SF_IP);
 	if (callchain) {
-		chain = sample_chain(s, t, sample, &nr_frames, &user_at);
+		chain = sample_frames__chain(&s->unwinder, &s->session, &s->machine, t, sample,
+					     &nr_frames, &user_at);
 		callchain = chain != NULL;
 	}
 	/* a tracepoint's fields are read from the record, which is not kept */
@@ -736,6 +714,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->cpu = sample->cpu;
 	item->callchain = callchain;
 	item->nr_frames = nr_frames;
+	item->first_unwound = nr_frames;
+	if (callchain && user_at != SAMPLE_FRAMES_NO_USER_AT)	/* the kernel's frames come first */
+		item->first_unwound = nr_frames - sample_frames__count_unwound_user(chain, user_at);
 	item->dso = NULL;
 	item->addr = sample->ip;
 	item->raw_data = sample->raw_data;
