@@ -133,7 +133,7 @@ static int read_formats(struct td_cursor *c, struct tracing_data *td)
 	if (read_num(c, 4, &systems, "truncated system count"))
 		return -1;
 	for (u64 i = 0; i < systems; i++) {
-		const char *system;
+		const char *system = NULL;	/* set by read_string: for -O1's warning */
 
 		if (read_string(c, &system, "unterminated system name") ||
 		    add_formats(c, td, system, &alloc))
