@@ -573,7 +573,8 @@ static void tree_build(struct tree *t, const struct cc_contrib *contribs, size_t
 			.period = contribs[i].period };
 	}
 	cur_tree = t;
-	qsort(t->seqs, t->nr_seqs, sizeof(*t->seqs), seq_cmp);
+	if (t->nr_seqs)	/* no chains at all (seqs NULL): qsort's pointer must not be */
+		qsort(t->seqs, t->nr_seqs, sizeof(*t->seqs), seq_cmp);
 	t->nr_nodes = 1;
 	t->nr_vals = 0;
 	ARRAY_GROW(t->nodes, t->nodes_alloc, 1);
