@@ -256,8 +256,8 @@ static void skip_ignored(struct walk *w, struct reader *rd)
 		struct evsel *evsel;
 		u64 ts;
 
-		if (h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX || !(ignores >> h->type & 1) ||
-		    h->size < sizeof(*h) || h->size > rd->end - pos || ((uintptr_t)h & 7))
+		if (((uintptr_t)h & 7) || h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX ||
+		    !(ignores >> h->type & 1) || h->size < sizeof(*h) || h->size > rd->end - pos)
 			break;
 		/* the loop waits on each record's trailer: ask for the lines 2 KB on early */
 		__builtin_prefetch(map + pos + 2048);
