@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "machine/inline.h"
 #include "lib/xxhash_inline.h"
 
 void callchain_param__init(struct callchain_param *param)
@@ -138,6 +139,9 @@ struct callchains {
 	size_t scratch_alloc;
 	struct cc_sym *syms;	/* by frame, after the run */
 	size_t syms_alloc;
+	struct symtab inl;	/* the inline frames' symbols (callchains__inline) */
+	u32 *inlined;		/* by chain: 1 + its chain with inlines, 0 not made yet */
+	size_t inlined_alloc;
 };
 
 struct callchains *callchains__new(void)
@@ -158,6 +162,8 @@ void callchains__delete(struct callchains *cc)
 	free(cc->scratch);
 	free(cc->syms);
 	free(cc->raw);
+	symtab__exit(&cc->inl);
+	free(cc->inlined);
 	free(cc);
 }
 
@@ -166,6 +172,8 @@ static void index_grow(struct id_index *x, const u64 *(*hash_of)(const struct ca
 {
 	size_t cap = x->cap ? x->cap * 2 : 4096;
 
+	while (cap < 2 * (nr + 1))	/* an index made again after the run */
+		cap *= 2;
 	free(x->slots);
 	x->slots = xcalloc(cap, sizeof(*x->slots));
 	x->cap = cap;
@@ -188,10 +196,17 @@ static const u64 *chain_hash_of(const struct callchains *cc, u32 i)
 	return &cc->chains[i].hash;
 }
 
+static u64 frame_hash(const struct cc_frame *f)
+{
+	u64 key[6] = { (u64)(uintptr_t)f->dso, f->addr, f->ip, f->map_size,
+		       (u64)(u8)f->level | (u64)f->unwound << 8, f->inl };
+
+	return XXH3_64bits(key, sizeof(key));
+}
+
 static u32 frame_intern(struct callchains *cc, const struct cc_frame *f)
 {
-	u64 key[5] = { (u64)(uintptr_t)f->dso, f->addr, f->ip, f->map_size, (u64)(u8)f->level };
-	u64 hash = XXH3_64bits(key, sizeof(key));
+	u64 hash = frame_hash(f);
 	size_t j;
 
 	if (2 * (cc->nr_frames + 1) > cc->frame_index.cap)
@@ -202,7 +217,8 @@ static u32 frame_intern(struct callchains *cc, const struct cc_frame *f)
 		const struct cc_frame *o = &cc->frames[id];
 
 		if (cc->frame_hashes[id] == hash && o->dso == f->dso && o->addr == f->addr &&
-		    o->ip == f->ip && o->map_size == f->map_size && o->level == f->level)
+		    o->ip == f->ip && o->map_size == f->map_size && o->level == f->level &&
+		    o->unwound == f->unwound && o->inl == f->inl)
 			return id;
 	}
 	ARRAY_GROW(cc->frames, cc->frames_alloc, cc->nr_frames + 1);
@@ -252,7 +268,7 @@ u32 callchains__intern_frames(struct callchains *cc, const struct cc_frame *fram
  * the address space its context marker (the last one before it) names, user at first.
  */
 u32 callchains__intern(struct callchains *cc, struct machine *machine, struct thread *thread,
-		       const u64 *chain, u32 max_stack, enum callchain_order order)
+		       const u64 *chain, u32 max_stack, enum callchain_order order, u64 user_at)
 {
 	u64 nr = chain[0];
 	u8 cpumode = PERF_RECORD_MISC_USER;
@@ -264,7 +280,8 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
 		struct addr_location al;
 		struct cc_frame f;
 
-		if (ip >= (u64)PERF_CONTEXT_MAX) {
+		/* the unwound user frames (from user_at on) are all addresses */
+		if (ip >= (u64)PERF_CONTEXT_MAX && i < user_at) {
 			if (!machine__callchain_context(ip, &cpumode))
 				return CC_NO_CHAIN;	/* perf: corrupted, discard all */
 			continue;
@@ -272,10 +289,12 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
 		/* callee first: what lies past max_stack is never looked at */
 		if (order == CC_ORDER_CALLEE && n == max_stack)
 			break;
+		if (i >= user_at)
+			cpumode = PERF_RECORD_MISC_USER;
 		machine__find_map(machine, thread, cpumode, ip, &al);
 		f = (struct cc_frame){ .dso = al.map ? al.map->dso : NULL, .addr = al.addr, .ip = ip,
 				       .map_size = al.map ? al.map->end - al.map->start : 0,
-				       .level = al.map ? al.level : 0 };
+				       .level = al.map ? al.level : 0, .unwound = i >= user_at };
 		cc->scratch[n++] = frame_intern(cc, &f);
 	}
 	len = MIN(n, max_stack);
@@ -336,9 +355,10 @@ static void raw_grow(struct callchains *cc)
 
 u32 callchains__intern_cached(struct callchains *cc, struct machine *machine,
 			      struct thread *thread, const u64 *chain, u32 max_stack,
-			      enum callchain_order order, u64 context)
+			      enum callchain_order order, u64 user_at, u64 context)
 {
-	XXH128_hash_t h = XXH3_128bits_withSeed(chain, (chain[0] + 1) * sizeof(u64), context);
+	XXH128_hash_t h = XXH3_128bits_withSeed(chain, (chain[0] + 1) * sizeof(u64),
+						context ^ user_at * 0x9e3779b97f4a7c15ull);
 	size_t j;
 	u32 id;
 
@@ -347,7 +367,7 @@ u32 callchains__intern_cached(struct callchains *cc, struct machine *machine,
 	for (j = h.low64 & (cc->raw_cap - 1); cc->raw[j].used; j = (j + 1) & (cc->raw_cap - 1))
 		if (cc->raw[j].lo == h.low64 && cc->raw[j].hi == h.high64)
 			return cc->raw[j].chain;
-	id = callchains__intern(cc, machine, thread, chain, max_stack, order);
+	id = callchains__intern(cc, machine, thread, chain, max_stack, order, user_at);
 	cc->raw[j] = (struct raw_slot){ .lo = h.low64, .hi = h.high64, .chain = id, .used = true };
 	cc->nr_raw++;
 	return id;
@@ -379,6 +399,10 @@ const struct symbol *callchains__sym(struct callchains *cc, struct machine *mach
 		ARRAY_GROW(cc->syms, cc->syms_alloc, cc->nr_frames);
 		memset(cc->syms + old, 0, (cc->syms_alloc - old) * sizeof(*cc->syms));
 	}
+	if (cc->frames[frame].inl) {
+		*symtab = &cc->inl;
+		return &cc->inl.syms[cc->frames[frame].inl - 1];
+	}
 	s = &cc->syms[frame];
 	if (!s->done) {
 		const struct cc_frame *f = &cc->frames[frame];
@@ -392,6 +416,91 @@ const struct symbol *callchains__sym(struct callchains *cc, struct machine *mach
 	}
 	*symtab = s->symtab;
 	return s->sym;
+}
+
+/* The frame and chain indexes, let go at the end of the run, made again to intern more. */
+static void reindex(struct callchains *cc)
+{
+	if (cc->frame_hashes)
+		return;
+	cc->hashes_alloc = 0;
+	ARRAY_GROW(cc->frame_hashes, cc->hashes_alloc, cc->nr_frames ? cc->nr_frames : 1);
+	for (size_t i = 0; i < cc->nr_frames; i++)
+		cc->frame_hashes[i] = frame_hash(&cc->frames[i]);
+	index_grow(&cc->frame_index, frame_hash_of, cc, cc->nr_frames);
+	index_grow(&cc->chain_index, chain_hash_of, cc, cc->nr_chains);
+}
+
+/* A frame of the function name inlined at f, whose own symbol is sym (perf's new_inline_sym). */
+static u32 inline_frame(struct callchains *cc, const struct cc_frame *f, const struct symbol *sym,
+			const char *name)
+{
+	struct cc_frame g = *f;
+
+	cc->inl.inlined = true;
+	g.inl = (u32)symtab__append(&cc->inl, sym->start, sym->size, name) + 1;
+	return frame_intern(cc, &g);
+}
+
+/* cc->inlined for every chain, the new ones 0 */
+static void inlined_fit(struct callchains *cc)
+{
+	size_t old = cc->inlined_alloc;
+
+	if (old >= cc->nr_chains)
+		return;
+	ARRAY_GROW(cc->inlined, cc->inlined_alloc, cc->nr_chains);
+	memset(cc->inlined + old, 0, (cc->inlined_alloc - old) * sizeof(*cc->inlined));
+}
+
+u32 callchains__inline(struct callchains *cc, struct machine *machine, struct inlines *inlines,
+		       u32 chain, enum callchain_order order)
+{
+	u32 len = cc->chains[chain].len, n = 0, *ids;
+	bool any = false;
+
+	inlined_fit(cc);
+	if (cc->inlined[chain])
+		return cc->inlined[chain] - 1;
+	for (u32 i = 0; i < len && !any; i++)
+		any = cc->frames[cc->ids[cc->chains[chain].start + i]].unwound;
+	if (!any) {
+		cc->inlined[chain] = chain + 1;
+		return chain;
+	}
+	reindex(cc);
+	ids = xmalloc(len * sizeof(*ids));
+	memcpy(ids, cc->ids + cc->chains[chain].start, len * sizeof(*ids));
+	for (u32 i = 0; i < len; i++) {
+		const struct cc_frame *f = &cc->frames[ids[i]];
+		const struct symtab *symtab;
+		const struct symbol *sym = NULL;
+		const char *const *names;
+		size_t nr = 0;
+
+		if (f->unwound && f->dso)
+			sym = callchains__sym(cc, machine, ids[i], &symtab);
+		if (sym)
+			nr = inlines__find(inlines, f->dso, f->addr, symbol__name(symtab, sym),
+					   &names);
+		ARRAY_GROW(cc->scratch, cc->scratch_alloc, n + (nr ? nr : 1));
+		if (!nr) {
+			cc->scratch[n++] = ids[i];
+			continue;
+		}
+		for (size_t k = 0; k < nr; k++) {
+			const char *name = names[order == CC_ORDER_CALLER ? nr - 1 - k : k];
+
+			/* frame_intern may move the frames: f is looked up again */
+			cc->scratch[n++] = name ? inline_frame(cc, &cc->frames[ids[i]], sym, name)
+						: ids[i];
+		}
+	}
+	free(ids);
+	n = chain_intern(cc, cc->scratch, n);
+	inlined_fit(cc);
+	cc->inlined[chain] = cc->inlined[n] = n + 1;	/* made: it has its inlines */
+	return n;
 }
 
 /* ---- trees ---- */
@@ -448,6 +557,18 @@ static int frame_cmp(struct tree *t, u32 a, u32 b)
 
 	if (a == b)
 		return 0;
+	/* perf tells inlined functions apart by name alone (match_chain_strings) */
+	if (t->p->param->key == CC_KEY_FUNCTION && (fa->inl || fb->inl)) {
+		const struct symtab *ta, *tb;
+
+		sa = callchains__sym(t->cc, t->machine, a, &ta);
+		sb = callchains__sym(t->cc, t->machine, b, &tb);
+		if (sa && sb) {
+			int ret = strcmp(symbol__name(ta, sa), symbol__name(tb, sb));
+
+			return ret < 0 ? -1 : ret > 0;
+		}
+	}
 	if (fa->dso != fb->dso) {
 		if (!fa->dso || !fb->dso)
 			return !fa->dso ? -1 : 1;
@@ -618,7 +739,8 @@ static void frame_name(struct tree *t, u32 frame, char *buf, size_t size)
 	const struct symbol *sym = callchains__sym(t->cc, t->machine, frame, &symtab);
 
 	if (sym)
-		snprintf(buf, size, "%s", symbol__name(symtab, sym));
+		snprintf(buf, size, "%s%s", symbol__name(symtab, sym),
+			 symtab->inlined ? " (inlined)" : "");
 	else
 		snprintf(buf, size, "%#llx", (unsigned long long)t->cc->frames[frame].ip);
 }

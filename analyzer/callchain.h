@@ -48,9 +48,13 @@ struct cc_frame {
 	u64 ip;
 	u64 map_size;		/* of the map (end - start), 0 without one */
 	char level;		/* 'k', '.', ...; 0 without a map (perf keeps the one before) */
+	bool unwound;		/* a user frame of a dwarf sample, unwound: may have inlines */
+	u32 inl;		/* 0, or the frame of a function inlined there: 1 + its symbol's
+				   index in the inline symtab (callchains__inline) */
 };
 
 struct callchains;
+struct inlines;
 
 struct callchains *callchains__new(void);
 void callchains__delete(struct callchains *cc);
@@ -62,7 +66,7 @@ void callchains__delete(struct callchains *cc);
  * when a marker is unknown: perf drops the chain). Reading thread; maps as at the sample.
  */
 u32 callchains__intern(struct callchains *cc, struct machine *machine, struct thread *thread,
-		       const u64 *chain, u32 max_stack, enum callchain_order order);
+		       const u64 *chain, u32 max_stack, enum callchain_order order, u64 user_at);
 
 /*
  * callchains__intern for a chain seen before in the same context (a hash of everything its
@@ -71,7 +75,17 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
  */
 u32 callchains__intern_cached(struct callchains *cc, struct machine *machine,
 			      struct thread *thread, const u64 *chain, u32 max_stack,
-			      enum callchain_order order, u64 context);
+			      enum callchain_order order, u64 user_at, u64 context);
+
+/*
+ * The chain with perf's append_inlines applied (after the run, one thread): each unwound
+ * frame whose pc is in inlined code becomes a frame a function, innermost first in callee
+ * order (outermost first in caller order), as perf's inline_list__append orders them; the
+ * chain itself when it has none. Every chain must be taken through this before any symbol
+ * of it is asked for (the inline symbols' array grows until then).
+ */
+u32 callchains__inline(struct callchains *cc, struct machine *machine, struct inlines *inlines,
+		       u32 chain, enum callchain_order order);
 
 /* The id of a chain of frames resolved already (cursor order). */
 u32 callchains__intern_frames(struct callchains *cc, const struct cc_frame *frames, u32 nr);

@@ -146,6 +146,15 @@ static s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right
 		return cmp_null(l, r);
 	if (l == r)
 		return 0;
+	/* an inlined function's symbol is its caller's range under another name */
+	if (left->symtab->inlined || right->symtab->inlined) {
+		int cmp = strcmp(symbol__name(left->symtab, l), symbol__name(right->symtab, r));
+
+		if (cmp)
+			return cmp;
+		if (l->start <= sym_end(r) && sym_end(l) >= r->start)
+			return 0;
+	}
 	if (l->start != r->start)
 		return (s64)(r->start - l->start);
 	return (s64)(sym_end(r) - sym_end(l));
@@ -228,7 +237,12 @@ static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
 			break;
 		case SORT_SYM:
 		case SORT_IPC_NULL:
-			if (he->sym) {
+			if (he->sym && he->symtab->inlined) {	/* equal by name: see sym_cmp */
+				const char *name = symbol__name(he->symtab, he->sym);
+
+				v[n++] = (u64)(uintptr_t)dso_name(he);
+				v[n++] = XXH3_64bits(name, strlen(name));
+			} else if (he->sym) {
 				v[n++] = (u64)(uintptr_t)dso_name(he);
 				v[n++] = he->sym->start;
 				v[n++] = sym_end(he->sym);
@@ -270,6 +284,8 @@ static bool key_equal(enum sort_key key, const struct hist_entry *a, const struc
 	case SORT_IPC_NULL:
 		if (!a->sym || !b->sym)
 			return !a->sym && !b->sym && a->ip == b->ip;
+		if (a->symtab->inlined || b->symtab->inlined)
+			return sym_cmp(a, b) == 0;
 		return dso_name(a) == dso_name(b) &&
 		       (a->sym == b->sym ||
 			(a->sym->start == b->sym->start && a->sym->size == b->sym->size));
@@ -579,6 +595,11 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	hists->pair_index = (struct entry_index){ 0 };
 	if (!cc || !hists->nr_pairs)
 		return;
+	/* perf's append_inlines, for every chain before any of its symbols is looked at */
+	if (cc->inlines)
+		for (size_t i = 0; i < hists->nr_pairs; i++)
+			hists->pairs[i].chain = callchains__inline(cc->chains, cc->machine, cc->inlines,
+								   hists->pairs[i].chain, cc->order);
 	/* entries may change threads now: the pairs hold their own */
 	for (size_t i = 0; i < hists->nr_pairs; i++) {
 		if (!hists->pairs[i].owns_thread)
@@ -821,9 +842,11 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 		char level[] = { '[', he->level, ']', ' ', '\0' };
 		int n = line_str(l, level, 0, -1);
 
-		if (he->sym && he->dso)
+		if (he->sym && he->dso) {
 			n += line_str(l, symbol__name(he->symtab, he->sym), 0, width - n);
-		else
+			if (he->symtab->inlined)	/* past the column, as perf */
+				n += line_str(l, " (inlined)", 0, -1);
+		} else
 			n += line_printf(l, "%-#.*llx", 16, (unsigned long long)he->ip);
 		return n;
 	}
@@ -901,7 +924,11 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 
 	calc_widths(hists, order, nr, opts, &w);
 
-	/* perf's line buffer: the sum of the shown widths, separators, and 3 + 1 bytes. */
+	/*
+	 * perf's line buffer: the sum of the shown widths, separators, 3 + 1 bytes, and room
+	 * for colour codes (perf_hpp__color_overhead: 8 columns of 24 + 4 bytes), which is
+	 * what a column printed past its width (" (inlined)") may take.
+	 */
 	line_width = 8 + (hists->cumulate ? 2 + 8 : 0) + (opts->show_nr_samples ? 2 + 12 : 0);
 	for (int i = 0; i < sort->nr; i++) {
 		if (sort->elide[i])
@@ -909,7 +936,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 		line_width += 2 + w.col[sort->keys[i]];
 		last = i;
 	}
-	l.size = (size_t)line_width + 3 + 1;
+	l.size = (size_t)line_width + 3 + 1 + 8 * (24 + 4);
 	l.buf = xmalloc(l.size);
 
 	if (opts->show_header) {

@@ -125,6 +125,8 @@ struct hists_callchain {
 	const struct callchain_param *param;
 	bool use_callchain;	/* print the graphs (not -g none) */
 	bool skip_first;	/* --sort starting with "sym" (perf's callchain__fprintf_graph) */
+	struct inlines *inlines;	/* dwarf recordings: the unwound frames' inlined functions */
+	enum callchain_order order;	/* the chains' (as interned) */
 };
 
 /*

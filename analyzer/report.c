@@ -27,6 +27,7 @@
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
+#include "machine/inline.h"
 #include "machine/unwind.h"
 #include "readers/evsel_name.h"
 #include "readers/session.h"
@@ -66,6 +67,7 @@ struct report {
 	struct hashmap maps_versions;
 	u64 maps_version, kernel_version;
 	struct unwinder *unwinder;	/* user frames of dwarf samples, when callchains are used */
+	struct inlines *inlines;	/* and the functions inlined there */
 };
 
 /* perf's thread__is_filtered: by the thread's comm as it is at the sample. */
@@ -223,6 +225,7 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	bool chain = rep->chains && s->callchain &&
 		     (ctx->evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
 	const u64 *own_chain = s->callchain;	/* perf finds parents in it, not unwound frames */
+	u64 user_at = UINT64_MAX;	/* where the unwound user frames start, if any */
 	struct agg_item *item;
 	struct addr_location al;
 	struct thread *t;
@@ -244,6 +247,8 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		thread__put(t);
 		return -1;
 	}
+	if (s->callchain != own_chain)
+		user_at = unwind__user_at(rep->unwinder);
 	item->thread = t;
 	item->comm = t->comm;
 	item->parent = NULL;
@@ -275,7 +280,7 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	item->chain = CC_NO_CHAIN;
 	if (chain)
 		item->chain = callchains__intern_cached(rep->chains, &rep->machine, t, s->callchain,
-							rep->max_stack, rep->cc_param.order,
+							rep->max_stack, rep->cc_param.order, user_at,
 							chain_context(rep, t));
 	item->filtered = thread_filtered(rep, t);
 	aggregate__commit(&rep->agg);
@@ -661,7 +666,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	}
 	hcc = (struct hists_callchain){ .chains = rep.chains, .machine = &rep.machine,
 					.param = &rep.cc_param, .use_callchain = use_callchain,
-					.skip_first = sort_str && !strncmp(sort_str, "sym", 3) };
+					.skip_first = sort_str && !strncmp(sort_str, "sym", 3),
+					.order = rep.cc_param.order };
 	popts.callchain = use_callchain ? &hcc : NULL;
 	name_list__parse(&rep.comms, comms);
 	name_list__parse(&rep.dsos, dsos);
@@ -672,8 +678,11 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	rep.stats_mode = stats;
 	rep.need_parent = sort_list__has(&rep.sort, SORT_PARENT);
 	/* perf unwinds dwarf samples when it uses callchains: all but --no-children -g none */
-	if (rep.chains)
+	if (rep.chains) {
 		rep.unwinder = unwinder__new(&rep.session, PERF_MAX_STACK_DEPTH);
+		rep.inlines = inlines__new(&rep.machine.symsrc);
+		hcc.inlines = rep.inlines;
+	}
 	regcomp(&rep.parent_regex, "^sys_|^do_page_fault", REG_EXTENDED);
 
 	if (header_only)
@@ -780,6 +789,7 @@ out:
 	callchains__delete(rep.chains);
 	hashmap_exit(&rep.maps_versions);
 	unwinder__delete(rep.unwinder);
+	inlines__delete(rep.inlines);
 	free(symfs_cache);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */

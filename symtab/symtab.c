@@ -28,6 +28,16 @@ void symtab__exit(struct symtab *st)
 	memset(st, 0, sizeof(*st));
 }
 
+size_t symtab__append(struct symtab *st, u64 start, u32 size, const char *name)
+{
+	/* capacity: the power of two at or above nr, doubled when nr reaches it */
+	if (!(st->nr & (st->nr - 1)))
+		st->syms = xrealloc(st->syms, (st->nr ? 2 * st->nr : 1) * sizeof(*st->syms));
+	st->syms[st->nr] = (struct symbol){ .start = start, .size = size,
+					    .name = symtab_pool_add(st, name, strlen(name)) };
+	return st->nr++;
+}
+
 void symtab_reset(struct symtab *st)
 {
 	symtab__exit(st);

@@ -51,10 +51,15 @@ struct symtab {
 	size_t nr_ranges;
 	struct symtab_big_end *big_ends;	/* exact ends of saturated sizes, by sym index */
 	size_t nr_big_ends;
+	bool inlined;		/* the fakes perf's new_inline_sym makes for the functions inlined
+				   at callchain frames (each a function's start and size, another
+				   name): shown "NAME (inlined)", told apart by name */
 };
 
 void symtab__init(struct symtab *st);
 void symtab__exit(struct symtab *st);
+/* Append a symbol to a table that is not searched (symtab__find needs them sorted): its index. */
+size_t symtab__append(struct symtab *st, u64 start, u32 size, const char *name);
 /* perf's symbols__find: the symbol with start <= addr < end, or start == addr for a symbol
  * of size 0; NULL if none. O(log n). */
 const struct symbol *symtab__find(const struct symtab *st, u64 addr);
