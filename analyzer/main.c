@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyzer/flamegraph.h"
 #include "analyzer/report.h"
@@ -23,12 +24,42 @@ static const char usage[] =
 	"\n"
 	"See README.md for every option.\n";
 
+/*
+ * The model is millions of small objects reached at random (threads, maps, hash slots): with
+ * 4 KB pages nearly every lookup misses the TLB, which costs most on virtual machines. glibc
+ * backs its heap with transparent huge pages when told so by a tunable, which it reads only at
+ * start: so analyze starts itself again once with glibc.malloc.hugetlb=1, unless the user set
+ * GLIBC_TUNABLES (or ANALYZE_SMALL_PAGES), and then takes the variable out of its environment
+ * again (a recorded workload does not inherit it).
+ */
+#define REEXEC_MARK "ANALYZE_HUGE_HEAP"
+
+static void huge_heap(char **argv)
+{
+	if (getenv(REEXEC_MARK)) {
+		unsetenv(REEXEC_MARK);
+		unsetenv("GLIBC_TUNABLES");
+		return;
+	}
+	if (getenv("GLIBC_TUNABLES") || getenv("ANALYZE_SMALL_PAGES"))
+		return;
+	setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
+	setenv(REEXEC_MARK, "1", 1);
+	execv("/proc/self/exe", argv);
+	unsetenv(REEXEC_MARK);	/* no /proc: go on as we are */
+	unsetenv("GLIBC_TUNABLES");
+}
+
 int main(int argc, const char **argv)
 {
 	struct report_config cfg = { 0 };
 	static char default_dir[4096];
-	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	const char *env, *home;
 	int i = 1;
+
+	huge_heap((char **)argv);
+	env = getenv("PERF_BUILDID_DIR");
+	home = getenv("HOME");
 
 	/*
 	 * Readers allocate and free a large inflate buffer per COMPRESSED record: keep such
