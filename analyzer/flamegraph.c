@@ -25,6 +25,7 @@
 #include "lib/error.h"
 #include "lib/hashmap.h"
 #include "lib/xalloc.h"
+#include "machine/inline.h"
 #include "machine/machine.h"
 #include "machine/unwind.h"
 #include "readers/session.h"
@@ -136,6 +137,7 @@ struct flamegraph {
 	u32 *name_ids;
 	size_t nr_name_ids, alloc_name_ids;
 	struct hashmap comms_seen;	/* comm string -> its node + 1 */
+	struct inlines *inlines;	/* the functions inlined at unwound frames, as script */
 	u64 nr_samples;
 };
 
@@ -143,6 +145,7 @@ struct flamegraph {
 struct fg_item {
 	const char *comm;	/* interned: lives as long as the machine */
 	u32 nr_frames;
+	u32 nr_unwound;		/* the last ones: unwound user frames of a dwarf sample */
 	struct sample_frame frames[];	/* callee first */
 };
 
@@ -204,6 +207,26 @@ static struct frame_names frame_names(struct flamegraph *fg, struct dso *dso, u6
 	return *fn;
 }
 
+/*
+ * The nodes under node of one function inlined at a frame: perf script shows it as
+ * "ADDR NAME (inlined)", which stackcollapse-perf.pl reads as NAME in the dso "inlined".
+ */
+static u32 add_inlined(struct flamegraph *fg, u32 node, const char *name, bool java)
+{
+	u32 nr;
+	char *names = flamegraph_frame_names(name, "inlined", java, &nr), *p = names;
+
+	for (u32 i = 0; i < nr; i++) {
+		char *sep = strchr(p, ';');
+		size_t len = sep ? (size_t)(sep - p) : strlen(p);
+
+		node = flame_tree__child(fg->tree, node, flame_tree__name(fg->tree, p, len));
+		p += len + 1;
+	}
+	free(names);
+	return node;
+}
+
 /* The aggregator's work: a sample's stack into the tree, from its comm to its leaf. */
 static void add_stack(void *data, void *p)
 {
@@ -215,9 +238,30 @@ static void add_stack(void *data, void *p)
 	for (u32 i = item->nr_frames; i-- > 0;) {
 		const struct sample_frame *f = &item->frames[i];
 		struct frame_names fn = frame_names(fg, f->dso, f->addr, java);
+		const char *const *names = NULL;
+		size_t n = 0;
 
-		for (u32 k = 0; k < fn.nr; k++)
-			node = flame_tree__child(fg->tree, node, fg->name_ids[fn.start + k]);
+		/* an unwound frame in inlined code: a frame a function, as script prints it */
+		if (i >= item->nr_frames - item->nr_unwound && f->dso) {
+			struct addr_location al = { .dso = f->dso, .addr = f->addr };
+
+			machine__resolve_symbol(&fg->machine, &al);
+			if (al.sym)
+				n = inlines__find(fg->inlines, f->dso, f->addr,
+						  symbol__name(al.symtab, al.sym), &names);
+		}
+		if (!n) {	/* the frame alone */
+			names = NULL;
+			n = 1;
+		}
+		for (size_t r = n; r-- > 0;) {	/* innermost first: the outermost goes in first */
+			if (names && names[r]) {
+				node = add_inlined(fg, node, names[r], java);
+				continue;
+			}
+			for (u32 k = 0; k < fn.nr; k++)
+				node = flame_tree__child(fg->tree, node, fg->name_ids[fn.start + k]);
+		}
 	}
 	flame_tree__add(fg->tree, node, 1);
 	fg->nr_samples++;
@@ -255,6 +299,8 @@ static int process_sample(struct flamegraph *fg, struct event_ctx *ctx)
 	item = aggregate__slot(&fg->agg, sizeof(*item) + nr * sizeof(struct sample_frame));
 	item->comm = thread__comm_str(t);
 	item->nr_frames = nr;
+	item->nr_unwound = chain && user_at != SAMPLE_FRAMES_NO_USER_AT ?
+				   sample_frames__count_unwound_user(chain, user_at) : 0;
 	if (callchain) {
 		if (chain)
 			sample_frames__resolve(&fg->machine, t, chain, user_at, item->frames, nr);
@@ -383,6 +429,7 @@ static int run(struct flamegraph *fg, const struct flamegraph_args *a,
 	sample_frames__init_machine(&fg->machine, &fg->session, &symsrc, &loader, wq);
 	aggregate__init(&fg->agg, wq, add_stack, NULL, fg);
 	fg->tree = flame_tree__new();
+	fg->inlines = inlines__new(&fg->machine.symsrc);
 	hashmap_init(&fg->frames);
 	hashmap_init(&fg->comms_seen);
 
@@ -406,6 +453,7 @@ static int run(struct flamegraph *fg, const struct flamegraph_args *a,
 	free(fg->frame_names);
 	free(fg->name_ids);
 	flame_tree__delete(fg->tree);
+	inlines__delete(fg->inlines);
 	free(symfs_cache);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
