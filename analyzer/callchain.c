@@ -576,9 +576,12 @@ static int frame_cmp(struct tree *t, u32 a, u32 b)
 	}
 	/*
 	 * perf compares two resolved frames by their symbols' starts (in the dso), else by
-	 * ips. Against an unresolved ip, a resolved frame counts as its symbol's start in its
-	 * own address space: as the ip lies in no symbol there, that orders the two as their
-	 * ips do, and keeps the order total for one address space (sorting needs it).
+	 * ips. Both are taken in the dso here: a resolved frame counts as its symbol's start, an
+	 * unresolved one as its address in the dso. Within one process that orders a resolved
+	 * frame and an unresolved one as their ips do (the address lies in no symbol); across
+	 * processes of a position-independent dso, where ips of one function differ, it keeps
+	 * the order transitive, so a function is one node (perf's own order is not: see the
+	 * README).
 	 */
 	if (t->p->param->key == CC_KEY_FUNCTION) {
 		sa = frame_sym(t, a);
@@ -588,11 +591,16 @@ static int frame_cmp(struct tree *t, u32 a, u32 b)
 			vb = sb->start;
 			ka = kb = 0;
 		} else if (sa) {
-			va = fa->ip - fa->addr + sa->start;
+			va = sa->start;
+			vb = fb->dso ? fb->addr : fb->ip;
 			ka = 0;
 		} else if (sb) {
-			vb = fb->ip - fb->addr + sb->start;
+			va = fa->dso ? fa->addr : fa->ip;
+			vb = sb->start;
 			kb = 0;
+		} else {
+			va = fa->dso ? fa->addr : fa->ip;
+			vb = fb->dso ? fb->addr : fb->ip;
 		}
 	}
 	if (va != vb)
