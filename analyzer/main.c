@@ -41,12 +41,20 @@ static void huge_heap(char **argv)
 		unsetenv("GLIBC_TUNABLES");
 		return;
 	}
+	char self[4096];
+	ssize_t len;
+
 	if (getenv("GLIBC_TUNABLES") || getenv("ANALYZE_SMALL_PAGES"))
 		return;
+	/* the file itself, not /proc/self/exe: the process keeps its name ("analyze") */
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0 || (size_t)len >= sizeof(self) - 1)
+		return;
+	self[len] = '\0';
 	setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
 	setenv(REEXEC_MARK, "1", 1);
-	execv("/proc/self/exe", argv);
-	unsetenv(REEXEC_MARK);	/* no /proc: go on as we are */
+	execv(self, argv);
+	unsetenv(REEXEC_MARK);	/* no /proc, or the file is gone: go on as we are */
 	unsetenv("GLIBC_TUNABLES");
 }
 
