@@ -186,12 +186,18 @@ u64 walk__record_time(struct perf_session *s, const struct perf_event_header *ev
 static void release_pages(struct perf_session *s, const struct ordered_queue *q, u64 cur,
 			  u64 *released)
 {
-	u64 keep = cur, page = (u64)sysconf(_SC_PAGESIZE);
+	const u64 huge = 2u << 20;
+	u64 keep = cur;
 
 	for (size_t i = q->head; i < q->nr; i++)
 		keep = MIN(keep, q->entries[i].file_offset);
-	keep &= ~(page - 1);
-	if (keep <= *released || keep - *released < (1u << 20))
+	/*
+	 * Up to a 2 MB boundary of the address space: the kernel maps a file's large folios
+	 * with 2 MB entries, and dropping part of one splits it first (expensive, and a TLB
+	 * flush on every CPU the process ran on).
+	 */
+	keep = ((uintptr_t)s->base + keep) / huge * huge - (uintptr_t)s->base;
+	if (keep <= *released || keep - *released < huge)
 		return;
 	madvise(s->base + *released, keep - *released, MADV_DONTNEED);
 	*released = keep;
