@@ -276,17 +276,17 @@ static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
 static bool key_equal(enum sort_key key, const struct hist_entry *a, const struct hist_entry *b)
 {
 	switch (key) {
-	case SORT_COMM:
-		return comm__str(a->comm) == comm__str(b->comm);
+	case SORT_COMM:	/* the same comm or dso is the same name: no need to read it */
+		return a->comm == b->comm || comm__str(a->comm) == comm__str(b->comm);
 	case SORT_DSO:
-		return dso_name(a) == dso_name(b);
+		return a->dso == b->dso || dso_name(a) == dso_name(b);
 	case SORT_SYM:
 	case SORT_IPC_NULL:
 		if (!a->sym || !b->sym)
 			return !a->sym && !b->sym && a->ip == b->ip;
 		if (a->symtab->inlined || b->symtab->inlined)
 			return sym_cmp(a, b) == 0;
-		return dso_name(a) == dso_name(b) &&
+		return (a->dso == b->dso || dso_name(a) == dso_name(b)) &&
 		       (a->sym == b->sym ||
 			(a->sym->start == b->sym->start && a->sym->size == b->sym->size));
 	default:

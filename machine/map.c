@@ -87,6 +87,13 @@ static int map_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* No last answer: the next lookup searches. */
+static void maps__forget_last(struct maps *maps)
+{
+	maps->last = NULL;
+	maps->last_start = maps->last_end = 0;
+}
+
 /*
  * Merge the unsorted tail into the sorted part: O(t log t) to sort the tail, then a merge
  * from the back that moves only what lies above the tail's lowest start (inserts tend to be
@@ -125,13 +132,13 @@ static void maps__sort(struct maps *maps)
 	maps->disjoint = true;
 	for (i = MAX(moved, (size_t)1); i < n; i++)
 		maps->disjoint &= maps->arr[i - 1]->end <= maps->arr[i]->start;
-	maps->last = NULL;
+	maps__forget_last(maps);
 }
 
 void maps__changed(struct maps *maps)
 {
 	maps->nr_sorted = 0;
-	maps->last = NULL;
+	maps__forget_last(maps);
 }
 
 /* Inserts past this many in the tail are merged in: lookups scan the tail (sqrt(n) bound). */
@@ -159,7 +166,7 @@ static void maps__append(struct maps *maps, struct map *map)
 		maps->starts[maps->nr_sorted++] = map->start;	/* in order: the sorted part grows */
 	}
 	maps->arr[maps->nr++] = map;
-	maps->last = NULL;
+	maps__forget_last(maps);
 	if (maps->nr - maps->nr_sorted > tail_max(maps))
 		maps__sort(maps);
 }
@@ -174,7 +181,7 @@ static void maps__fixup_overlaps(struct maps *maps, const struct map *map)
 	struct map **extra = NULL;
 	size_t nr_extra = 0, alloc_extra = 0;
 
-	maps->last = NULL;	/* it may go */
+	maps__forget_last(maps);	/* it may go */
 	for (size_t i = 0; i < n; i++) {
 		struct map *old = maps->arr[i];
 
@@ -250,7 +257,7 @@ struct map *maps__find(struct maps *maps, u64 ip)
 
 	maps__sort(maps);
 	/* samples come in runs in one map; with overlaps, the search decides which map */
-	if (maps->last && ip >= maps->last->start && ip < maps->last->end)
+	if (ip - maps->last_start < maps->last_end - maps->last_start)
 		return maps->last;
 	hi = maps->nr;
 	if (maps->disjoint) {
@@ -277,6 +284,8 @@ struct map *maps__find(struct maps *maps, u64 ip)
 		if (ip >= m->end)
 			return NULL;
 		maps->last = m;
+		maps->last_start = m->start;
+		maps->last_end = m->end;
 		return m;
 	}
 	while (lo < hi) {

@@ -37,6 +37,7 @@ struct maps {
 				   unsorted tail of recent inserts, is merged in by lookups */
 	bool disjoint;	/* no two maps overlap (known once sorted) */
 	struct map *last;	/* the last lookup's answer, when disjoint; not a reference */
+	u64 last_start, last_end;	/* its range (empty without one): checked without it */
 };
 
 struct map *map__new(u64 start, u64 end, u64 pgoff, struct dso *dso);
