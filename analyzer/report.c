@@ -507,7 +507,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	const char *pids = NULL, *tids = NULL, *symfs = NULL;
 	const char *kallsyms = NULL, *max_stack = NULL;
 	bool stdio = false, show_nr = false, quiet = false, header = false, header_only = false;
-	bool stats = false, children = true, inverted = false;
+	bool stats = false, children = true, inverted = false, show_inline = true;
 	struct report rep = { .consumer.deliver = report_deliver };
 	struct option_callback call_graph_cb = { parse_call_graph, &rep.cc_param };
 	struct option_callback percent_limit_cb = { parse_percent_limit, &rep };
@@ -539,6 +539,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "max-stack", OPT_STRING, &max_stack, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
 		{ 'G', "inverted", OPT_BOOL, &inverted, NULL, "alias for inverted call graph" },
 		{ 'D', "dump-raw-trace", OPT_BOOL, &dump_raw, NULL, "dump raw trace in ASCII" },
+		{ 0, "inline", OPT_BOOL, &show_inline, NULL, "Show inline function" },
 		OPT_END_MARK,
 	};
 	struct symsrc_config symsrc = { 0 };
@@ -680,7 +681,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	/* perf unwinds dwarf samples when it uses callchains: all but --no-children -g none */
 	if (rep.chains) {
 		rep.unwinder = unwinder__new(&rep.session, PERF_MAX_STACK_DEPTH);
-		rep.inlines = inlines__new(&rep.machine.symsrc);
+		rep.inlines = show_inline ? inlines__new(&rep.machine.symsrc) : NULL;
 		hcc.inlines = rep.inlines;
 	}
 	regcomp(&rep.parent_regex, "^sys_|^do_page_fault", REG_EXTENDED);

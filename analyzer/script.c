@@ -955,7 +955,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
 	const char *pids = NULL, *tids = NULL, *cpus = NULL, *time_str = NULL;
 	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false,
-	     switch_events = false, lost_events = false, header = false, dump_raw = false;
+	     switch_events = false, lost_events = false, header = false, dump_raw = false,
+	     show_inline = true;
 	struct dump dump = { 0 };
 	struct script s = { .consumer.deliver = script_deliver };
 	struct option_callback fields_cb = { parse_fields, &s.f };
@@ -979,6 +980,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
 		{ 'j', "jobs", OPT_STRING, &jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
+		{ 0, "inline", OPT_BOOL, &show_inline, NULL, "Show inline function" },
 		OPT_END_MARK,
 	};
 	struct symsrc_config symsrc = { 0 };
@@ -1027,7 +1029,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
 	s.session.wq = wq;
 	sample_frames__init_machine(&s.machine, &s.session, &symsrc, &loader, wq);
-	s.inlines = inlines__new(&s.machine.symsrc);
+	s.inlines = show_inline ? inlines__new(&s.machine.symsrc) : NULL;
 	name_list__parse(&s.comms, comms);
 	name_list__parse(&s.pids, pids);
 	name_list__parse(&s.tids, tids);
