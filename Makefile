@@ -103,9 +103,10 @@ golden: $(BIN) tools
 check-bad: $(BIN) tools
 	$(TEST_ENV) tests/bad-input.sh
 
-# every fixture file cut at every byte of its header and features (and every 97th of its
-# data) and with bytes changed, run in-process through report and script (tools/sweep.c)
-SWEEP_FILES = $(shell for f in tests/fixtures/*/perf.data; do [ -f $$f ] && echo $$f; done)
+# every fixture file (and each file of a data directory) cut at every byte of its header and
+# features (and every 97th of its data) and with bytes changed, run in-process through report
+# and script (tools/sweep.c)
+SWEEP_FILES = $(wildcard tests/fixtures/*/perf.data)
 check-sweep: tools
 	$(O)/tools/sweep --quiet $(SWEEP_FILES)
 

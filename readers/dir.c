@@ -503,6 +503,7 @@ static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 			    (x->ts == fmin && tie_is_safe(x, readers, nr))) {
 				s->stats.nr_events[0]++;
 				s->stats.nr_events[x->event->type]++;
+				w->path = readers[x->reader].path;
 				ret = walk__deliver(w, x->event, x->file_offset, x->evsel);
 				if (++top->pos == top->nr) {
 					release_run(m, &readers[top->e[0].reader], top);
@@ -570,11 +571,13 @@ static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
 			break;
 		if (ret > 0 && rec.event->type != PERF_RECORD_COMPRESSED) {
 			ret = 0;
+			w->path = NULL;	/* the queue holds records of every file */
 			if (rec.event->type == PERF_RECORD_FINISHED_ROUND)
 				ret = ordered_queue_flush_round(&w->queue);
 			ts = walk__record_time(w->session, rec.event, &evsel);
 			if (!ret && (rec.event->type >= PERF_RECORD_USER_TYPE_START ||
 				     sample_time_untimed(ts))) {
+				w->path = d->path;
 				ret = walk__deliver(w, rec.event, rec.file_offset, evsel);
 			} else if (!ret) {
 				chunk__get(rec.chunk);
@@ -590,6 +593,7 @@ static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
 			i = (i + 1) % nr;
 	}
 	/* deliver what waits before the files are unmapped */
+	w->path = NULL;
 	if (ret >= 0)
 		ret = ordered_queue_flush_all(&w->queue);
 	return ret < 0 ? -1 : ret;

@@ -38,12 +38,13 @@ static int walk__parse(struct walk *w, struct event_ctx *ctx, struct evsel *evse
 {
 	struct perf_session *s = w->session;
 	const struct perf_event_header *event = ctx->event;
+	const char *path = w->path ? w->path : s->path;
 	int ret;
 
 	ctx->evsel = evsel ? evsel : perf_session__evsel_of(s, event);
 	if (!ctx->evsel) {
 		error_set("%s: offset %#llx: %s record carries an id that matches no event",
-			  s->path, (unsigned long long)ctx->file_offset,
+			  path, (unsigned long long)ctx->file_offset,
 			  perf_event__name(event->type));
 		w->error = -1;
 		return -1;
@@ -53,13 +54,13 @@ static int walk__parse(struct walk *w, struct event_ctx *ctx, struct evsel *evse
 	if (ret == SAMPLE_BAD_STACK) {
 		/* perf: "user stack dump failure", then "Can't parse sample, err = -14" */
 		error_set("%s: offset %#llx: sample's user stack dump claims more bytes than it holds",
-			  s->path, (unsigned long long)ctx->file_offset);
+			  path, (unsigned long long)ctx->file_offset);
 		w->error = -1;
 		return -1;
 	}
 	if (ret) {
 		error_set("%s: offset %#llx: %s record of %u bytes is too short for its sample_type %#llx",
-			  s->path, (unsigned long long)ctx->file_offset,
+			  path, (unsigned long long)ctx->file_offset,
 			  perf_event__name(event->type), event->size,
 			  (unsigned long long)ctx->evsel->attr.sample_type);
 		w->error = -1;
@@ -109,7 +110,8 @@ bool walk__known_type(u32 type)
 }
 
 /* Swap a record's body to native order; its header already is (the reader did it). */
-static int swap_record(struct perf_session *s, struct perf_event_header *event, u64 offset)
+static int swap_record(struct perf_session *s, struct perf_event_header *event, u64 offset,
+		       const char *path)
 {
 	const struct perf_event_attr *attr = NULL;
 
@@ -134,7 +136,7 @@ static int swap_record(struct perf_session *s, struct perf_event_header *event, 
 		attr = ev ? &ev->attr : NULL;
 	}
 	if (swap_event_body(event, attr, true)) {
-		error_set("%s: offset %#llx: malformed %s record of %u bytes", s->path,
+		error_set("%s: offset %#llx: malformed %s record of %u bytes", path,
 			  (unsigned long long)offset, perf_event__name(event->type), event->size);
 		return -1;
 	}
@@ -155,7 +157,7 @@ int walk__take_record(struct walk *w, struct reader_record *rec, const char *pat
 		s->stats.nr_unknown_events++;
 		return 0;
 	}
-	if (s->swap && swap_record(s, event, rec->file_offset))
+	if (s->swap && swap_record(s, event, rec->file_offset, path))
 		return -1;
 	s->stats.nr_events[0]++;
 	s->stats.nr_events[event->type]++;

@@ -15,6 +15,8 @@ struct walk {
 	struct event_consumer *consumer;
 	struct ordered_queue queue;
 	int error;	/* -1 once error_get() holds a parse error */
+	const char *path;	/* the file of the record being delivered, when not the
+				   session's own (a data directory's data.N); errors name it */
 };
 
 /* Deliver one record (evsel: its attr if already known, else NULL). */
