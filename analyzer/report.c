@@ -394,7 +394,11 @@ static void print_stats(struct report *rep, FILE *fp)
 {
 	const struct events_stats *st = &rep->session.stats;
 
-	fprintf(fp, "\nAggregated stats:\n");
+	/* perf_session__fprintf_nr_events: decoded samples are not counted */
+	fprintf(fp, "\nAggregated stats:%s\n",
+		perf_session__has_feat(&rep->session, HEADER_AUXTRACE)
+			? " (excludes AUX area (e.g. instruction trace) decoded / synthesized events)"
+			: "");
 	for (u32 i = 0; i < PERF_RECORD_HEADER_MAX; i++) {
 		const char *name = perf_event__name(i);
 
