@@ -345,27 +345,28 @@ static int queue_index(struct itrace *it)
 		return 0;
 	if (size < sizeof(u64))
 		goto bad;
-	memcpy(&nr, sec, sizeof(nr));
-	if (s->swap)
-		nr = __builtin_bswap64(nr);
+	memcpy(&nr, sec, sizeof(nr));	/* (feature sections are native once opened) */
 	if (nr > (size - sizeof(u64)) / (2 * sizeof(u64)))
 		goto bad;
 	for (u64 i = 0; i < nr; i++) {
 		u64 ent[2];
 		struct perf_event_header h;
+		bool swapped;
 
 		memcpy(ent, sec + sizeof(u64) + i * sizeof(ent), sizeof(ent));
-		if (s->swap) {
-			ent[0] = __builtin_bswap64(ent[0]);
-			ent[1] = __builtin_bswap64(ent[1]);
-		}
 		if (ent[0] < s->header.data.offset || ent[0] > s->size ||
 		    s->size - ent[0] < sizeof(struct itrace_auxtrace)) {
 			error_set("%s: AUXTRACE index entry %llu: offset %#llx is outside the data",
 				  s->path, (unsigned long long)i, (unsigned long long)ent[0]);
 			return -1;
 		}
-		memcpy(&h, s->base + ent[0], sizeof(h));	/* native once read: swapped in place */
+		/* an opposite-endian file is converted in place as it is read: maybe not yet */
+		memcpy(&h, s->base + ent[0], sizeof(h));
+		swapped = s->swap && h.type != PERF_RECORD_AUXTRACE;
+		if (swapped) {
+			h.type = __builtin_bswap32(h.type);
+			h.size = __builtin_bswap16(h.size);
+		}
 		if (h.type != PERF_RECORD_AUXTRACE)
 			continue;	/* perf skips entries that are not AUXTRACE records */
 		if (h.size < sizeof(struct itrace_auxtrace) || h.size != ent[1]) {
@@ -378,7 +379,7 @@ static int queue_index(struct itrace *it)
 			u8 copy[sizeof(struct itrace_auxtrace)];
 
 			memcpy(copy, s->base + ent[0], sizeof(copy));
-			if (s->swap)
+			if (swapped)
 				itrace_auxtrace_swap((struct itrace_auxtrace *)copy);
 			if (add_event(it, (const struct perf_event_header *)copy, ent[0]))
 				return -1;
