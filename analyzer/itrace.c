@@ -356,8 +356,9 @@ static int queue_index(struct itrace *it)
 		memcpy(ent, sec + sizeof(u64) + i * sizeof(ent), sizeof(ent));
 		if (ent[0] < s->header.data.offset || ent[0] > s->size ||
 		    s->size - ent[0] < sizeof(struct itrace_auxtrace)) {
-			error_set("%s: AUXTRACE index entry %llu: offset %#llx is outside the data",
-				  s->path, (unsigned long long)i, (unsigned long long)ent[0]);
+			error_set("%s: offset %#llx: AUXTRACE index entry %llu points to %#llx, outside the data",
+				  s->path, (unsigned long long)s->feat[HEADER_AUXTRACE].offset,
+				  (unsigned long long)i, (unsigned long long)ent[0]);
 			return -1;
 		}
 		/* an opposite-endian file is converted in place as it is read: maybe not yet */
@@ -388,7 +389,8 @@ static int queue_index(struct itrace *it)
 	it->data_queued = it->new_data;
 	return 0;
 bad:
-	error_set("%s: AUXTRACE feature section of %zu bytes is malformed", s->path, size);
+	error_set("%s: offset %#llx: AUXTRACE feature section of %zu bytes is malformed", s->path,
+		  (unsigned long long)s->feat[HEADER_AUXTRACE].offset, size);
 	return -1;
 }
 
