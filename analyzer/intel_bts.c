@@ -122,6 +122,7 @@ void intel_bts__exit(struct itrace *it)
 	}
 	if (it->has_evsel)
 		free(it->evsel.name);
+	free(it->heap);
 }
 
 /* perf's tsc.c: perf_time_to_tsc */
