@@ -22,10 +22,11 @@
 
 void itrace_opts__set_default(struct itrace_opts *o, bool no_sample)
 {
-	bool set = o->set;
+	bool set = o->set, dont_decode = o->dont_decode;
 
 	memset(o, 0, sizeof(*o));
 	o->set = set;
+	o->dont_decode = dont_decode;
 	o->branches = o->transactions = o->errors = true;
 	if (no_sample) {
 		o->period_type = 0;
@@ -436,10 +437,7 @@ struct itrace *itrace__new(struct perf_session *s, struct machine *machine,
 	it->machine = machine;
 	it->consumer = consumer;
 	it->info_offset = offset;
-	if (opts->set)
-		it->opts = *opts;
-	else
-		itrace_opts__set_default(&it->opts, true);
+	it->opts = *opts;	/* the command's default when --itrace was not given */
 	it->dont_decode = opts->dont_decode;
 	if (intel_bts__init(it, info, offset) || queue_index(it)) {
 		itrace__delete(it);

@@ -33,7 +33,10 @@ struct itrace_opts {
  * on a string perf refuses ("Bad Instruction Tracing options '%s'").
  */
 int itrace_opts__parse(struct itrace_opts *opts, const char *str);
-/* The default of perf script (no_sample: calls and errors) or perf report (everything). */
+/*
+ * The default of perf script (no_sample: calls and errors) or perf report (everything);
+ * set and dont_decode stay as they are. Commands apply theirs when --itrace was not given.
+ */
 void itrace_opts__set_default(struct itrace_opts *opts, bool no_sample);
 
 /* perf's PERF_IP_FLAG_* (util/event.h): a branch sample's kind. */

@@ -1203,6 +1203,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	}
 	s.ns = ns;
 	s.dump = dump_raw;
+	if (!s.itrace_opts.set)	/* perf script's default: calls and errors */
+		itrace_opts__set_default(&s.itrace_opts, true);
 	s.no_callchain = hide_callgraph;
 	s.show_task_events = task_events;
 	s.show_mmap_events = mmap_events;
