@@ -836,6 +836,74 @@ static void dump_event(struct dump *d, const struct perf_event_header *event, u6
 		perf_event__name(event->type));
 }
 
+/* intel-bts.c's intel_bts_print_info: AUXTRACE_INFO's words, as far as the record has them */
+static void fprintf_bts_info(FILE *fp, const struct perf_event_header *event)
+{
+	static const char *const names[] = { "PMU Type", "Time Shift", "Time Muliplier",
+					     "Time Zero", "Cap Time Zero", "Snapshot mode" };
+	const u8 *b = body(event, 8);
+	size_t n = b ? (event->size - sizeof(*event) - 8) / 8 : 0;
+
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(names); i++) {
+		u64 v = get_u64(b + 8 + 8 * i);
+
+		if (i == 1 || i == 2 || i == 3)
+			fprintf(fp, "  %-18s %" PRIu64 "\n", names[i], v);
+		else
+			fprintf(fp, "  %-18s %" PRId64 "\n", names[i], (s64)v);
+	}
+}
+
+/* intel_bts_dump: the trace bytes that follow an AUXTRACE record, 24 a line */
+static void fprintf_bts_data(FILE *fp, const u8 *buf, u64 len)
+{
+	u64 pos = 0;
+
+	fprintf(fp, ".\n. ... Intel BTS data: size %" PRIu64 " bytes\n", len);
+	while (len) {
+		u64 sz = MIN(len, (u64)24), i;
+
+		fprintf(fp, ".  %08" PRIx64 ": ", pos);
+		for (i = 0; i < sz; i++)
+			fprintf(fp, " %02x", buf[i]);
+		for (; i < 24; i++)
+			fputs("   ", fp);
+		if (sz == 24) {
+			u64 r[3];
+
+			memcpy(r, buf, sizeof(r));
+			fprintf(fp, " %" PRIx64 " -> %" PRIx64 " %s\n", r[0], r[1],
+				r[2] & 0x10 ? "pred" : "miss");
+		} else {
+			fputs(" Bad record!\n", fp);
+		}
+		pos += sz;
+		buf += sz;
+		len -= sz;
+	}
+}
+
+/* The AUX-area records' own dump, as the decoder of an Intel BTS trace prints it. */
+static void dump_aux(struct dump *d, const struct perf_event_header *event, u64 file_offset)
+{
+	const u8 *b;
+
+	if (event->type == PERF_RECORD_AUXTRACE_INFO && (b = body(event, 4))) {
+		d->aux_type = get_u32(b);
+		if (d->aux_type == 2 && event->size >= sizeof(*event) + 8 + 5 * 8)
+			fprintf_bts_info(d->fp, event);
+		else if (d->aux_type == 2)
+			d->aux_type = 0;	/* perf refuses it */
+	} else if (event->type == PERF_RECORD_AUXTRACE && d->aux_type == 2 && d->session->base &&
+		   !d->session->is_dir && (b = body(event, 8))) {
+		u64 size = get_u64(b), at = file_offset + event->size;
+
+		/* the reader checked that the bytes lie in the data */
+		if (at <= d->session->size && size <= d->session->size - at)
+			fprintf_bts_data(d->fp, d->session->base + at, size);
+	}
+}
+
 static void dump_raw(struct event_consumer *consumer, const struct perf_event_header *event,
 		     const char *path, u64 file_offset)
 {
@@ -858,6 +926,7 @@ static void dump_raw(struct event_consumer *consumer, const struct perf_event_he
 		fprintf_cpu_map(d->fp, event);
 	else
 		dump_fprintf_details(d->fp, event);
+	dump_aux(d, event, file_offset);
 }
 
 /* machine__resolve's dump lines: the sample's thread and the dso its ip falls in. */

@@ -31,6 +31,7 @@ struct dump {
 	 * prints the " ... thread:" lines of, only those. NULL: every sample.
 	 */
 	bool (*keeps_sample)(struct event_consumer *next, const struct event_ctx *ctx);
+	u32 aux_type;	/* of the AUXTRACE_INFO record seen (2: Intel BTS, whose data is dumped) */
 };
 
 /* Print records to fp, then hand them to next (whose machine is the one samples resolve in). */

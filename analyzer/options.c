@@ -130,7 +130,7 @@ static int parse_long(const char *usage, const struct option *opts, int argc, co
 	if (takes_arg(o) && !negated) {
 		const char *value = eq ? eq + 1 : NULL;
 
-		if (!value && !lastarg_default(o, argc, argv, *i)) {
+		if (!value && !o->optarg && !lastarg_default(o, argc, argv, *i)) {
 			if (*i + 1 >= argc)
 				return fail(usage, opts, "option `%s' requires a value", o->long_name);
 			value = argv[++*i];

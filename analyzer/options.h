@@ -28,9 +28,10 @@ struct option {
 	const char *argh;	/* argument name in the usage text */
 	const char *help;
 	bool optional_arg;	/* value may be omitted: perf's PARSE_OPT_LASTARG_DEFAULT */
+	bool optarg;		/* a value only as --opt=value, else NULL: perf's PARSE_OPT_OPTARG */
 };
 
-#define OPT_END_MARK { 0, NULL, OPT_BOOL, NULL, NULL, NULL, false }
+#define OPT_END_MARK { 0, NULL, OPT_BOOL, NULL, NULL, NULL, false, false }
 
 /*
  * Parse argv (without the command name). Non-option arguments are moved to the front of

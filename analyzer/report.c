@@ -18,6 +18,7 @@
 #include "analyzer/dump.h"
 #include "analyzer/header.h"
 #include "analyzer/hist.h"
+#include "analyzer/itrace.h"
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
 #include "analyzer/session_warn.h"
@@ -68,6 +69,12 @@ struct report {
 	u64 maps_version, kernel_version;
 	struct unwinder *unwinder;	/* user frames of dwarf samples, when callchains are used */
 	struct inlines *inlines;	/* and the functions inlined there */
+	/* AUX-area traces: decoded samples go to one more histogram, after the events' */
+	struct itrace_opts itrace_opts;
+	struct itrace *itrace;
+	struct itrace_consumer itrace_consumer;
+	bool aux_hists;	/* a file (not a pipe or directory): hists[nr_evsels] is the decoder's */
+	bool no_decode;	/* --stats, -D: perf counts the records, decodes nothing */
 };
 
 /* perf's thread__is_filtered: by the thread's comm as it is at the sample. */
@@ -326,10 +333,42 @@ static void finish_sample(void *data, void *p)
 	item->map = he.map;
 }
 
+static int report_itrace_sample(struct itrace_consumer *consumer, struct event_ctx *ctx)
+{
+	struct report *rep = container_of(consumer, struct report, itrace_consumer);
+
+	ctx->evsel->idx = (int)rep->session.nr_evsels;	/* the histogram after the events' */
+	return process_sample(rep, ctx);
+}
+
+/* The AUX-trace records, and the decoding that comes before any kernel record. */
+static int report_itrace(struct report *rep, struct event_ctx *ctx)
+{
+	const struct perf_event_header *ev = ctx->event;
+
+	switch (ev->type) {
+	case PERF_RECORD_AUXTRACE_INFO:
+		rep->machine.keep_exited = true;	/* trace of exited threads comes later */
+		if (rep->itrace || rep->no_decode || !rep->aux_hists || rep->itrace_opts.dont_decode)
+			return 0;
+		rep->itrace_consumer.sample = report_itrace_sample;
+		rep->itrace = itrace__new(&rep->session, &rep->machine, &rep->itrace_opts,
+					  &rep->itrace_consumer, ev, ctx->file_offset);
+		return rep->itrace ? 0 : -1;
+	case PERF_RECORD_AUXTRACE:
+		return rep->itrace ? itrace__add_buffer(rep->itrace, ev, ctx->file_offset) : 0;
+	default:
+		if (ev->type < PERF_RECORD_USER_TYPE_START && rep->itrace)
+			return itrace__process_event(rep->itrace, ev, ctx->sample.time);
+		return 0;
+	}
+}
+
 static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
 {
 	struct report *rep = container_of(consumer, struct report, consumer);
 	const struct perf_event_header *ev = ctx->event;
+	int ret;
 
 	if (ev->type == PERF_RECORD_HEADER_FEATURE && rep->print_features) {
 		u64 feat;
@@ -340,6 +379,9 @@ static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 	}
 	if (rep->header_only)
 		return 0;
+	ret = report_itrace(rep, ctx);
+	if (ret)
+		return ret;
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE:
 		if (rep->stats_mode) {
@@ -377,6 +419,16 @@ static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 	}
 }
 
+/* --itrace[=opts], as perf's itrace_parse_synth_opts */
+static int parse_itrace(const char *arg, void *data)
+{
+	if (itrace_opts__parse(data, arg)) {
+		fprintf(stderr, "Bad Instruction Tracing options '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
 static unsigned long convert_unit(unsigned long value, char *unit)
 {
 	*unit = ' ';
@@ -399,7 +451,11 @@ static void print_stats(struct report *rep, FILE *fp)
 {
 	const struct events_stats *st = &rep->session.stats;
 
-	fprintf(fp, "\nAggregated stats:\n");
+	/* perf_session__fprintf_nr_events: decoded samples are not counted */
+	fprintf(fp, "\nAggregated stats:%s\n",
+		perf_session__has_feat(&rep->session, HEADER_AUXTRACE)
+			? " (excludes AUX area (e.g. instruction trace) decoded / synthesized events)"
+			: "");
 	for (u32 i = 0; i < PERF_RECORD_HEADER_MAX; i++) {
 		const char *name = perf_event__name(i);
 
@@ -431,7 +487,7 @@ static void print_stats(struct report *rep, FILE *fp)
  */
 static bool report__has_entries(const struct report *rep)
 {
-	for (size_t i = 0; i < rep->session.nr_evsels; i++)
+	for (size_t i = 0; i < rep->session.nr_evsels + rep->aux_hists; i++)
 		if (rep->hists[i].nr_samples)
 			return true;
 	return false;
@@ -511,6 +567,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	struct report rep = { .consumer.deliver = report_deliver };
 	struct option_callback call_graph_cb = { parse_call_graph, &rep.cc_param };
 	struct option_callback percent_limit_cb = { parse_percent_limit, &rep };
+	struct option_callback itrace_cb = { parse_itrace, &rep.itrace_opts };
 	bool show_info = false, has_callchain, use_callchain;
 	bool dump_raw = false;
 	const char *jobs = NULL;
@@ -540,6 +597,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		{ 'G', "inverted", OPT_BOOL, &inverted, NULL, "alias for inverted call graph" },
 		{ 'D', "dump-raw-trace", OPT_BOOL, &dump_raw, NULL, "dump raw trace in ASCII" },
 		{ 0, "inline", OPT_BOOL, &show_inline, NULL, "Show inline function" },
+		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options (as script's; default: every branch)", false, true },
+		{ 0, "no-itrace", OPT_BOOL, &rep.itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
 		OPT_END_MARK,
 	};
 	struct symsrc_config symsrc = { 0 };
@@ -639,7 +698,12 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 			machine__add_build_ids(&rep.machine, ids, size, true);
 	}
 	/* a pipe describes its events as it goes: room for as many as it may add */
-	rep.nr_hists = rep.session.is_pipe ? MAX_PIPE_EVSELS : rep.session.nr_evsels;
+	rep.aux_hists = !rep.session.is_pipe && !rep.session.is_dir;	/* (an index-less file too) */
+	rep.no_decode = stats;
+	if (!rep.itrace_opts.set)	/* perf report's default: everything, instructions too */
+		itrace_opts__set_default(&rep.itrace_opts, false);
+	rep.nr_hists = rep.session.is_pipe ? MAX_PIPE_EVSELS
+					   : rep.session.nr_evsels + rep.aux_hists;
 	rep.hists = xcalloc(rep.nr_hists, sizeof(*rep.hists));
 	for (size_t i = 0; i < rep.nr_hists; i++)
 		hists__init(&rep.hists[i], &rep.sort);
@@ -649,6 +713,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		for (size_t i = 0; i < rep.session.nr_evsels; i++)
 			sample_type |= rep.session.evsels[i].attr.sample_type;
 		has_callchain = sample_type & PERF_SAMPLE_CALLCHAIN;
+		/* report__setup_sample_type: the default itrace may synthesize call chains */
+		has_callchain |= perf_session__has_feat(&rep.session, HEADER_AUXTRACE) &&
+				 !rep.session.is_pipe && !rep.itrace_opts.set && !stats;
 	}
 	/* perf's report__setup_sample_type: no children without callchains */
 	children &= has_callchain;
@@ -665,6 +732,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		rep.hists[i].has_callchain =
 			rep.session.evsels[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN;
 	}
+	if (rep.aux_hists)
+		rep.hists[rep.session.nr_evsels].cumulate = children;
 	hcc = (struct hists_callchain){ .chains = rep.chains, .machine = &rep.machine,
 					.param = &rep.cc_param, .use_callchain = use_callchain,
 					.skip_first = sort_str && !strncmp(sort_str, "sym", 3),
@@ -719,6 +788,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		dump__init(&dump, &rep.session, &rep.machine, &rep.consumer, stdout);
 	}
 	ret = perf_session__process(&rep.session, dump_raw ? &dump.consumer : &rep.consumer);
+	if (!ret && rep.itrace)	/* what the trace holds after the last record */
+		ret = itrace__flush(rep.itrace) < 0 ? -1 : 0;
 	if (!ret)
 		settle_kernel(&rep);
 	aggregate__drain(&rep.agg);
@@ -754,17 +825,18 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	if (!quiet)
 		printf("#\n# Total Lost Samples: %llu\n#\n",
 		       (unsigned long long)rep.session.stats.total_lost_samples);
-	for (size_t i = 0; i < rep.session.nr_evsels; i++) {
+	for (size_t i = 0; i < rep.session.nr_evsels + rep.aux_hists; i++) {
 		struct hists *h = &rep.hists[i];
+		struct evsel *evsel = i < rep.session.nr_evsels ? &rep.session.evsels[i]
+								: itrace__evsel(rep.itrace);
 		char unit;
 		unsigned long nr;
 
-		if (!h->nr_samples)
+		if (!h->nr_samples || !evsel)
 			continue;
 		if (!quiet) {
 			nr = convert_unit(h->nr_samples, &unit);
-			printf("# Samples: %lu%c of event '%s'\n", nr, unit,
-			       evsel__name(&rep.session.evsels[i]));
+			printf("# Samples: %lu%c of event '%s'\n", nr, unit, evsel__name(evsel));
 			printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total_period);
 		}
 		hists__resolve_callchains(h, &hcc);
@@ -788,6 +860,7 @@ out:
 	name_list__free(&rep.tids);
 	regfree(&rep.parent_regex);
 	callchains__delete(rep.chains);
+	itrace__delete(rep.itrace);
 	hashmap_exit(&rep.maps_versions);
 	unwinder__delete(rep.unwinder);
 	inlines__delete(rep.inlines);

@@ -19,6 +19,7 @@
 #include "analyzer/aggregate.h"
 #include "analyzer/dump.h"
 #include "analyzer/header.h"
+#include "analyzer/itrace.h"
 #include "analyzer/name_list.h"
 #include "analyzer/options.h"
 #include "analyzer/sample_frames.h"
@@ -116,6 +117,9 @@ static void set_field(struct script_fields *f, int t, u32 field, bool remove)
 		f->fields[t] |= field;
 		f->user_fields[t] |= field;
 	}
+	/* perf 6.1 takes +flags aside (print_flags): BTS lines keep their " => addr" */
+	if (field == SF_FLAGS && !remove)
+		return;
 	f->user_set[t] = true;
 	f->wildcard_set[t] = true;
 }
@@ -293,6 +297,13 @@ struct script {
 	struct trace_fields *tf;	/* tracepoints' fields, once the tracing data is read */
 	bool trace_failed;	/* the tracing data did not load: error_get() says why */
 	struct unwinder *unwinder;	/* --call-graph dwarf samples' user frames, or NULL */
+	/* AUX-area traces: the decoder, once AUXTRACE_INFO came (--itrace, itrace.h) */
+	struct itrace_opts itrace_opts;
+	struct itrace *itrace;
+	struct itrace_consumer itrace_consumer;
+	u32 nr_itrace_errors;
+	bool itrace_refused;
+	bool dump;	/* -D */	/* the decoder's event lacks a field -F asked for */
 	struct inlines *inlines;	/* frames' inlined functions (used where lines are made) */
 };
 
@@ -300,6 +311,10 @@ static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, co
 		       u32 field)
 {
 	if (!(s->f.fields[t] & field) || (evsel->attr.sample_type & bit))
+		return 0;
+	/* evsel__do_check_stype's allow_user_set: a file with AUX data may (ADDR, CPU) */
+	if ((s->f.user_fields[t] & field) && (bit == PERF_SAMPLE_ADDR || bit == PERF_SAMPLE_CPU) &&
+	    perf_session__has_feat(&s->session, HEADER_AUXTRACE))
 		return 0;
 	if (s->f.user_fields[t] & field) {
 		fprintf(stderr,
@@ -332,6 +347,45 @@ static int script_load_trace_fields(struct script *s)
 	return 0;
 }
 
+/* perf 6.1's evsel__check_attr for the first event of type t, in its order and words */
+static int check_type(struct script *s, int t, struct evsel *evsel)
+{
+	u64 st = evsel->attr.sample_type;
+
+	if (!s->f.fields[t])
+		return 0;
+	if (stype_check(s, t, evsel, PERF_SAMPLE_IP, "IP", SF_IP) ||
+	    stype_check(s, t, evsel, PERF_SAMPLE_ADDR, "ADDR", SF_ADDR))
+		return -1;
+	if ((s->f.fields[t] & SF_SYM) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
+		fprintf(stderr, "Display of symbols requested but neither sample IP nor sample address\navailable. Hence, no addresses to convert to symbols.\n");
+		return -1;
+	}
+	if ((s->f.fields[t] & SF_SYMOFFSET) && !(s->f.fields[t] & SF_SYM)) {
+		fprintf(stderr, "Display of offsets requested but symbol is notselected.\n");
+		return -1;
+	}
+	if ((s->f.fields[t] & SF_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
+		fprintf(stderr, "Display of DSO requested but no address to convert.\n");
+		return -1;
+	}
+	if (stype_check(s, t, evsel, PERF_SAMPLE_TID, "TID", SF_TID | SF_PID) ||
+	    stype_check(s, t, evsel, PERF_SAMPLE_TIME, "TIME", SF_TIME) ||
+	    stype_check(s, t, evsel, PERF_SAMPLE_CPU, "CPU", SF_CPU))
+		return -1;
+	return 0;
+}
+
+/* The name column is as wide as the longest event name. */
+static void widen_name(struct script *s, struct evsel *evsel)
+{
+	const char *name = evsel__name(evsel);
+	int len = name ? (int)strlen(name) : 0;
+
+	if (len > s->name_width)
+		s->name_width = len;
+}
+
 /*
  * perf's perf_session__check_output_opt: the first event of each type decides which of its
  * type's fields can be printed; a field -F asked for that its samples lack is an error.
@@ -347,41 +401,26 @@ static int script_check_fields(struct script *s)
 	s->use_callchain &= !s->no_callchain;
 	for (int t = 0; t < SCRIPT_TYPES; t++) {
 		struct evsel *evsel = NULL;
-		u64 st;
 
+		/*
+		 * perf looks for the first event whose attr type is t (attr_type(): other is
+		 * type 7, perf's OUTPUT_TYPE_OTHER): events of PMUs such as intel_bts go unchecked
+		 */
 		for (size_t i = 0; i < s->session.nr_evsels && !evsel; i++)
-			if (script_output_type(s->session.evsels[i].attr.type) == t)
+			if (t == SCRIPT_TYPE_OTHER ? s->session.evsels[i].attr.type == SCRIPT_TYPE_OTHER + 1
+						   : s->session.evsels[i].attr.type == (u32)t)
 				evsel = &s->session.evsels[i];
 		if (!evsel) {
-			if (s->f.user_set[t] && !s->f.wildcard_set[t]) {
+			/* AUX traces' samples come from events perf makes as it decodes them */
+			if (s->f.user_set[t] && !s->f.wildcard_set[t] &&
+			    !perf_session__has_feat(&s->session, HEADER_AUXTRACE)) {
 				fprintf(stderr, "%s events do not exist. Remove corresponding -F option to proceed.\n",
 					type_names[t]);
 				return -1;
 			}
 			continue;
 		}
-		if (!s->f.fields[t])
-			continue;
-		st = evsel->attr.sample_type;
-		/* perf 6.1's evsel__check_attr, in its order and words */
-		if (stype_check(s, t, evsel, PERF_SAMPLE_IP, "IP", SF_IP) ||
-		    stype_check(s, t, evsel, PERF_SAMPLE_ADDR, "ADDR", SF_ADDR))
-			return -1;
-		if ((s->f.fields[t] & SF_SYM) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
-			fprintf(stderr, "Display of symbols requested but neither sample IP nor sample address\navailable. Hence, no addresses to convert to symbols.\n");
-			return -1;
-		}
-		if ((s->f.fields[t] & SF_SYMOFFSET) && !(s->f.fields[t] & SF_SYM)) {
-			fprintf(stderr, "Display of offsets requested but symbol is notselected.\n");
-			return -1;
-		}
-		if ((s->f.fields[t] & SF_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
-			fprintf(stderr, "Display of DSO requested but no address to convert.\n");
-			return -1;
-		}
-		if (stype_check(s, t, evsel, PERF_SAMPLE_TID, "TID", SF_TID | SF_PID) ||
-		    stype_check(s, t, evsel, PERF_SAMPLE_TIME, "TIME", SF_TIME) ||
-		    stype_check(s, t, evsel, PERF_SAMPLE_CPU, "CPU", SF_CPU))
+		if (check_type(s, t, evsel))
 			return -1;
 	}
 	/* perf: tracepoints show their frames when they have some and -F left them alone */
@@ -396,13 +435,8 @@ static int script_check_fields(struct script *s)
 	}
 	if (script_load_trace_fields(s))
 		return -1;
-	for (size_t i = 0; i < s->session.nr_evsels; i++) {
-		const char *name = evsel__name(&s->session.evsels[i]);
-		int len = name ? (int)strlen(name) : 0;
-
-		if (len > s->name_width)
-			s->name_width = len;
-	}
+	for (size_t i = 0; i < s->session.nr_evsels; i++)
+		widen_name(s, &s->session.evsels[i]);
 	s->checked = true;
 	return 0;
 }
@@ -419,6 +453,7 @@ struct line_item {
 	u64 addr;		/* the ip in its map */
 	u64 ip, time, period;
 	u32 pid, tid, cpu;
+	u32 flags;		/* AUX-trace samples' branch kind */
 	u32 nr_frames;		/* of frames[], when callchain */
 	u32 first_unwound;	/* frames[] from this one on were unwound (dwarf): perf 6.1
 				   looks for inlined functions in those only (unwind_entry) */
@@ -532,12 +567,30 @@ static void print_start(struct script *s, struct evsel *evsel, const char *comm,
 		print_time(s, time);
 }
 
-/* perf's sample_addr_correlates_sym (for other than BTS): addr is a page fault's address */
+/* perf's is_bts_event: branches with a period of 1, as the BTS decoder makes them */
+static bool is_bts_event(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_HARDWARE &&
+	       attr->config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS && attr->sample_period == 1;
+}
+
+/* perf's sample_addr_correlates_sym: addr is a page fault's address, or a branch's target */
 static bool addr_correlates_sym(const struct perf_event_attr *attr)
 {
+	if (is_bts_event(attr))
+		return true;
 	return attr->type == PERF_TYPE_SOFTWARE && (attr->config == PERF_COUNT_SW_PAGE_FAULTS ||
 						    attr->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
 						    attr->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
+
+/* perf_sample__fprintf_bts: " => addr" when -F asks for addr, or by default when it has one */
+static bool bts_shows_addr(const struct script *s, const struct perf_event_attr *attr)
+{
+	int t = script_output_type(attr->type);
+
+	return (s->f.fields[t] & SF_ADDR) ||
+	       ((attr->sample_type & PERF_SAMPLE_ADDR) && !s->f.user_set[t]);
 }
 
 /*
@@ -605,8 +658,30 @@ static void print_line(struct script *s, const struct line_item *item)
 		fmt_put_padded(ob, name, strlen(name), s->name_width, false);
 		fmt_put_str(ob, ": ");
 	}
-	if (fields & SF_FLAGS)	/* perf_sample__fprintf_flags: no flags outside AUX traces */
-		fmt_put_padded(ob, "", 0, 2 + 21 + 1, false);
+	if (fields & SF_FLAGS) {	/* perf_sample__fprintf_flags: "  %-21s " */
+		char str[64];
+
+		itrace_flags__format(item->flags, str, sizeof(str));
+		fmt_put_str(ob, "  ");
+		fmt_put_padded(ob, str, strlen(str), 21, true);
+		outbuf_putc(ob, ' ');
+	}
+	if (is_bts_event(&evsel->attr)) {	/* perf_sample__fprintf_bts */
+		if (fields & SF_IP) {
+			outbuf_putc(ob, ' ');
+			fmt_put_hex(ob, item->ip, 16);
+			print_sym_dso(s, item->dso, item->addr, fields);
+		}
+		if (bts_shows_addr(s, &evsel->attr)) {
+			fmt_put_str(ob, " => ");
+			fmt_put_hex(ob, item->sample_addr, 16);
+			print_sym_dso(s, item->addr_dso, item->addr_in_dso, fields);
+		}
+		outbuf_putc(ob, '\n');
+		if (ob->error)
+			__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+		return;
+	}
 	if ((fields & SF_TRACE) && item->raw_data && evsel->attr.type == PERF_TYPE_TRACEPOINT &&
 	    s->tf)	/* NULL only for a pipe's attr that came after its first sample */
 		trace_fields__fprintf(s->tf, outbuf_stream(ob), evsel->attr.config, item->cpu,
@@ -712,6 +787,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->pid = sample->pid;
 	item->tid = sample->tid;
 	item->cpu = sample->cpu;
+	item->flags = sample->flags;
 	item->callchain = callchain;
 	item->nr_frames = nr_frames;
 	item->first_unwound = nr_frames;
@@ -724,7 +800,8 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->sample_addr = sample->addr;
 	item->addr_dso = NULL;
 	item->addr_in_dso = sample->addr;
-	if ((s->f.fields[script_output_type(evsel->attr.type)] & SF_ADDR) &&
+	if (((s->f.fields[script_output_type(evsel->attr.type)] & SF_ADDR) ||
+	     (is_bts_event(&evsel->attr) && bts_shows_addr(s, &evsel->attr))) &&
 	    addr_correlates_sym(&evsel->attr)) {	/* perf's thread__resolve */
 		struct addr_location al;
 
@@ -839,11 +916,120 @@ static int process_sideband(struct script *s, struct event_ctx *ctx)
 	return 0;
 }
 
+/* perf_event__fprintf_auxtrace_error, on stdout as perf script prints it */
+static void print_auxtrace_error(struct script *s, u32 type, const struct itrace_error *e,
+				 u64 time, bool fmt)
+{
+	FILE *fp;
+
+	script_sync(s);
+	fp = outbuf_stream(&s->out);
+	fprintf(fp, " %s error type %u", type == 1 ? "instruction trace" : "unknown AUX", type);
+	if (fmt && time)
+		fprintf(fp, " time %" PRIu64 ".%09" PRIu64, time / 1000000000, time % 1000000000);
+	else
+		fputs(" time 0", fp);
+	fprintf(fp, " cpu %d pid %d tid %d ip %#" PRIx64 " code %u: %s\n", e->cpu, e->pid, e->tid,
+		e->ip, e->code, e->msg);
+	if (type == 1)
+		s->nr_itrace_errors++;
+}
+
+static int itrace_sample(struct itrace_consumer *consumer, struct event_ctx *ctx)
+{
+	struct script *s = container_of(consumer, struct script, itrace_consumer);
+
+	return process_sample(s, ctx);
+}
+
+static void itrace_error(struct itrace_consumer *consumer, const struct itrace_error *e)
+{
+	print_auxtrace_error(container_of(consumer, struct script, itrace_consumer), 1, e, 0, true);
+}
+
+/*
+ * AUXTRACE_INFO: the decoder starts, and with it the exited-thread exception (the kernel
+ * reports an EXIT while trace of the task is still to come: its thread stays in the model).
+ * Its event ("branches") is checked and named as the recorded ones were.
+ */
+static int start_itrace(struct script *s, struct event_ctx *ctx)
+{
+	struct evsel *evsel;
+	int t;
+
+	s->machine.keep_exited = true;
+	if (s->itrace_opts.dont_decode || s->itrace || s->session.is_pipe || s->session.is_dir ||
+	    s->dump)	/* perf -D dumps the trace instead of decoding it */
+		return 0;
+	s->itrace_consumer.sample = itrace_sample;
+	s->itrace_consumer.error = itrace_error;
+	s->itrace = itrace__new(&s->session, &s->machine, &s->itrace_opts, &s->itrace_consumer,
+				ctx->event, ctx->file_offset);
+	if (!s->itrace)
+		return -1;
+	evsel = itrace__evsel(s->itrace);
+	if (!evsel)
+		return 0;
+	t = script_output_type(evsel->attr.type);
+	if (!s->f.user_set[t] || s->f.wildcard_set[t]) {
+		bool first = true;
+
+		for (size_t i = 0; i < s->session.nr_evsels; i++)
+			first &= script_output_type(s->session.evsels[i].attr.type) != t;
+		if (first && check_type(s, t, evsel)) {
+			/* perf: the AUXTRACE_INFO record fails, -EINVAL */
+			s->check_failed = s->itrace_refused = true;
+			return 1;
+		}
+	}
+	widen_name(s, evsel);
+	return 0;
+}
+
+/* A record of the file: AUX-trace records, else what comes before any kernel record. */
+static int script_itrace(struct script *s, struct event_ctx *ctx)
+{
+	const struct perf_event_header *ev = ctx->event;
+
+	switch (ev->type) {
+	case PERF_RECORD_AUXTRACE_INFO:
+		return start_itrace(s, ctx);
+	case PERF_RECORD_AUXTRACE:
+		return s->itrace ? itrace__add_buffer(s->itrace, ev, ctx->file_offset) : 0;
+	case PERF_RECORD_AUXTRACE_ERROR: {
+		/* perf event.h: perf_record_auxtrace_error */
+		struct {
+			struct perf_event_header header;
+			u32 type, code, cpu, pid, tid, fmt;
+			u64 ip, time;
+			char msg[64];
+		} r = { 0 };
+		struct itrace_error e;
+
+		if (s->itrace_opts.dont_decode)
+			return 0;
+		memcpy(&r, ev, MIN((size_t)ev->size, sizeof(r)));
+		r.msg[sizeof(r.msg) - 1] = '\0';
+		e = (struct itrace_error){ r.code, (s32)r.cpu, (s32)r.pid, (s32)r.tid, r.ip,
+					   r.fmt ? r.msg : (const char *)&r.time };
+		print_auxtrace_error(s, r.type, &e, r.time, r.fmt);
+		return 0;
+	}
+	default:
+		if (ev->type < PERF_RECORD_USER_TYPE_START && s->itrace)
+			return itrace__process_event(s->itrace, ev, ctx->sample.time);
+		return 0;
+	}
+}
+
 static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
 {
 	struct script *s = container_of(consumer, struct script, consumer);
 	const struct perf_event_header *ev = ctx->event;
+	int ret = script_itrace(s, ctx);
 
+	if (ret)
+		return ret;
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE:
 		return process_sample(s, ctx);
@@ -935,6 +1121,16 @@ static int script_parse_time(struct script *s, const char *str)
 	return 0;
 }
 
+/* --itrace[=opts], as perf's itrace_parse_synth_opts */
+static int parse_itrace(const char *arg, void *data)
+{
+	if (itrace_opts__parse(data, arg)) {
+		fprintf(stderr, "Bad Instruction Tracing options '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
 /* -F, as perf's parse_output_fields: applied as it comes, its error said before the usage */
 static int parse_fields(const char *arg, void *data)
 {
@@ -960,6 +1156,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	struct dump dump = { 0 };
 	struct script s = { .consumer.deliver = script_deliver };
 	struct option_callback fields_cb = { parse_fields, &s.f };
+	struct option_callback itrace_cb = { parse_itrace, &s.itrace_opts };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
 		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
@@ -981,6 +1178,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
 		{ 'j', "jobs", OPT_STRING, &jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
 		{ 0, "inline", OPT_BOOL, &show_inline, NULL, "Show inline function" },
+		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options: i[period] synthesize instructions events, b branches, c calls (only), r returns (only), x transactions, e errors, s<N> skip initial events; default ce (Intel BTS decoded)", false, true },
+		{ 0, "no-itrace", OPT_BOOL, &s.itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
 		OPT_END_MARK,
 	};
 	struct symsrc_config symsrc = { 0 };
@@ -1005,6 +1204,9 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		return 255;
 	}
 	s.ns = ns;
+	s.dump = dump_raw;
+	if (!s.itrace_opts.set)	/* perf script's default: calls and errors */
+		itrace_opts__set_default(&s.itrace_opts, true);
 	s.no_callchain = hide_callgraph;
 	s.show_task_events = task_events;
 	s.show_mmap_events = mmap_events;
@@ -1057,6 +1259,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	}
 	if (!bad_time)
 		ret = perf_session__process(&s.session, dump_raw ? &dump.consumer : &s.consumer);
+	if (!bad_time && !ret && s.itrace)	/* what the trace holds after the last record */
+		ret = itrace__flush(s.itrace);
 	aggregate__exit(&s.agg);	/* every line out */
 	outbuf_exit(&s.out);
 	if (bad_time) {
@@ -1070,12 +1274,14 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
 	} else if (s.check_failed) {
-		ret = 255;
+		ret = s.itrace_refused ? 256 - EINVAL : 255;
 	} else if (ret) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
 	} else {
 		session_warn_about_errors(&s.session.stats, s.show_lost_events, stderr);
+		if (s.nr_itrace_errors)	/* events_stats__auxtrace_error_warn */
+			fprintf(stderr, "Warning:\n%u instruction trace errors\n", s.nr_itrace_errors);
 	}
 
 	if (dump_raw && !bad_time)
@@ -1089,6 +1295,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
 	trace_fields__delete(s.tf);
+	itrace__delete(s.itrace);
 	unwinder__delete(s.unwinder);
 	inlines__delete(s.inlines);
 	machine__exit(&s.machine);

@@ -296,9 +296,49 @@ static bool next_inflated(struct reader *rd, struct reader_record *rec)
 	return true;
 }
 
+/*
+ * An AUXTRACE record (perf event.h: perf_record_auxtrace, u64 size first): its trace bytes
+ * follow it outside header.size (perf's perf_session__process_user_event skips them). Noted
+ * here, stepped over by the next call (the record stays valid until then).
+ */
+static int note_auxtrace(struct reader *rd, const struct reader_record *rec)
+{
+	u64 size;
+
+	if (rec->event->size < sizeof(*rec->event) + sizeof(size)) {
+		error_set("%s: offset %#llx: AUXTRACE record of %u bytes is too short", rd->path,
+			  (unsigned long long)rec->file_offset, rec->event->size);
+		return -1;
+	}
+	if (rec->inflated) {
+		error_set("%s: offset %#llx: AUXTRACE record inside compressed data", rd->path,
+			  (unsigned long long)rec->file_offset);
+		return -1;
+	}
+	memcpy(&size, rec->event + 1, sizeof(size));
+	if (rd->swap)
+		size = __builtin_bswap64(size);
+	if (!rd->stream && size > rd->end - rd->pos) {
+		error_set("%s: offset %#llx: AUXTRACE record's %llu bytes of trace extend past the end of the data at %#llx",
+			  rd->path, (unsigned long long)rec->file_offset, (unsigned long long)size,
+			  (unsigned long long)rd->end);
+		return -1;
+	}
+	rd->aux_skip = size;
+	return 0;
+}
+
 int reader__next(struct reader *rd, struct reader_record *rec)
 {
 	int ret;
+
+	if (rd->aux_skip) {
+		u64 n = rd->aux_skip;
+
+		rd->aux_skip = 0;
+		if (reader__skip(rd, n))
+			return -1;
+	}
 
 	if (next_inflated(rd, rec)) {
 		if (rec->event->size < sizeof(*rec->event)) {
@@ -306,6 +346,8 @@ int reader__next(struct reader *rd, struct reader_record *rec)
 				  (unsigned long long)rec->file_offset, rec->event->size);
 			return -1;
 		}
+		if (rec->event->type == PERF_RECORD_AUXTRACE && note_auxtrace(rd, rec))
+			return -1;
 		return 1;
 	}
 	ret = next_raw(rd, rec);
@@ -318,6 +360,8 @@ int reader__next(struct reader *rd, struct reader_record *rec)
 		return ret;
 	}
 	if (rec->event->type == PERF_RECORD_COMPRESSED && inflate(rd, rec))
+		return -1;
+	if (rec->event->type == PERF_RECORD_AUXTRACE && note_auxtrace(rd, rec))
 		return -1;
 	return 1;
 }

@@ -50,6 +50,8 @@ struct reader {
 	u32 out_head;
 	u64 out_offset;		/* file offset of the COMPRESSED record they came from */
 	u32 max_inflate;	/* bound on what one COMPRESSED record may inflate to */
+	/* the trace bytes of the AUXTRACE record handed out last, stepped over by the next call */
+	u64 aux_skip;
 };
 
 /* Over [offset, offset + size) of a mapping. */
@@ -62,7 +64,9 @@ void reader__exit(struct reader *rd);
 /*
  * The next record: 1 and *rec filled, 0 at the end, -1 on error (error_get() says where).
  * COMPRESSED records are returned themselves (they are counted and dumped as perf does),
- * then the records inflated from them. The caller must chunk__get() rec->chunk to keep a
+ * then the records inflated from them. An AUXTRACE record's trace bytes (its `size` field;
+ * they follow the record, outside header.size) are stepped over: its payload lies at
+ * rec->file_offset + header.size of the input. The caller must chunk__get() rec->chunk to keep a
  * buffered record beyond the next call.
  */
 int reader__next(struct reader *rd, struct reader_record *rec);

@@ -101,6 +101,14 @@ static inline const char *symsrc_debug_dir(const struct symsrc_config *cfg)
 int symtab__load_dso(struct symtab *st, const struct symsrc_config *cfg, enum dso_kind kind,
 		     const char *long_name, const u8 *build_id, size_t build_id_size);
 
+/*
+ * The file whose bytes are a user dso's code (perf's dso__data_fd, for AUX-trace decoding):
+ * its build-id cache entry, else symfs + long_name, whose build-id perf does not check
+ * there either. 0 with the path in buf, or -1.
+ */
+int symtab__dso_file(const struct symsrc_config *cfg, const char *long_name, const u8 *build_id,
+		     size_t build_id_size, char *buf, size_t size);
+
 /* The kernel map after loading, as perf's map__fixup_start()/map__fixup_end() leave it. */
 struct kernel_map_bounds {
 	bool valid;	/* false: leave the map as the MMAP record made it */

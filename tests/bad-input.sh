@@ -383,5 +383,57 @@ else
 	done
 fi
 
+# 14. AUX-area traces (tests/fixtures/bts: AUXTRACE_INFO first, then side band and AUXTRACE
+#     records whose trace bytes follow them outside header.size): script decodes them.
+AUX=tests/fixtures/bts/perf.data
+if [ -f "$AUX" ]; then
+	CMD=script
+	aux_off=$(u64_at "$AUX" 40) aux_end=$(($(u64_at "$AUX" 40) + $(u64_at "$AUX" 48)))
+	[ "$(u16_at "$AUX" "$aux_off")" = 70 ] || { echo "FAIL bts: AUXTRACE_INFO is not first"; fail=$((fail + 1)); }
+	# the first AUXTRACE record: records step by header.size, an AUXTRACE one by its size too
+	off=$aux_off trace=""
+	while [ "$off" -lt "$aux_end" ]; do
+		if [ "$(u16_at "$AUX" "$off")" = 71 ]; then trace=$off; break; fi
+		off=$((off + $(u16_at "$AUX" $((off + 6)))))
+	done
+	cp "$AUX" "$WORK/x1.data"; put_le "$WORK/x1.data" $((trace + 8)) 8 $((1 << 40))
+	expect_error "AUXTRACE size past the end of the file" "$WORK/x1.data"
+	cp "$AUX" "$WORK/x2.data"; put_le "$WORK/x2.data" $((trace + 8)) 8 $((aux_end - trace))
+	expect_error "AUXTRACE size past the end of the data" "$WORK/x2.data"
+	cp "$AUX" "$WORK/x3.data"; put_le "$WORK/x3.data" $((aux_off + 8)) 4 99
+	expect_error "unknown AUX area type" "$WORK/x3.data"
+	cp "$AUX" "$WORK/x4.data"; put_le "$WORK/x4.data" $((aux_off + 16 + 16)) 8 0
+	expect_error "zero time multiplier (perf 6.1: SIGFPE)" "$WORK/x4.data"
+	cp "$AUX" "$WORK/x5.data"; put_le "$WORK/x5.data" $((aux_off + 16 + 8)) 8 64
+	expect_error "time shift of 64" "$WORK/x5.data"
+	cp "$AUX" "$WORK/x6.data"; put_le "$WORK/x6.data" $((aux_off + 6)) 2 24
+	expect_error "AUXTRACE_INFO too short for Intel BTS" "$WORK/x6.data"
+	# the AUXTRACE feature (bit 18): its first entry pointing past the file, or elsewhere
+	feats=$(u64_at "$AUX" 72) nth=0
+	for ((b = 0; b < 18; b++)); do nth=$((nth + ((feats >> b) & 1))); done
+	sec=$(u64_at "$AUX" $((aux_end + 16 * nth)))
+	cp "$AUX" "$WORK/x7.data"; put_le "$WORK/x7.data" $((sec + 8)) 8 $((1 << 40))
+	expect_error "AUXTRACE index entry past the end" "$WORK/x7.data"
+	cp "$AUX" "$WORK/x8.data"; put_le "$WORK/x8.data" $((sec + 16)) 8 40
+	expect_error "AUXTRACE index entry of the wrong size" "$WORK/x8.data"
+	cp "$AUX" "$WORK/x9.data"; put_le "$WORK/x9.data" "$sec" 8 $((1 << 60))
+	expect_error "AUXTRACE index count past its section" "$WORK/x9.data"
+	# cut anywhere in the data (in trace bytes too)
+	for ((cut = aux_off + 1; cut < aux_end; cut += 13)); do
+		head -c "$cut" "$AUX" >"$WORK/x10.data"
+		expect_error "bts truncated at $cut" "$WORK/x10.data"
+	done
+	# the reader steps over the trace bytes: report (no decoding) reads the file through
+	if "$ANALYZE" --buildid-dir "$WORK/none" report -i "$AUX" --kallsyms /dev/null --stats \
+		>"$WORK/out" 2>"$WORK/err" && grep -q "AUXTRACE events: *2" "$WORK/out"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL bts: report --stats does not count its 2 AUXTRACE records"
+		head -3 "$WORK/err" | sed 's/^/    /'
+		fail=$((fail + 1))
+	fi
+	CMD=report
+fi
+
 echo "bad-input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
