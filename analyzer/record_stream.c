@@ -1,0 +1,836 @@
+/*
+ * record_stream: the events of `analyze record` and their ring buffers. Events are opened
+ * with perf_event_open directly, one ring buffer per CPU, the CPU's other events redirected
+ * into it (PERF_EVENT_IOC_SET_OUTPUT); streams drain the buffers into the file or data.N,
+ * through zstd with -z. Attr choices follow perf 6.1's evsel__config as `perf evlist -v`
+ * shows them on this machine.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "analyzer/record_internal.h"
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "readers/writer.h"
+
+/* perf's PERF_SAMPLE_MAX_SIZE bounds a record; a COMPRESSED record's payload stays below. */
+#define COMPRESSED_MAX (65535u - sizeof(struct perf_event_header) - 1)
+#define OUT_BUF_SIZE (256u * 1024)
+
+/* perf's x86 PERF_REGS_MASK: every user register but the segment ones (ds, es, fs, gs). */
+#define X86_REGS_USER_MASK 0xff0fffULL
+
+struct named_event {
+	const char *name;
+	u32 type;
+	u64 config;
+};
+
+/* perf's event_symbols_sw and event_symbols_hw (parse-events.c), with their aliases. */
+static const struct named_event named_events[] = {
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
+	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
+	{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
+	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
+	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+};
+
+static struct rec_event *add_event(struct recording *rec, const char *name)
+{
+	struct rec_event *e;
+
+	rec->events = xreallocarray(rec->events, rec->nr_events + 1, sizeof(*rec->events));
+	e = &rec->events[rec->nr_events++];
+	memset(e, 0, sizeof(*e));
+	e->attr.size = sizeof(e->attr);
+	e->name = xstrdup(name);
+	return e;
+}
+
+/* The tracepoint's id from tracefs (or debugfs' tracing), or -1. */
+static long tracepoint_id(const char *system, const char *name)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[512];
+
+	if (strchr(system, '/') || strchr(name, '/') || !*system || !*name)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
+		FILE *f;
+		long id = -1;
+
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], system, name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%ld", &id) != 1)
+			id = -1;
+		fclose(f);
+		if (id >= 0)
+			return id;
+	}
+	return -1;
+}
+
+/* perf's parse error: the event, a pointer under it and what was wrong. */
+static int syntax_error(const char *event, const char *what)
+{
+	fprintf(stderr, "event syntax error: '%s'\n", event);
+	fprintf(stderr, "%*s\\___ %s\n", (int)strlen("event syntax error: '"), "", what);
+	fprintf(stderr, "Run 'perf list' for a list of valid events\n");
+	return -1;
+}
+
+static int parse_one(struct recording *rec, const char *name)
+{
+	const char *colon = strchr(name, ':');
+	struct rec_event *e;
+
+	if (colon) {
+		char *system = xstrndup(name, (size_t)(colon - name));
+		long id = tracepoint_id(system, colon + 1);
+
+		if (id < 0) {
+			free(system);
+			return syntax_error(name, "unknown tracepoint");
+		}
+		e = add_event(rec, name);
+		e->tp_system = system;
+		e->tp_name = xstrdup(colon + 1);
+		e->attr.type = PERF_TYPE_TRACEPOINT;
+		e->attr.config = (u64)id;
+		/* perf's evsel__newtp: every tracepoint sample is raw, timed, per CPU, one period */
+		e->attr.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+		e->attr.sample_period = 1;
+		e->attr.exclude_guest = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(named_events); i++) {
+		if (strcmp(named_events[i].name, name))
+			continue;
+		e = add_event(rec, name);
+		e->attr.type = named_events[i].type;
+		e->attr.config = named_events[i].config;
+		e->attr.exclude_guest = 1;
+		return 0;
+	}
+	return syntax_error(name, "parser error");
+}
+
+int record__parse_event(struct recording *rec, const char *names)
+{
+	char *copy = xstrdup(names), *save = NULL;
+	int ret = 0;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save))
+		ret = parse_one(rec, tok);
+	free(copy);
+	return ret;
+}
+
+/*
+ * perf 6.1 with no -e: cycles:P, which this machine lacks, so evsel__fallback makes it
+ * cpu-clock and keeps precise_ip (named "cpu-clock:ppp").
+ */
+int record__default_event(struct recording *rec)
+{
+	struct rec_event *e = add_event(rec, "cpu-clock:ppp");
+
+	e->attr.type = PERF_TYPE_SOFTWARE;
+	e->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	e->attr.precise_ip = 3;
+	return 0;
+}
+
+/* The sample fields and side-band flags perf's evsel__config and evlist__config set. */
+static void config_attrs(struct recording *rec)
+{
+	bool workload = rec->argc > 0;
+
+	for (size_t i = 0; i < rec->nr_events; i++) {
+		struct perf_event_attr *a = &rec->events[i].attr;
+		bool tracepoint = a->type == PERF_TYPE_TRACEPOINT;
+
+		a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		if (!tracepoint) {
+			if (rec->period) {
+				a->sample_period = rec->period;
+			} else {
+				a->freq = 1;
+				a->sample_freq = rec->freq ? rec->freq : 4000;
+				a->sample_type |= PERF_SAMPLE_PERIOD;
+			}
+		}
+		if (rec->system_wide || rec->have_cpu_list)
+			a->sample_type |= PERF_SAMPLE_CPU;
+		if (rec->nr_events > 1)
+			a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+		if (rec->callchain)
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (rec->callchain == CALLCHAIN_DWARF) {
+			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a->sample_regs_user = X86_REGS_USER_MASK;
+			a->sample_stack_user = rec->stack_size;
+			a->exclude_callchain_user = 1;
+		}
+		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+		a->disabled = 1;
+		a->inherit = !rec->no_inherit;
+		a->enable_on_exec = workload;
+		a->sample_id_all = 1;
+		if (i == 0) {	/* the side-band records come once, with the first event */
+			a->mmap = a->comm = a->task = 1;
+			a->mmap2 = a->comm_exec = 1;
+		}
+	}
+}
+
+static int event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* perf's messages for an event that does not open (evsel__open_strerror, the common cases). */
+static int open_error(struct recording *rec, struct rec_event *e, int err)
+{
+	if (e->attr.type == PERF_TYPE_HARDWARE && (err == ENOENT || err == EOPNOTSUPP)) {
+		fprintf(stderr, "Error:\nThe %s event is not supported.\n", e->name);
+	} else if (err == ESRCH) {
+		fprintf(stderr, "Error:\nThe sys_perf_event_open() syscall returned with %d (%s) "
+			"for event (%s).\n", err, strerror(err), e->name);
+	} else if (err == EACCES || err == EPERM) {
+		fprintf(stderr, "Error:\nAccess to performance monitoring and observability "
+			"operations is limited.\n");
+	} else {
+		fprintf(stderr, "Error:\nThe sys_perf_event_open() syscall returned with %d (%s) "
+			"for event (%s).\n", err, strerror(err), e->name);
+	}
+	return -1;
+}
+
+/*
+ * cycles where the machine has no hardware PMU: perf's evsel__fallback turns it into
+ * cpu-clock silently. True when E was changed and may be tried again.
+ */
+static bool fallback(struct rec_event *e, int err)
+{
+	if (e->attr.type != PERF_TYPE_HARDWARE || e->attr.config != PERF_COUNT_HW_CPU_CYCLES ||
+	    (err != ENOENT && err != EOPNOTSUPP))
+		return false;
+	e->attr.type = PERF_TYPE_SOFTWARE;
+	e->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	free(e->name);
+	e->name = xstrdup("cpu-clock");
+	return true;
+}
+
+static int map_buffer(struct recording *rec, int fd, struct rec_buffer *b)
+{
+	size_t size = (rec->mmap_pages + 1) * rec->page_size;
+	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (base == MAP_FAILED) {
+		fprintf(stderr, "failed to mmap with %d (%s)\n", errno, strerror(errno));
+		return -1;
+	}
+	b->base = base;
+	b->data_size = rec->mmap_pages * rec->page_size;
+	b->fd = fd;
+	return 0;
+}
+
+/* Which stream drains CPU index ci: set up by record__start_streams' grouping. */
+static struct rec_stream *stream_of_cpu(struct recording *rec, size_t ci, size_t *groups)
+{
+	return &rec->streams[groups ? groups[ci] : 0];
+}
+
+int record__open_events(struct recording *rec)
+{
+	size_t per_cpu = rec->nr_tids * rec->nr_events, n = 0;
+
+	config_attrs(rec);
+	rec->fds = xcalloc(rec->nr_cpus * per_cpu, sizeof(int));
+	for (size_t c = 0; c < rec->nr_cpus; c++) {
+		int leader = -1;
+
+		for (size_t t = 0; t < rec->nr_tids; t++) {
+			for (size_t i = 0; i < rec->nr_events; i++) {
+				struct rec_event *e = &rec->events[i];
+				int fd = event_open(&e->attr, rec->tids[t], rec->cpus[c]);
+
+				if (fd < 0 && e->attr.precise_ip && errno == EINVAL) {
+					e->attr.precise_ip = 0;	/* perf lowers it until it opens */
+					fd = event_open(&e->attr, rec->tids[t], rec->cpus[c]);
+				}
+				if (fd < 0 && fallback(e, errno))
+					fd = event_open(&e->attr, rec->tids[t], rec->cpus[c]);
+				if (fd < 0) {
+					rec->nr_fds = n;
+					return open_error(rec, e, errno);
+				}
+				rec->fds[n++] = fd;
+				if (leader < 0) {
+					leader = fd;
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader)) {
+					fprintf(stderr, "failed to redirect event %s: %s\n", e->name,
+						strerror(errno));
+					rec->nr_fds = n;
+					return -1;
+				}
+			}
+		}
+	}
+	rec->nr_fds = n;
+	return 0;
+}
+
+int record__set_ids(struct recording *rec)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rec->nr_events; i++)
+		rec->events[i].ids = xcalloc(rec->nr_cpus * rec->nr_tids, sizeof(u64));
+	for (size_t c = 0; c < rec->nr_cpus; c++) {
+		for (size_t t = 0; t < rec->nr_tids; t++) {
+			for (size_t i = 0; i < rec->nr_events; i++) {
+				struct rec_event *e = &rec->events[i];
+				u64 id;
+
+				if (ioctl(rec->fds[n++], PERF_EVENT_IOC_ID, &id)) {
+					fprintf(stderr, "failed to read the id of %s: %s\n", e->name,
+						strerror(errno));
+					return -1;
+				}
+				e->ids[e->nr_ids++] = id;
+			}
+		}
+	}
+	return 0;
+}
+
+int record__enable(struct recording *rec, bool enable)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < rec->nr_fds; i++) {
+		if (ioctl(rec->fds[i], enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0))
+			ret = -1;
+	}
+	return ret;
+}
+
+/* Buffered raw writes to data.N. */
+static int out_flush(struct rec_stream *s)
+{
+	size_t done = 0;
+
+	while (done < s->out_len) {
+		ssize_t n = write(s->fd, s->out + done, s->out_len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			s->error = n < 0 ? -errno : -ENOSPC;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	s->out_len = 0;
+	return 0;
+}
+
+static int raw_write(struct rec_stream *s, const void *bytes, size_t size)
+{
+	s->bytes_out += size;
+	if (s->writer) {
+		if (perf_writer__write(s->writer, bytes, size)) {
+			s->error = -EIO;
+			return -1;
+		}
+		return 0;
+	}
+	while (size) {
+		size_t n = MIN(size, OUT_BUF_SIZE - s->out_len);
+
+		memcpy(s->out + s->out_len, bytes, n);
+		s->out_len += n;
+		bytes = (const u8 *)bytes + n;
+		size -= n;
+		if (s->out_len == OUT_BUF_SIZE && out_flush(s))
+			return -1;
+	}
+	return 0;
+}
+
+/* One zstd frame over SIZE bytes, cut into PERF_RECORD_COMPRESSED records (perf's layout). */
+static int compress_write(struct rec_stream *s, const void *bytes, size_t size)
+{
+	ZSTD_inBuffer in = { bytes, size, 0 };
+	size_t left;
+
+	do {
+		ZSTD_outBuffer out = { s->zbuf + sizeof(struct perf_event_header), COMPRESSED_MAX, 0 };
+		struct perf_event_header *h = (struct perf_event_header *)s->zbuf;
+
+		left = ZSTD_compressStream2(s->zstd, &out, &in, ZSTD_e_end);
+		if (ZSTD_isError(left)) {
+			s->error = -EINVAL;
+			return -1;
+		}
+		if (!out.pos)
+			continue;
+		h->type = PERF_RECORD_COMPRESSED;
+		h->misc = 0;
+		h->size = (u16)(sizeof(*h) + out.pos);
+		if (raw_write(s, s->zbuf, h->size))
+			return -1;
+	} while (left);
+	return 0;
+}
+
+int record__stream_write(struct rec_stream *s, const void *bytes, size_t size)
+{
+	s->bytes_in += size;
+	if (s->zstd)
+		return compress_write(s, bytes, size);
+	return raw_write(s, bytes, size);
+}
+
+void record__note_map(struct rec_stream *s, u32 pid, u64 start, u64 len, const char *path)
+{
+	struct recording *rec = s->rec;
+	struct rec_map *m;
+
+	ARRAY_GROW(s->maps, s->alloc_maps, s->nr_maps + 1);
+	m = &s->maps[s->nr_maps++];
+	m->pid = pid;
+	m->start = start;
+	m->end = start + len;
+	pthread_mutex_lock(&rec->paths_lock);
+	m->path = strpool_intern(&rec->paths, path);
+	pthread_mutex_unlock(&rec->paths_lock);
+}
+
+/* What the build-id pass and the summary need from one record (bounded by its size). */
+static void account(struct rec_stream *s, const u8 *r, size_t size)
+{
+	const struct perf_event_header *h = (const void *)r;
+	const struct perf_event_attr *a = &s->rec->events[0].attr;
+	const u8 *p = r + sizeof(*h), *end = r + size;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		u64 ip, pid, time;
+
+		s->samples++;
+		if (a->sample_type & PERF_SAMPLE_IDENTIFIER)
+			p += 8;
+		if (p + 24 > end)
+			return;
+		memcpy(&ip, p, 8);
+		memcpy(&pid, p + 8, 8);
+		memcpy(&time, p + 16, 8);
+		if (!s->first_time || time < s->first_time)
+			s->first_time = time;
+		if (time > s->last_time)
+			s->last_time = time;
+		if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+			s->kernel_hit = true;
+		} else if (!s->nr_hits || s->hits[s->nr_hits - 1].ip != ip ||
+			   s->hits[s->nr_hits - 1].pid != (u32)pid) {
+			ARRAY_GROW(s->hits, s->alloc_hits, s->nr_hits + 1);
+			s->hits[s->nr_hits++] = (struct rec_hit){ (u32)pid, ip };
+		}
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		const struct perf_record_lost *l = (const void *)r;
+
+		if (size >= sizeof(*l))
+			s->lost += l->lost;
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct perf_record_mmap2 *m = (const void *)r;
+
+		if (size > sizeof(*m) && memchr(m->filename, 0, (size_t)(end - (const u8 *)m->filename)))
+			record__note_map(s, m->pid, m->start, m->len, m->filename);
+		break;
+	}
+	case PERF_RECORD_MMAP: {
+		const struct perf_record_mmap *m = (const void *)r;
+
+		if (size > sizeof(*m) && memchr(m->filename, 0, (size_t)(end - (const u8 *)m->filename)))
+			record__note_map(s, m->pid, m->start, m->len, m->filename);
+		break;
+	}
+	}
+}
+
+/* Walk the records of [tail, head) of a buffer for account(); false on a broken record. */
+static bool walk(struct rec_stream *s, const struct rec_buffer *b, u64 tail, u64 head)
+{
+	const u8 *data = b->base + s->rec->page_size;
+	size_t mask = b->data_size - 1;
+
+	while (tail < head) {
+		size_t off = tail & mask;
+		const struct perf_event_header *h = (const void *)(data + off);
+		size_t size = h->size;
+
+		if (size < sizeof(*h) || size > head - tail)
+			return false;
+		if (off + size <= b->data_size) {
+			account(s, data + off, size);
+		} else {
+			size_t first = b->data_size - off;
+
+			ARRAY_GROW(s->tmp, s->tmp_alloc, size);
+			memcpy(s->tmp, data + off, first);
+			memcpy(s->tmp + first, data, size - first);
+			account(s, s->tmp, size);
+		}
+		tail += size;
+	}
+	return true;
+}
+
+/* Drain one buffer: its new bytes in at most two pieces (the ring wraps). Bytes written. */
+static ssize_t drain_buffer(struct rec_stream *s, struct rec_buffer *b)
+{
+	struct perf_event_mmap_page *pg = (void *)b->base;
+	const u8 *data = b->base + s->rec->page_size;
+	u64 head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = pg->data_tail;
+	size_t mask = b->data_size - 1, start, len;
+
+	if (head == tail)
+		return 0;
+	if (head - tail > b->data_size || !walk(s, b, tail, head)) {
+		fprintf(stderr, "analyze record: a ring buffer is corrupt: dropping its data\n");
+		__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+		return 0;
+	}
+	start = tail & mask;
+	len = (size_t)(head - tail);
+	if (start + len > b->data_size) {
+		size_t first = b->data_size - start;
+
+		if (s->zstd) {	/* one frame: the two pieces joined */
+			ARRAY_GROW(s->tmp, s->tmp_alloc, len);
+			memcpy(s->tmp, data + start, first);
+			memcpy(s->tmp + first, data, len - first);
+			if (record__stream_write(s, s->tmp, len))
+				return -1;
+		} else if (record__stream_write(s, data + start, first) ||
+			   record__stream_write(s, data, len - first)) {
+			return -1;
+		}
+	} else if (record__stream_write(s, data + start, len)) {
+		return -1;
+	}
+	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+	return (ssize_t)len;
+}
+
+/* Every buffer of the stream once; a FINISHED_ROUND after them in a single file (perf's). */
+int record__drain(struct rec_stream *s)
+{
+	static const struct perf_event_header round = { PERF_RECORD_FINISHED_ROUND, 0,
+							sizeof(round) };
+	size_t total = 0;
+
+	for (size_t i = 0; i < s->nr_buffers; i++) {
+		ssize_t n = drain_buffer(s, &s->buffers[i]);
+
+		if (n < 0)
+			return -1;
+		total += (size_t)n;
+	}
+	if (total && s->writer)
+		return raw_write(s, &round, sizeof(round));
+	return 0;
+}
+
+/* A stream's loop: wait for its buffers, drain them; once told to stop, drain a last time. */
+static void *stream_run(void *arg)
+{
+	struct rec_stream *s = arg;
+	struct pollfd *pfd = xcalloc(s->nr_buffers + 1, sizeof(*pfd));
+
+	pthread_setaffinity_np(pthread_self(), sizeof(s->mask), &s->mask);
+	for (size_t i = 0; i < s->nr_buffers; i++)
+		pfd[i] = (struct pollfd){ .fd = s->buffers[i].fd, .events = POLLIN };
+	pfd[s->nr_buffers] = (struct pollfd){ .fd = s->rec->wake[0], .events = POLLIN };
+	while (!s->error) {
+		bool stop = __atomic_load_n(&s->rec->done, __ATOMIC_ACQUIRE);
+
+		if (record__drain(s) || stop)
+			break;
+		if (poll(pfd, s->nr_buffers + 1, -1) > 0) {
+			s->wakeups++;
+			for (size_t i = 0; i < s->nr_buffers; i++) {
+				if (pfd[i].revents & (POLLHUP | POLLERR))
+					pfd[i].fd = -1;
+			}
+		}
+	}
+	free(pfd);
+	return NULL;
+}
+
+static int stream_init(struct recording *rec, struct rec_stream *s, size_t index)
+{
+	s->rec = rec;
+	s->fd = -1;
+	CPU_ZERO(&s->mask);
+	if (rec->zstd_level) {
+		s->zstd = ZSTD_createCCtx();
+		s->zbuf = xmalloc(COMPRESSED_MAX + sizeof(struct perf_event_header));
+		ZSTD_CCtx_setParameter(s->zstd, ZSTD_c_compressionLevel, rec->zstd_level);
+	}
+	if (!rec->threads) {
+		s->writer = rec->writer;
+		return 0;
+	}
+	{
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/data.%zu", rec->output, index);
+		s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (s->fd < 0) {
+			fprintf(stderr, "Failed to open %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+	}
+	s->out = xmalloc(OUT_BUF_SIZE);
+	return 0;
+}
+
+/* Read a CPU list file of sysfs ("0-3,8"): the text, trimmed, or "" when it cannot. */
+static void read_sysfs_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)size, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* The --threads group of a CPU: a text key; CPUs with the same key share a stream. */
+static int group_key(const struct recording *rec, int cpu, char *key, size_t size)
+{
+	const char *spec = rec->threads_spec ? rec->threads_spec : "cpu";
+	char path[256];
+
+	if (!strcmp(spec, "cpu")) {
+		snprintf(key, size, "%d", cpu);
+	} else if (!strcmp(spec, "core")) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
+		read_sysfs_line(path, key, size);
+	} else if (!strcmp(spec, "socket") || !strcmp(spec, "package")) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/core_siblings_list", cpu);
+		read_sysfs_line(path, key, size);
+	} else if (!strcmp(spec, "numa")) {
+		int node = 0;
+
+		for (; node < 1024; node++) {
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node%d", cpu, node);
+			if (!access(path, F_OK))
+				break;
+		}
+		snprintf(key, size, "node%d", node == 1024 ? 0 : node);
+	} else {
+		return -1;
+	}
+	if (!key[0])
+		snprintf(key, size, "%d", cpu);
+	return 0;
+}
+
+/* Group the CPUs into streams (one, or one per --threads mask) and map their buffers. */
+static int make_streams(struct recording *rec, size_t *groups)
+{
+	char (*keys)[128] = xcalloc(rec->nr_cpus, sizeof(*keys));
+	int ret = -1;
+
+	rec->nr_streams = 0;
+	for (size_t c = 0; c < rec->nr_cpus; c++) {
+		size_t g = 0;
+
+		if (rec->threads) {
+			if (group_key(rec, rec->cpus[c], keys[c], sizeof(keys[c]))) {
+				fprintf(stderr, "Failed to initialize parallel data streaming masks\n");
+				goto out;
+			}
+			for (g = 0; g < c && strcmp(keys[g], keys[c]); g++)
+				;
+			g = g < c ? groups[g] : rec->nr_streams++;
+		} else {
+			rec->nr_streams = 1;
+		}
+		groups[c] = g;
+	}
+	ret = 0;
+out:
+	free(keys);
+	return ret;
+}
+
+int record__start_streams(struct recording *rec)
+{
+	size_t *groups = xcalloc(rec->nr_cpus, sizeof(size_t)), per_cpu = rec->nr_tids * rec->nr_events;
+	int ret = -1;
+
+	if (make_streams(rec, groups))
+		goto out;
+	rec->streams = xcalloc(rec->nr_streams, sizeof(*rec->streams));
+	for (size_t i = 0; i < rec->nr_streams; i++) {
+		if (stream_init(rec, &rec->streams[i], i))
+			goto out;
+	}
+	for (size_t c = 0; c < rec->nr_cpus; c++) {
+		struct rec_stream *s = stream_of_cpu(rec, c, groups);
+
+		s->buffers = xreallocarray(s->buffers, s->nr_buffers + 1, sizeof(*s->buffers));
+		if (map_buffer(rec, rec->fds[c * per_cpu], &s->buffers[s->nr_buffers]))
+			goto out;
+		s->nr_buffers++;
+		CPU_SET(rec->cpus[c], &s->mask);
+	}
+	ret = 0;
+out:
+	free(groups);
+	return ret;
+}
+
+/* Start the streaming threads (--threads); without them the main thread drains. */
+int record__run_threads(struct recording *rec)
+{
+	for (size_t i = 0; rec->threads && i < rec->nr_streams; i++) {
+		struct rec_stream *s = &rec->streams[i];
+
+		if (pthread_create(&s->thread, NULL, stream_run, s)) {
+			fprintf(stderr, "failed to start a streaming thread\n");
+			return -1;
+		}
+		s->started = true;
+	}
+	return 0;
+}
+
+void record__stop_streams(struct recording *rec)
+{
+	__atomic_store_n(&rec->done, 1, __ATOMIC_RELEASE);
+	if (write(rec->wake[1], "", 1) < 0)
+		perror("analyze record: wake");
+	for (size_t i = 0; i < rec->nr_streams; i++) {
+		struct rec_stream *s = &rec->streams[i];
+
+		if (s->started)
+			pthread_join(s->thread, NULL);
+		s->started = false;
+		if (!rec->threads)
+			record__drain(s);
+	}
+}
+
+int record__finish_streams(struct recording *rec)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < rec->nr_streams; i++) {
+		struct rec_stream *s = &rec->streams[i];
+
+		if (s->fd >= 0 && !s->error)
+			out_flush(s);
+		if (s->fd >= 0 && close(s->fd) && !s->error)
+			s->error = -errno;
+		s->fd = -1;
+		if (s->error) {
+			fprintf(stderr, "analyze record: cannot write %s: %s\n", rec->output,
+				strerror(-s->error));
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+size_t record__id_hdr_size(const struct recording *rec)
+{
+	u64 t = rec->events[0].attr.sample_type;
+	size_t n = 0;
+
+	n += !!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ID);
+	n += !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER);
+	return n * sizeof(u64);
+}
+
+void record__close(struct recording *rec)
+{
+	for (size_t i = 0; i < rec->nr_streams; i++) {
+		struct rec_stream *s = &rec->streams[i];
+
+		for (size_t j = 0; j < s->nr_buffers; j++)
+			munmap(s->buffers[j].base, s->buffers[j].data_size + rec->page_size);
+		if (s->fd >= 0)
+			close(s->fd);
+		ZSTD_freeCCtx(s->zstd);
+		free(s->zbuf);
+		free(s->out);
+		free(s->tmp);
+		free(s->buffers);
+		free(s->maps);
+		free(s->hits);
+	}
+	free(rec->streams);
+	rec->streams = NULL;
+	rec->nr_streams = 0;
+	for (size_t i = 0; i < rec->nr_fds; i++)
+		close(rec->fds[i]);
+	free(rec->fds);
+	rec->fds = NULL;
+	rec->nr_fds = 0;
+	for (size_t i = 0; i < rec->nr_events; i++) {
+		free(rec->events[i].name);
+		free(rec->events[i].tp_system);
+		free(rec->events[i].tp_name);
+		free(rec->events[i].ids);
+	}
+	free(rec->events);
+	rec->events = NULL;
+	rec->nr_events = 0;
+}
