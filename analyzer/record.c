@@ -267,7 +267,7 @@ static void main_loop(struct recording *rec, pid_t child, int *status)
 		    kill(rec->target_pid > 0 ? rec->target_pid : rec->target_tid, 0) && errno == ESRCH)
 			break;
 		if (poll(pfd, nr + 1, child > 0 ? -1 : 500) > 0) {
-			s->wakeups += !rec->threads;
+			s->wakeups += !rec->threads && !pfd[nr].revents;
 			for (size_t i = 0; i < nr; i++) {	/* a task's end: perf stops polling it */
 				if (pfd[i].revents & (POLLHUP | POLLERR))
 					pfd[i].fd = -1;
@@ -605,7 +605,7 @@ int cmd_record(int argc, const char **argv, const struct report_config *cfg)
 		rec.cmdline_argv[rec.cmdline_argc++] = argv[i];
 	strpool_init(&rec.paths);
 	pthread_mutex_init(&rec.paths_lock, NULL);
-	rec.wake[0] = rec.wake[1] = -1;
+	rec.wake[0] = rec.wake[1] = rec.stop[0] = rec.stop[1] = -1;
 	if (parse_args(&rec, &o, argc, argv)) {
 		ret = 129;
 		goto out;
@@ -614,7 +614,7 @@ int cmd_record(int argc, const char **argv, const struct report_config *cfg)
 		rec.output = "perf.data";
 	if (!rec.nr_events)
 		record__default_event(&rec);
-	if (pipe2(rec.wake, O_CLOEXEC | O_NONBLOCK)) {
+	if (pipe2(rec.wake, O_CLOEXEC | O_NONBLOCK) || pipe2(rec.stop, O_CLOEXEC | O_NONBLOCK)) {
 		perror("analyze record: pipe");
 		ret = 255;
 		goto out;
@@ -625,9 +625,11 @@ out:
 	wake_fd = -1;
 	perf_writer__delete(rec.writer);
 	record__close(&rec);
-	if (rec.wake[0] >= 0) {
-		close(rec.wake[0]);
-		close(rec.wake[1]);
+	for (int i = 0; i < 2; i++) {
+		if (rec.wake[i] >= 0)
+			close(rec.wake[i]);
+		if (rec.stop[i] >= 0)
+			close(rec.stop[i]);
 	}
 	free(rec.hit_dsos);
 	free(rec.cpus);

@@ -115,7 +115,8 @@ struct recording {
 	struct hit_dso *hit_dsos;	/* the build-ids written, for the cache */
 	size_t nr_hit_dsos;
 	volatile int done;		/* set by the main thread when the streams must stop */
-	int wake[2];			/* a pipe: readable once the streams must stop */
+	int wake[2];			/* a pipe: signals wake the main loop with a byte */
+	int stop[2];			/* a pipe: readable once the streams must stop */
 };
 
 enum { CALLCHAIN_FP = 1, CALLCHAIN_DWARF = 2 };

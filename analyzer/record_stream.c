@@ -281,8 +281,6 @@ int record__open_events(struct recording *rec)
 	config_attrs(rec);
 	rec->fds = xcalloc(rec->nr_cpus * per_cpu, sizeof(int));
 	for (size_t c = 0; c < rec->nr_cpus; c++) {
-		int leader = -1;
-
 		for (size_t t = 0; t < rec->nr_tids; t++) {
 			for (size_t i = 0; i < rec->nr_events; i++) {
 				struct rec_event *e = &rec->events[i];
@@ -299,14 +297,6 @@ int record__open_events(struct recording *rec)
 					return open_error(rec, e, errno);
 				}
 				rec->fds[n++] = fd;
-				if (leader < 0) {
-					leader = fd;
-				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader)) {
-					fprintf(stderr, "failed to redirect event %s: %s\n", e->name,
-						strerror(errno));
-					rec->nr_fds = n;
-					return -1;
-				}
 			}
 		}
 	}
@@ -590,14 +580,14 @@ static void *stream_run(void *arg)
 	pthread_setaffinity_np(pthread_self(), sizeof(s->mask), &s->mask);
 	for (size_t i = 0; i < s->nr_buffers; i++)
 		pfd[i] = (struct pollfd){ .fd = s->buffers[i].fd, .events = POLLIN };
-	pfd[s->nr_buffers] = (struct pollfd){ .fd = s->rec->wake[0], .events = POLLIN };
+	pfd[s->nr_buffers] = (struct pollfd){ .fd = s->rec->stop[0], .events = POLLIN };
 	while (!s->error) {
 		bool stop = __atomic_load_n(&s->rec->done, __ATOMIC_ACQUIRE);
 
 		if (record__drain(s) || stop)
 			break;
 		if (poll(pfd, s->nr_buffers + 1, -1) > 0) {
-			s->wakeups++;
+			s->wakeups += !pfd[s->nr_buffers].revents;
 			for (size_t i = 0; i < s->nr_buffers; i++) {
 				if (pfd[i].revents & (POLLHUP | POLLERR))
 					pfd[i].fd = -1;
@@ -729,6 +719,15 @@ int record__start_streams(struct recording *rec)
 		if (map_buffer(rec, rec->fds[c * per_cpu], &s->buffers[s->nr_buffers]))
 			goto out;
 		s->nr_buffers++;
+		/* the kernel redirects into a buffer once it is mapped */
+		for (size_t i = 1; i < per_cpu; i++) {
+			if (ioctl(rec->fds[c * per_cpu + i], PERF_EVENT_IOC_SET_OUTPUT,
+				  rec->fds[c * per_cpu])) {
+				fprintf(stderr, "failed to redirect event %s: %s\n",
+					rec->events[i % rec->nr_events].name, strerror(errno));
+				goto out;
+			}
+		}
 		CPU_SET(rec->cpus[c], &s->mask);
 	}
 	ret = 0;
@@ -755,7 +754,7 @@ int record__run_threads(struct recording *rec)
 void record__stop_streams(struct recording *rec)
 {
 	__atomic_store_n(&rec->done, 1, __ATOMIC_RELEASE);
-	if (write(rec->wake[1], "", 1) < 0)
+	if (write(rec->stop[1], "", 1) < 0)
 		perror("analyze record: wake");
 	for (size_t i = 0; i < rec->nr_streams; i++) {
 		struct rec_stream *s = &rec->streams[i];
