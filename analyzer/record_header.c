@@ -237,12 +237,12 @@ static void set_tracing_data(struct recording *rec, struct perf_writer *w)
 	u32 systems = 0;
 
 	for (size_t i = 0; i < rec->nr_events; i++) {
+		const char *sys = rec->events[i].tp_system;
 		bool seen = false;
 
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = rec->events[j].tp_system &&
-			       !strcmp(rec->events[j].tp_system, rec->events[i].tp_system);
-		systems += rec->events[i].tp_system && !seen;
+		for (size_t j = 0; j < i && sys && !seen; j++)
+			seen = rec->events[j].tp_system && !strcmp(rec->events[j].tp_system, sys);
+		systems += sys && !seen;
 	}
 	if (!systems)
 		return;
