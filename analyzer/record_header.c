@@ -470,25 +470,44 @@ static int mkdirs(char *path)
 	return 0;
 }
 
-static int copy_bytes(const char *dst, const void *data, size_t size)
+/* Copy the file SRC (or SIZE bytes of DATA) to DST, 64 KiB at a time; an existing DST stays. */
+static int copy_file(const char *dst, const char *src, const void *data, size_t size)
 {
-	int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	const u8 *p = data;
+	int in = src ? open(src, O_RDONLY | O_CLOEXEC) : -1, out = -1, ret = -1;
+	char buf[65536];
 
-	if (fd < 0)
-		return errno == EEXIST ? 0 : -1;
-	while (size) {
-		ssize_t n = write(fd, p, size);
-
-		if (n <= 0) {
-			close(fd);
-			unlink(dst);
-			return -1;
-		}
-		p += n;
-		size -= (size_t)n;
+	if (src && in < 0)
+		return -1;
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		ret = errno == EEXIST ? 0 : -1;
+		goto out;
 	}
-	return close(fd);
+	for (;;) {
+		ssize_t n = src ? read(in, buf, sizeof(buf)) : (ssize_t)MIN(size, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -1 : 0;
+			break;
+		}
+		if (!src) {
+			memcpy(buf, data, (size_t)n);
+			data = (const u8 *)data + n;
+			size -= (size_t)n;
+		}
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	}
+	if (close(out))
+		ret = -1;
+	if (ret)
+		unlink(dst);
+out:
+	if (in >= 0)
+		close(in);
+	return ret;
 }
 
 /* One dso into the cache: its copy (elf, kallsyms or vdso) and the .build-id link. */
@@ -497,8 +516,6 @@ static int cache_dso(const char *dir, const struct hit_dso *d)
 	char bid[2 * BUILD_ID_SIZE + 1], path[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
 	const char *base = d->kernel ? "kallsyms" : !strcmp(d->path, "[vdso]") ? "vdso" : "elf";
 	const char *sep = d->path[0] == '/' ? "" : "/";
-	size_t size = 0;
-	void *data;
 	int ret;
 
 	hex(d->build_id, d->size, bid);
@@ -508,17 +525,12 @@ static int cache_dso(const char *dir, const struct hit_dso *d)
 		return -1;
 	if (mkdirs(path) || mkdirs(link))
 		return -1;
-	if (d->kernel) {
-		data = slurp("/proc/kallsyms", &size);
-	} else if (!strcmp(base, "vdso")) {
-		size = 2 * 4096;
-		data = xmalloc(size);
-		memcpy(data, (const void *)getauxval(AT_SYSINFO_EHDR), size);
-	} else {
-		data = slurp(d->path, &size);
-	}
-	ret = data ? copy_bytes(path, data, size) : -1;
-	free(data);
+	if (d->kernel)
+		ret = copy_file(path, "/proc/kallsyms", NULL, 0);
+	else if (!strcmp(base, "vdso"))
+		ret = copy_file(path, NULL, (const void *)getauxval(AT_SYSINFO_EHDR), 2 * 4096);
+	else
+		ret = copy_file(path, d->path, NULL, 0);
 	if (!ret && symlink(target, link) && errno != EEXIST)
 		ret = -1;
 	return ret;
