@@ -102,7 +102,7 @@ rec fallback 0 -e cycles -o "$T/cycles.data" -- true && compare fallback "$T/cyc
 burn=$!
 "$ANALYZE" --buildid-dir "$BID" record -p $burn -o "$T/pid.data" 2>"$T/rec.err" &
 recorder=$!
-sleep 0.5
+sleep 1.5	# the events are enabled after synthesis: slower under the sanitizers
 kill -INT $recorder
 wait $recorder && pass || fail "pid: exit $?: $(head -2 "$T/rec.err")"
 kill $burn 2>/dev/null
