@@ -3,6 +3,8 @@
  * /proc: the kernel's map ([kernel.kallsyms]_text), and for -a/-p/-t the running tasks
  * (FORK, COMM) and their executable maps (MMAP2), as perf 6.1's synthetic-events.c lays
  * them out, with a zeroed sample_id_all trailer. They go into the header file's data.
+ * Processes are read in parallel on lib/workqueue, a batch at a time, each into its own
+ * buffer; the buffers are written in /proc's order, so the file does not depend on timing.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -13,19 +15,22 @@
 #include <sys/mman.h>
 
 #include "analyzer/record_internal.h"
+#include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "readers/writer.h"
 
 #define SYNTH_MAX 8192	/* a record with the longest path (PATH_MAX) and its trailer */
+#define SYNTH_BATCH 256	/* processes read in parallel before their records are written */
 
+/* One process's records (or the kernel's), built by one worker. */
 struct synth {
-	struct recording *rec;
 	size_t id_hdr_size;
-	u8 buf[SYNTH_MAX];
-	int error;
+	u8 buf[SYNTH_MAX];	/* the record being built */
+	u8 *out;		/* the records built */
+	size_t out_len, out_alloc;
 };
 
-/* Write the record built in s->buf: BODY bytes, then the zeroed trailer. */
+/* Append the record built in s->buf: BODY bytes, then the zeroed trailer. */
 static void emit(struct synth *s, u16 type, u16 misc, size_t body)
 {
 	struct perf_event_header *h = (void *)s->buf;
@@ -35,8 +40,9 @@ static void emit(struct synth *s, u16 type, u16 misc, size_t body)
 	h->type = type;
 	h->misc = misc;
 	h->size = (u16)size;
-	if (!s->error && perf_writer__write(s->rec->writer, s->buf, size))
-		s->error = -1;
+	ARRAY_GROW(s->out, s->out_alloc, s->out_len + size);
+	memcpy(s->out + s->out_len, s->buf, size);
+	s->out_len += size;
 }
 
 /* Copy a NUL-terminated string after a fixed part; the body's size, 8-byte aligned. */
@@ -75,7 +81,6 @@ static void synth_kernel(struct synth *s)
 	m->pgoff = text;
 	emit(s, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
 	     put_string(s, sizeof(*m), "[kernel.kallsyms]_text"));
-	record__note_map(&s->rec->streams[0], (u32)-1, m->start, m->len, "[kernel.kallsyms]");
 }
 
 /* Name, Tgid and PPid of /proc/PID/task/TID/status; false when the task is gone. */
@@ -163,7 +168,6 @@ static void synth_maps(struct synth *s, int pid)
 		if (!*name)
 			name = "//anon";
 		emit(s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, put_string(s, sizeof(*m), name));
-		record__note_map(&s->rec->streams[0], (u32)pid, start, end - start, name);
 	}
 	fclose(f);
 }
@@ -211,33 +215,102 @@ static int tgid_of(int tid)
 	return task_status(tid, tid, comm, sizeof(comm), &tgid, &ppid) ? tgid : tid;
 }
 
+/*
+ * Write S's records to the file, noting their maps for the build-id pass (the kernel's
+ * under "[kernel.kallsyms]", as the samples name it); empty S. 0, or -1.
+ */
+static int flush_synth(struct recording *rec, struct synth *s)
+{
+	struct rec_stream *st = &rec->streams[0];
+	int ret = 0;
+
+	for (size_t off = 0; off < s->out_len;) {
+		const struct perf_event_header *h = (const void *)(s->out + off);
+
+		if (h->type == PERF_RECORD_MMAP) {
+			const struct perf_record_mmap *m = (const void *)h;
+
+			record__note_map(st, m->pid, m->start, m->len, "[kernel.kallsyms]");
+		} else if (h->type == PERF_RECORD_MMAP2) {
+			const struct perf_record_mmap2 *m = (const void *)h;
+
+			record__note_map(st, m->pid, m->start, m->len, m->filename);
+		}
+		off += h->size;
+	}
+	if (s->out_len && perf_writer__write(rec->writer, s->out, s->out_len))
+		ret = -1;
+	s->out_len = 0;
+	return ret;
+}
+
+struct synth_batch {
+	const int *pids;
+	int only_tid;
+	struct synth *synths;	/* one per pid of the batch */
+};
+
+static void synth_one(size_t i, void *arg)
+{
+	struct synth_batch *b = arg;
+
+	synth_process(&b->synths[i], b->pids[i], b->only_tid);
+}
+
+/* The processes to synthesize: -p's, -t's or (-a) every one in /proc, in /proc's order. */
+static int *target_pids(struct recording *rec, size_t *nr)
+{
+	int *pids = NULL;
+	size_t alloc = 0;
+	DIR *dir;
+	struct dirent *d;
+
+	*nr = 0;
+	if (rec->target_pid > 0 || rec->target_tid > 0) {
+		pids = xmalloc(sizeof(int));
+		pids[(*nr)++] = rec->target_pid > 0 ? rec->target_pid : tgid_of(rec->target_tid);
+		return pids;
+	}
+	if (!rec->system_wide || !(dir = opendir("/proc")))
+		return NULL;
+	while ((d = readdir(dir))) {
+		if (!numeric(d->d_name))
+			continue;
+		ARRAY_GROW(pids, alloc, *nr + 1);
+		pids[(*nr)++] = atoi(d->d_name);
+	}
+	closedir(dir);
+	return pids;
+}
+
 int record__synthesize(struct recording *rec)
 {
 	static const struct perf_event_header init = { PERF_RECORD_FINISHED_INIT, 0, sizeof(init) };
-	struct synth *s = xzalloc(sizeof(*s));
-	int ret;
+	struct synth_batch b = { .only_tid = rec->target_tid };
+	size_t nr = 0, id_hdr_size = record__id_hdr_size(rec);
+	int *pids = target_pids(rec, &nr), ret = 0;
+	struct workqueue *wq = nr > 1 ? workqueue__new(0) : NULL;
 
-	s->rec = rec;
-	s->id_hdr_size = record__id_hdr_size(rec);
-	synth_kernel(s);
-	if (rec->target_pid > 0) {
-		synth_process(s, rec->target_pid, 0);
-	} else if (rec->target_tid > 0) {
-		synth_process(s, tgid_of(rec->target_tid), rec->target_tid);
-	} else if (rec->system_wide) {
-		DIR *dir = opendir("/proc");
-		struct dirent *d;
+	b.pids = pids;
+	b.synths = xcalloc(MIN(nr, (size_t)SYNTH_BATCH) + 1, sizeof(*b.synths));
+	for (size_t i = 0; i <= MIN(nr, (size_t)SYNTH_BATCH); i++)
+		b.synths[i].id_hdr_size = id_hdr_size;
+	synth_kernel(&b.synths[0]);
+	ret = flush_synth(rec, &b.synths[0]);
+	for (size_t start = 0; start < nr && !ret; start += SYNTH_BATCH) {
+		size_t n = MIN(nr - start, (size_t)SYNTH_BATCH);
 
-		while (dir && (d = readdir(dir))) {
-			if (numeric(d->d_name))
-				synth_process(s, atoi(d->d_name), 0);
-		}
-		if (dir)
-			closedir(dir);
+		b.pids = pids + start;
+		workqueue__parallel_for(wq, 0, n, 1, synth_one, &b);
+		for (size_t i = 0; i < n && !ret; i++)
+			ret = flush_synth(rec, &b.synths[i]);
 	}
-	if (!s->error && perf_writer__write(rec->writer, &init, sizeof(init)))
-		s->error = -1;
-	ret = s->error;
-	free(s);
+	if (!ret && perf_writer__write(rec->writer, &init, sizeof(init)))
+		ret = -1;
+	workqueue__destroy(wq);
+	for (size_t i = 0; i <= MIN(nr, (size_t)SYNTH_BATCH); i++)
+		free(b.synths[i].out);
+	free(b.synths);
+	free(pids);
 	return ret;
 }
