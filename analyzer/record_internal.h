@@ -19,6 +19,7 @@
 struct perf_writer;
 struct ZSTD_CCtx_s;
 struct hit_dso;
+struct workqueue;
 
 struct rec_event {
 	struct perf_event_attr attr;
@@ -103,8 +104,11 @@ struct recording {
 	size_t nr_cpus;
 	pid_t *tids;			/* -1 alone: every task (-a, -C) */
 	size_t nr_tids;
-	int *fds;			/* [cpu][tid][event] */
+	int *fds;			/* [cpu][tid][event], -1 where not open */
 	size_t nr_fds;
+	int *open_errno;		/* a CPU's failed open: its errno, */
+	size_t *open_failed;		/* and the event's index */
+	struct workqueue *wq;		/* opens, enables, disables, closes per CPU in parallel */
 	size_t page_size;
 
 	struct rec_stream *streams;	/* streams[0] is the file or data.0 */

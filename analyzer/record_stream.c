@@ -19,6 +19,7 @@
 
 #include "analyzer/record_internal.h"
 #include "lib/error.h"
+#include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "readers/writer.h"
 
@@ -274,33 +275,63 @@ static struct rec_stream *stream_of_cpu(struct recording *rec, size_t ci, size_t
 	return &rec->streams[groups ? groups[ci] : 0];
 }
 
-int record__open_events(struct recording *rec)
+/*
+ * Open the events of CPU index c into its slice of rec->fds. 0, or -1 with the errno and the
+ * event in rec->open_errno[c] and rec->open_failed[c]. The first CPU may change the attrs
+ * (perf's fallbacks); the others, opened in parallel, only read them.
+ */
+static int open_cpu(struct recording *rec, size_t c, bool may_fall_back)
 {
-	size_t per_cpu = rec->nr_tids * rec->nr_events, n = 0;
+	size_t per_cpu = rec->nr_tids * rec->nr_events;
+	int *fds = rec->fds + c * per_cpu;
 
-	config_attrs(rec);
-	rec->fds = xcalloc(rec->nr_cpus * per_cpu, sizeof(int));
-	for (size_t c = 0; c < rec->nr_cpus; c++) {
-		for (size_t t = 0; t < rec->nr_tids; t++) {
-			for (size_t i = 0; i < rec->nr_events; i++) {
-				struct rec_event *e = &rec->events[i];
-				int fd = event_open(&e->attr, rec->tids[t], rec->cpus[c]);
+	for (size_t t = 0; t < rec->nr_tids; t++) {
+		for (size_t i = 0; i < rec->nr_events; i++) {
+			struct rec_event *e = &rec->events[i];
+			int fd = event_open(&e->attr, rec->tids[t], rec->cpus[c]);
 
-				if (fd < 0 && e->attr.precise_ip && errno == EINVAL) {
-					e->attr.precise_ip = 0;	/* perf lowers it until it opens */
-					fd = event_open(&e->attr, rec->tids[t], rec->cpus[c]);
-				}
-				if (fd < 0 && fallback(e, errno))
-					fd = event_open(&e->attr, rec->tids[t], rec->cpus[c]);
-				if (fd < 0) {
-					rec->nr_fds = n;
-					return open_error(rec, e, errno);
-				}
-				rec->fds[n++] = fd;
+			if (fd < 0 && may_fall_back && e->attr.precise_ip && errno == EINVAL) {
+				e->attr.precise_ip = 0;	/* perf lowers it until it opens */
+				fd = event_open(&e->attr, rec->tids[t], rec->cpus[c]);
 			}
+			if (fd < 0 && may_fall_back && fallback(e, errno))
+				fd = event_open(&e->attr, rec->tids[t], rec->cpus[c]);
+			if (fd < 0) {
+				rec->open_errno[c] = errno;
+				rec->open_failed[c] = i;
+				return -1;
+			}
+			fds[t * rec->nr_events + i] = fd;
 		}
 	}
-	rec->nr_fds = n;
+	return 0;
+}
+
+static void open_one(size_t c, void *arg)
+{
+	open_cpu(arg, c, false);
+}
+
+/* The first CPU on the calling thread (its fallbacks settle the attrs), the others in parallel. */
+int record__open_events(struct recording *rec)
+{
+	size_t per_cpu = rec->nr_tids * rec->nr_events;
+
+	config_attrs(rec);
+	rec->nr_fds = rec->nr_cpus * per_cpu;
+	rec->fds = xmalloc(rec->nr_fds * sizeof(int));
+	for (size_t i = 0; i < rec->nr_fds; i++)
+		rec->fds[i] = -1;
+	rec->open_errno = xcalloc(rec->nr_cpus, sizeof(int));
+	rec->open_failed = xcalloc(rec->nr_cpus, sizeof(size_t));
+	if (rec->nr_cpus * per_cpu > 1)
+		rec->wq = workqueue__new(0);
+	if (!open_cpu(rec, 0, true))
+		workqueue__parallel_for(rec->wq, 1, rec->nr_cpus, 1, open_one, rec);
+	for (size_t c = 0; c < rec->nr_cpus; c++) {
+		if (rec->open_errno[c])
+			return open_error(rec, &rec->events[rec->open_failed[c]], rec->open_errno[c]);
+	}
 	return 0;
 }
 
@@ -328,15 +359,44 @@ int record__set_ids(struct recording *rec)
 	return 0;
 }
 
+struct fd_job {
+	struct recording *rec;
+	unsigned long request;	/* an ioctl, or 0: close */
+	int failed;
+};
+
+/* CPU index c's events: ioctl or close each. */
+static void fds_one(size_t c, void *arg)
+{
+	struct fd_job *job = arg;
+	size_t per_cpu = job->rec->nr_tids * job->rec->nr_events;
+	int *fds = job->rec->fds + c * per_cpu;
+
+	for (size_t i = 0; i < per_cpu; i++) {
+		if (fds[i] < 0)
+			continue;
+		if (!job->request) {
+			close(fds[i]);
+			fds[i] = -1;
+		} else if (ioctl(fds[i], job->request, 0)) {
+			__atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/* Every CPU's events at once on the workqueue (the kernel's work for each is per CPU). */
+static int fds_all(struct recording *rec, unsigned long request)
+{
+	struct fd_job job = { rec, request, 0 };
+
+	if (rec->fds)
+		workqueue__parallel_for(rec->wq, 0, rec->nr_cpus, 1, fds_one, &job);
+	return job.failed ? -1 : 0;
+}
+
 int record__enable(struct recording *rec, bool enable)
 {
-	int ret = 0;
-
-	for (size_t i = 0; i < rec->nr_fds; i++) {
-		if (ioctl(rec->fds[i], enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0))
-			ret = -1;
-	}
-	return ret;
+	return fds_all(rec, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE);
 }
 
 /* Buffered raw writes to data.N. */
@@ -818,9 +878,12 @@ void record__close(struct recording *rec)
 	free(rec->streams);
 	rec->streams = NULL;
 	rec->nr_streams = 0;
-	for (size_t i = 0; i < rec->nr_fds; i++)
-		close(rec->fds[i]);
+	fds_all(rec, 0);
+	workqueue__destroy(rec->wq);
+	rec->wq = NULL;
 	free(rec->fds);
+	free(rec->open_errno);
+	free(rec->open_failed);
 	rec->fds = NULL;
 	rec->nr_fds = 0;
 	for (size_t i = 0; i < rec->nr_events; i++) {
