@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,20 +26,18 @@
 
 static const char usage[] = "perf record [<options>] [<command>]";
 
+/*
+ * SIGINT, SIGTERM and SIGCHLD stay blocked but while the main loop waits in ppoll, so they
+ * interrupt the wait and nothing else (the streaming threads inherit the blocked mask).
+ */
 static volatile sig_atomic_t signaled, child_exited;
-static int wake_fd = -1;
 
 static void on_signal(int sig)
 {
-	int saved = errno;
-
 	if (sig == SIGCHLD)
 		child_exited = 1;
 	else
 		signaled = sig;
-	if (wake_fd >= 0 && write(wake_fd, "", 1) < 0)
-		signaled = signaled ? signaled : sig;
-	errno = saved;
 }
 
 struct record_options {
@@ -220,6 +219,8 @@ static pid_t start_workload(struct recording *rec, int *go, int *err)
 		close(err_pipe[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &rec->unblocked, NULL);
 		if (read(go_pipe[0], &c, 1) != 1)
 			_exit(127);
 		execvp(rec->argv[0], (char *const *)rec->argv);
@@ -235,12 +236,18 @@ static pid_t start_workload(struct recording *rec, int *go, int *err)
 	return pid;
 }
 
-static void install_signals(void)
+static void install_signals(struct recording *rec)
 {
 	struct sigaction sa = { 0 };
+	sigset_t block;
 
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &rec->unblocked);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
@@ -252,10 +259,11 @@ static void main_loop(struct recording *rec, pid_t child, int *status)
 	struct rec_stream *s = &rec->streams[0];
 	size_t nr = rec->threads ? 0 : s->nr_buffers;
 	struct pollfd *pfd = xcalloc(nr + 1, sizeof(*pfd));
+	/* -p/-t: look for the target's end now and then; a workload's end is a SIGCHLD */
+	const struct timespec tick = { 0, 500 * 1000 * 1000 };
 
 	for (size_t i = 0; i < nr; i++)
 		pfd[i] = (struct pollfd){ .fd = s->buffers[i].fd, .events = POLLIN };
-	pfd[nr] = (struct pollfd){ .fd = rec->wake[0], .events = POLLIN };
 	for (;;) {
 		if (!rec->threads && record__drain(s))
 			break;
@@ -266,17 +274,11 @@ static void main_loop(struct recording *rec, pid_t child, int *status)
 		if (child <= 0 && (rec->target_pid > 0 || rec->target_tid > 0) &&
 		    kill(rec->target_pid > 0 ? rec->target_pid : rec->target_tid, 0) && errno == ESRCH)
 			break;
-		if (poll(pfd, nr + 1, child > 0 ? -1 : 500) > 0) {
-			s->wakeups += !rec->threads && !pfd[nr].revents;
+		if (ppoll(pfd, nr, child > 0 ? NULL : &tick, &rec->unblocked) > 0) {
+			s->wakeups += !rec->threads;
 			for (size_t i = 0; i < nr; i++) {	/* a task's end: perf stops polling it */
 				if (pfd[i].revents & (POLLHUP | POLLERR))
 					pfd[i].fd = -1;
-			}
-			if (pfd[nr].revents) {	/* a signal: drop its byte, look again */
-				char buf[16];
-
-				if (read(rec->wake[0], buf, sizeof(buf)) < 0)
-					break;
 			}
 		}
 	}
@@ -523,7 +525,7 @@ static int record(struct recording *rec)
 
 	if (set_cpus(rec, NULL) || set_tids(rec))
 		return 255;
-	install_signals();
+	install_signals(rec);
 	if (rec->argc) {
 		child = start_workload(rec, &go, &err_fd);
 		if (child < 0)
@@ -549,6 +551,8 @@ static int record(struct recording *rec)
 			child = -1;
 			goto out;
 		}
+		close(err_fd);
+		err_fd = -1;
 	} else {
 		record__enable(rec, true);
 	}
@@ -605,7 +609,7 @@ int cmd_record(int argc, const char **argv, const struct report_config *cfg)
 		rec.cmdline_argv[rec.cmdline_argc++] = argv[i];
 	strpool_init(&rec.paths);
 	pthread_mutex_init(&rec.paths_lock, NULL);
-	rec.wake[0] = rec.wake[1] = rec.stop[0] = rec.stop[1] = -1;
+	rec.stop = -1;
 	if (parse_args(&rec, &o, argc, argv)) {
 		ret = 129;
 		goto out;
@@ -614,23 +618,17 @@ int cmd_record(int argc, const char **argv, const struct report_config *cfg)
 		rec.output = "perf.data";
 	if (!rec.nr_events)
 		record__default_event(&rec);
-	if (pipe2(rec.wake, O_CLOEXEC | O_NONBLOCK) || pipe2(rec.stop, O_CLOEXEC | O_NONBLOCK)) {
-		perror("analyze record: pipe");
+	if (rec.threads && (rec.stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		perror("analyze record: eventfd");
 		ret = 255;
 		goto out;
 	}
-	wake_fd = rec.wake[1];
 	ret = record(&rec);
 out:
-	wake_fd = -1;
 	perf_writer__delete(rec.writer);
 	record__close(&rec);
-	for (int i = 0; i < 2; i++) {
-		if (rec.wake[i] >= 0)
-			close(rec.wake[i]);
-		if (rec.stop[i] >= 0)
-			close(rec.stop[i]);
-	}
+	if (rec.stop >= 0)
+		close(rec.stop);
 	free(rec.hit_dsos);
 	free(rec.cpus);
 	free(rec.tids);

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -119,8 +120,8 @@ struct recording {
 	struct hit_dso *hit_dsos;	/* the build-ids written, for the cache */
 	size_t nr_hit_dsos;
 	volatile int done;		/* set by the main thread when the streams must stop */
-	int wake[2];			/* a pipe: signals wake the main loop with a byte */
-	int stop[2];			/* a pipe: readable once the streams must stop */
+	int stop;			/* --threads: an eventfd, readable once the streams must stop */
+	sigset_t unblocked;		/* the signal mask to wait with (SIGINT, SIGTERM, SIGCHLD open) */
 };
 
 enum { CALLCHAIN_FP = 1, CALLCHAIN_DWARF = 2 };

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -640,7 +641,7 @@ static void *stream_run(void *arg)
 	pthread_setaffinity_np(pthread_self(), sizeof(s->mask), &s->mask);
 	for (size_t i = 0; i < s->nr_buffers; i++)
 		pfd[i] = (struct pollfd){ .fd = s->buffers[i].fd, .events = POLLIN };
-	pfd[s->nr_buffers] = (struct pollfd){ .fd = s->rec->stop[0], .events = POLLIN };
+	pfd[s->nr_buffers] = (struct pollfd){ .fd = s->rec->stop, .events = POLLIN };
 	while (!s->error) {
 		bool stop = __atomic_load_n(&s->rec->done, __ATOMIC_ACQUIRE);
 
@@ -814,8 +815,8 @@ int record__run_threads(struct recording *rec)
 void record__stop_streams(struct recording *rec)
 {
 	__atomic_store_n(&rec->done, 1, __ATOMIC_RELEASE);
-	if (write(rec->stop[1], "", 1) < 0)
-		perror("analyze record: wake");
+	if (rec->stop >= 0 && eventfd_write(rec->stop, 1))
+		perror("analyze record: eventfd");
 	for (size_t i = 0; i < rec->nr_streams; i++) {
 		struct rec_stream *s = &rec->streams[i];
 
