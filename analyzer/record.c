@@ -274,8 +274,8 @@ static void main_loop(struct recording *rec, pid_t child, int *status)
 		if (child <= 0 && (rec->target_pid > 0 || rec->target_tid > 0) &&
 		    kill(rec->target_pid > 0 ? rec->target_pid : rec->target_tid, 0) && errno == ESRCH)
 			break;
+		s->wakeups += !rec->threads;	/* perf counts every wait as a wakeup */
 		if (ppoll(pfd, nr, child > 0 ? NULL : &tick, &rec->unblocked) > 0) {
-			s->wakeups += !rec->threads;
 			for (size_t i = 0; i < nr; i++) {	/* a task's end: perf stops polling it */
 				if (pfd[i].revents & (POLLHUP | POLLERR))
 					pfd[i].fd = -1;
@@ -530,7 +530,8 @@ static int record(struct recording *rec)
 		child = start_workload(rec, &go, &err_fd);
 		if (child < 0)
 			return 255;
-		rec->tids[0] = child;
+		if (!rec->system_wide)	/* -a with a command: every task, until the command ends */
+			rec->tids[0] = child;
 	}
 	if (record__open_events(rec) || record__set_ids(rec) || create_output(rec) ||
 	    record__start_streams(rec))
@@ -541,6 +542,8 @@ static int record(struct recording *rec)
 	}
 	if (record__run_threads(rec))
 		goto out;
+	if (child > 0 && rec->system_wide)	/* perf enables CPU-wide events before the fork's exec */
+		record__enable(rec, true);
 	if (child > 0) {
 		if (write(go, "", 1) != 1)
 			goto out;
@@ -553,9 +556,9 @@ static int record(struct recording *rec)
 		}
 		close(err_fd);
 		err_fd = -1;
-	} else {
-		record__enable(rec, true);
 	}
+	if (child <= 0)
+		record__enable(rec, true);
 	main_loop(rec, child, &status);
 	record__enable(rec, false);
 	record__stop_streams(rec);

@@ -176,7 +176,8 @@ int record__default_event(struct recording *rec)
 /* The sample fields and side-band flags perf's evsel__config and evlist__config set. */
 static void config_attrs(struct recording *rec)
 {
-	bool workload = rec->argc > 0;
+	/* a workload's own events start at its exec; CPU-wide ones are enabled by the recorder */
+	bool workload = rec->argc > 0 && !rec->system_wide;
 
 	for (size_t i = 0; i < rec->nr_events; i++) {
 		struct perf_event_attr *a = &rec->events[i].attr;
@@ -647,8 +648,8 @@ static void *stream_run(void *arg)
 
 		if (record__drain(s) || stop)
 			break;
+		s->wakeups++;	/* perf counts every wait as a wakeup */
 		if (poll(pfd, s->nr_buffers + 1, -1) > 0) {
-			s->wakeups += !pfd[s->nr_buffers].revents;
 			for (size_t i = 0; i < s->nr_buffers; i++) {
 				if (pfd[i].revents & (POLLHUP | POLLERR))
 					pfd[i].fd = -1;

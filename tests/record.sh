@@ -95,6 +95,11 @@ rec threads_z 0 --threads=core -z 3 -a -m 16 -o "$T/threads_z.data" -- "$T/burn"
 	compare threads_z "$T/threads_z.data"
 rec tracepoint 0 -e sched:sched_switch -e cpu-clock -a -o "$T/tp.data" -- "$T/burn" 2 &&
 	compare tracepoint "$T/tp.data"
+# -a with a command records every task, not only the command's
+if [ $have_perf = 1 ] && [ -e "$T/tp.data" ]; then
+	perf script -i "$T/tp.data" -F comm 2>/dev/null | sort -u | grep -qvx -e burn -e 'analyze' &&
+		pass || fail "tracepoint: -a recorded only the workload"
+fi
 rec fallback 0 -e cycles -o "$T/cycles.data" -- true && compare fallback "$T/cycles.data"
 
 # -p: a running process, ended by SIGINT
