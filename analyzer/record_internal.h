@@ -45,7 +45,7 @@ struct rec_map {
 	const char *path;	/* interned in the recording's strpool */
 };
 
-/* A user-space sample address, for the build-id pass. */
+/* A user-space sample's page, for the build-id pass. */
 struct rec_hit {
 	u32 pid;
 	u64 ip;

@@ -27,6 +27,7 @@
 /* perf's PERF_SAMPLE_MAX_SIZE bounds a record; a COMPRESSED record's payload stays below. */
 #define COMPRESSED_MAX (65535u - sizeof(struct perf_event_header) - 1)
 #define OUT_BUF_SIZE (256u * 1024)
+#define HITS_COMPACT 4096	/* sample pages noted before the list is made unique */
 
 /* perf's x86 PERF_REGS_MASK: every user register but the segment ones (ds, es, fs, gs). */
 #define X86_REGS_USER_MASK 0xff0fffULL
@@ -493,6 +494,40 @@ void record__note_map(struct rec_stream *s, u32 pid, u64 start, u64 len, const c
 	pthread_mutex_unlock(&rec->paths_lock);
 }
 
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct rec_hit *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+/*
+ * A user sample's page (maps are whole pages: a page tells the map), for the build-id pass;
+ * the list is sorted and made unique whenever it fills, so it grows with the pages hit, not
+ * with the samples.
+ */
+static void note_hit(struct rec_stream *s, u32 pid, u64 ip)
+{
+	struct rec_hit h = { pid, ip & ~4095ULL };
+
+	if (s->nr_hits && s->hits[s->nr_hits - 1].pid == h.pid && s->hits[s->nr_hits - 1].ip == h.ip)
+		return;
+	if (s->nr_hits == s->alloc_hits && s->nr_hits >= HITS_COMPACT) {
+		size_t n = 0;
+
+		qsort(s->hits, s->nr_hits, sizeof(*s->hits), cmp_hit);
+		for (size_t i = 0; i < s->nr_hits; i++) {
+			if (!n || cmp_hit(&s->hits[n - 1], &s->hits[i]))
+				s->hits[n++] = s->hits[i];
+		}
+		s->nr_hits = n;
+	}
+	ARRAY_GROW(s->hits, s->alloc_hits, s->nr_hits + 1);
+	s->hits[s->nr_hits++] = h;
+}
+
 /* What the build-id pass and the summary need from one record (bounded by its size). */
 static void account(struct rec_stream *s, const u8 *r, size_t size)
 {
@@ -518,10 +553,8 @@ static void account(struct rec_stream *s, const u8 *r, size_t size)
 			s->last_time = time;
 		if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
 			s->kernel_hit = true;
-		} else if (!s->nr_hits || s->hits[s->nr_hits - 1].ip != ip ||
-			   s->hits[s->nr_hits - 1].pid != (u32)pid) {
-			ARRAY_GROW(s->hits, s->alloc_hits, s->nr_hits + 1);
-			s->hits[s->nr_hits++] = (struct rec_hit){ (u32)pid, ip };
+		} else {
+			note_hit(s, (u32)pid, ip);
 		}
 		break;
 	}
