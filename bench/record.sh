@@ -96,6 +96,14 @@ CPU time is user+sys of the recorder and its workload (/usr/bin/time); lost even
 
 Targets: below 8 MB of peak RSS for \`analyze record true\`; no more lost events than perf;
 fewer descriptors and mappings than perf.
+
+The lost-events rows count PERF_RECORD_LOST records (each says how many samples one buffer
+dropped). The lost-events target is not met in this run: analyze lost samples where perf lost
+none, and the cause is not established. The recorders run one after the other, so each meets
+a different machine: on this shared one other builds and tests ran meanwhile (load average up
+to 36), and at -F 20000 a stall of about a quarter of a second fills a 512 KiB buffer past
+its wakeup mark; more runs are needed to tell noise from a real difference. Held fds include
+the three standard streams.
 EOF
 cat "$section"
 if [ "${BENCH_WRITE:-1}" = 1 ]; then
