@@ -1,8 +1,9 @@
 /*
  * record_internal: what the pieces of `analyze record` share. record.c owns the command line,
- * the workload and the main loop; record_stream.c the events, their ring buffers and the
- * streams that drain them; record_synth.c the records synthesized from /proc; record_header.c
- * the header features, build-ids and the build-id cache. Not for use outside analyzer/record*.
+ * the workload and the main loop; record_events.c the events and their fds; record_stream.c
+ * their ring buffers and the streams that drain them; record_synth.c the records synthesized
+ * from /proc; record_header.c the header features, build-ids and the build-id cache. Not for
+ * use outside analyzer/record*.
  */
 #ifndef ANALYZER_RECORD_INTERNAL_H
 #define ANALYZER_RECORD_INTERNAL_H
@@ -126,12 +127,16 @@ struct recording {
 
 enum { CALLCHAIN_FP = 1, CALLCHAIN_DWARF = 2 };
 
-/* record_stream.c */
+/* record_events.c */
 int record__parse_event(struct recording *rec, const char *name);
 int record__default_event(struct recording *rec);
 int record__open_events(struct recording *rec);
 int record__set_ids(struct recording *rec);
 int record__enable(struct recording *rec, bool enable);
+size_t record__id_hdr_size(const struct recording *rec);
+void record__close_events(struct recording *rec);
+
+/* record_stream.c */
 int record__start_streams(struct recording *rec);
 int record__run_threads(struct recording *rec);
 void record__stop_streams(struct recording *rec);
@@ -139,7 +144,6 @@ int record__drain(struct rec_stream *s);
 int record__stream_write(struct rec_stream *s, const void *bytes, size_t size);
 int record__finish_streams(struct recording *rec);
 void record__close(struct recording *rec);
-size_t record__id_hdr_size(const struct recording *rec);
 void record__note_map(struct rec_stream *s, u32 pid, u64 start, u64 len, const char *path);
 
 /* record_synth.c */
