@@ -38,7 +38,7 @@ BIN      := $(if $(filter build,$(O)),analyze,$(O)/analyze)
 TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap)
 
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
-        fuzz fuzz-build check-fuzz check-sweep check-flamegraph
+        fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record
 all: $(BIN) tools
 
 $(BIN): $(MAIN_OBJ) $(O)/libanalyze.a
@@ -92,7 +92,8 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory refcheck
 
 checks: all $(UNIT_BIN)
-	$(Q)$(MAKE) --no-print-directory unit golden check-bad check-sweep check-fuzz check-flamegraph
+	$(Q)$(MAKE) --no-print-directory unit golden check-bad check-sweep check-fuzz check-flamegraph \
+	  check-record
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -109,6 +110,11 @@ check-bad: $(BIN) tools
 SWEEP_FILES = $(wildcard tests/fixtures/*/perf.data)
 check-sweep: tools
 	$(O)/tools/sweep --quiet $(SWEEP_FILES)
+
+# analyze record against perf record's files and perf's reading of ours (records at test
+# time; skips where perf_event_open is not allowed)
+check-record: $(BIN)
+	$(TEST_ENV) tests/record.sh
 
 # what the fuzzers found, replayed through the commands
 check-fuzz: $(BIN)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyzer/flamegraph.h"
+#include "analyzer/record.h"
 #include "analyzer/report.h"
 #include "analyzer/script.h"
 #include "analyzer/tasks.h"
@@ -21,6 +22,7 @@ static const char usage[] =
 	"  tasks    perf report --tasks: the tree of recorded tasks (--mmaps: with their maps)\n"
 	"  script   perf script: every sample, one line each (with its callchain under it)\n"
 	"  flamegraph  a flame graph of the samples: one self-contained interactive SVG\n"
+	"  record   perf record: sample a command, processes or the whole system into perf.data\n"
 	"\n"
 	"See README.md for every option.\n";
 
@@ -105,6 +107,8 @@ int main(int argc, const char **argv)
 		return cmd_script(argc - i - 1, argv + i + 1, &cfg);
 	if (strcmp(argv[i], "flamegraph") == 0)
 		return cmd_flamegraph(argc - i - 1, argv + i + 1, &cfg);
+	if (strcmp(argv[i], "record") == 0)
+		return cmd_record(argc - i - 1, argv + i + 1, &cfg);
 	if (strcmp(argv[i], "tasks") == 0)
 		return cmd_tasks(argc - i - 1, argv + i + 1);
 	fprintf(stderr, "analyze: '%s' is not an analyze command.\n\n%s", argv[i], usage);

@@ -131,4 +131,11 @@ int symtab__load_kernel(struct symtab *st, const struct symsrc_config *cfg, cons
 int symtab__load_kallsyms_file(struct symtab *st, const char *path, u64 ref_reloc_addr,
 			       struct kernel_map_bounds *bounds);
 
+/*
+ * The GNU build-id note of an ELF file (or of an ELF image in memory, such as the [vdso]) into
+ * bf (20 bytes, zero-padded): its size, or -1 when there is none.
+ */
+int symtab__filename_build_id(const char *path, u8 *bf);
+int symtab__memory_build_id(const void *image, size_t size, u8 *bf);
+
 #endif

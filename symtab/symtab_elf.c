@@ -115,19 +115,34 @@ static int elf_build_id(Elf *elf, u8 *bf)
 	return -1;
 }
 
-static int filename_build_id(const char *path, u8 *bf)
+int symtab__filename_build_id(const char *path, u8 *bf)
 {
 	int fd = open(path, O_RDONLY), ret = -1;
 	Elf *elf;
 
 	if (fd < 0)
 		return -1;
+	pthread_once(&elf_once, elf_init_once);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf) {
 		ret = elf_build_id(elf, bf);
 		elf_end(elf);
 	}
 	close(fd);
+	return ret;
+}
+
+int symtab__memory_build_id(const void *image, size_t size, u8 *bf)
+{
+	Elf *elf;
+	int ret = -1;
+
+	pthread_once(&elf_once, elf_init_once);
+	elf = elf_memory((char *)image, size);
+	if (elf) {
+		ret = elf_build_id(elf, bf);
+		elf_end(elf);
+	}
 	return ret;
 }
 
@@ -633,7 +648,7 @@ static int load_user(struct symtab *st, const struct symsrc_config *cfg, struct 
 		/* perf tests the unprefixed path, then reads the symfs one */
 		if (symtab_is_regular_file(id->long_name)) {
 			symtab_join_symfs(name, sizeof(name), cfg->symfs, id->long_name);
-			size = filename_build_id(name, bid);
+			size = symtab__filename_build_id(name, bid);
 			if (size > 0) {
 				memcpy(id->bid, bid, BUILD_ID_MAX);
 				id->bid_size = (size_t)size;
