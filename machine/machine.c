@@ -221,7 +221,6 @@ static void machine__remove_thread(struct machine *m, struct thread *t)
 		thread__put(t);
 }
 
-#define RETIRE_AFTER_NS 100000000ull
 
 /* Remove an exited thread from the table and release its maps (see machine.h). */
 static void retire(struct machine *m, struct thread *t)
@@ -262,7 +261,7 @@ static void queue_exited(struct machine *m, struct thread *t, u64 time)
 /* Retire the exited threads the stream has moved far enough past. */
 static void retire_exited(struct machine *m)
 {
-	while (m->nr_exited && m->exited[m->exited_head].time + RETIRE_AFTER_NS < m->now) {
+	while (m->nr_exited && m->exited[m->exited_head].time + MACHINE_RETIRE_AFTER_NS < m->now) {
 		struct thread *t = m->exited[m->exited_head].thread;
 
 		m->exited_head++;

@@ -80,7 +80,7 @@ struct machine {
 	 * retiring them after their EXIT. Set before the first record.
 	 */
 	bool keep_exited;
-	/* Exited threads in EXIT order, retired RETIRE_AFTER_NS after their EXIT: a ring. */
+	/* Exited threads in EXIT order, retired MACHINE_RETIRE_AFTER_NS after their EXIT: a ring. */
 	struct exited_thread *exited;
 	size_t exited_head, nr_exited, exited_alloc;
 	u64 now;	/* the latest timestamp of a side-band record */
@@ -121,13 +121,22 @@ int machine__for_each_thread(struct machine *machine,
 			     int (*fn)(struct thread *thread, void *data), void *data);
 
 /*
+ * How long after its EXIT (in recorded time) a thread is retired. A task still runs after its
+ * EXIT record, and on a busy machine it can wait for a CPU for a long while before it does:
+ * its samples must still find it (2 s of threads that exit: 32k threads at the churn of the
+ * bench's million-thread recording, a few MB).
+ */
+#define MACHINE_RETIRE_AFTER_NS 2000000000ull
+
+/*
  * Side-band records. Return 0, or -1 for a malformed record (error_get() says why).
  *
  * Exit rule: EXIT marks the thread exited; unless keep_exited, the thread is retired
- * (removed from the table, its maps released) once a side-band record 100 ms (of recorded
- * time) past the EXIT has been processed, so the samples the kernel still sends after
- * EXIT find the thread and its comm. A process leader whose threads still run is retired
- * with the last of them; a FORK that reuses a tid replaces its thread at once, as in perf.
+ * (removed from the table, its maps released) once a side-band record
+ * MACHINE_RETIRE_AFTER_NS (of recorded time) past the EXIT has been processed, so the
+ * samples the kernel still sends after EXIT find the thread and its comm. A process leader
+ * whose threads still run is retired with the last of them; a FORK that reuses a tid
+ * replaces its thread at once, as in perf.
  * EXITs without a timestamp retire nothing. Histogram entries keep their references: a
  * retired thread lives on for its tid and comm, without maps.
  */

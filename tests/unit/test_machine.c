@@ -280,11 +280,13 @@ Test(machine, churn_of_named_threads_interns_nothing)
 	for (u32 tid = 1000; tid < 3000; tid++) {
 		struct thread *t;
 
-		put_task(&m, PERF_RECORD_FORK, 100, 100, tid, 100, time += SEC / 100);
+		put_task(&m, PERF_RECORD_FORK, 100, 100, tid, 100,
+			 time += MACHINE_RETIRE_AFTER_NS / 20);
 		t = machine__findnew_thread(&m, 100, (s32)tid);	/* as a sample does */
 		cr_assert_str_eq(thread__comm_str(t), "server");
 		thread__put(t);
-		put_task(&m, PERF_RECORD_EXIT, 100, 100, tid, 100, time += SEC / 100);
+		put_task(&m, PERF_RECORD_EXIT, 100, 100, tid, 100,
+			 time += MACHINE_RETIRE_AFTER_NS / 20);
 	}
 	cr_assert_eq(m.strings.count, strings);
 	cr_assert_lt(machine__nr_threads(&m), 100);	/* retired as they went */
@@ -330,14 +332,14 @@ Test(machine, exit_retires_once_the_stream_is_past_it)
 	held = machine__findnew_thread(&m, 300, 300);	/* as a histogram entry holds it */
 	put_task(&m, PERF_RECORD_EXIT, 300, 1, 300, 1, 2 * SEC);
 	/* samples the kernel sends after EXIT still find the thread, its comm and maps */
-	tick(&m, 2 * SEC + SEC / 20);
+	tick(&m, 2 * SEC + MACHINE_RETIRE_AFTER_NS / 2);
 	t = machine__find_thread(&m, 300);
 	cr_assert_eq(t, held);
 	cr_assert(t->exited);
 	cr_assert_not_null(maps__find(t->maps, 0x400800));
 	thread__put(t);
 	/* past the retirement delay: gone from the table, maps released, entry intact */
-	tick(&m, 2 * SEC + SEC / 5);
+	tick(&m, 2 * SEC + 2 * MACHINE_RETIRE_AFTER_NS);
 	cr_assert_null(machine__find_thread(&m, 300));
 	cr_assert_null(held->maps);
 	cr_assert_str_eq(thread__comm_str(held), "short");
@@ -370,7 +372,7 @@ Test(machine, thread_table_matches_naive)
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		tid = 1 + (u32)(seed >> 33) % (TIDS - 1);
-		time += SEC / 50;	/* an EXIT retires 6 records later */
+		time += MACHINE_RETIRE_AFTER_NS / 5;	/* an EXIT retires 6 records later */
 		if (!live[tid]) {
 			put_task(&m, PERF_RECORD_FORK, tid, 0, tid, 0, time);
 			live[tid] = true;
@@ -398,7 +400,7 @@ Test(machine, thread_table_matches_naive)
 		}
 	}
 	/* past every EXIT: what is left is the live threads, the idle task and the ticker */
-	tick(&m, time + SEC);
+	tick(&m, time + 2 * MACHINE_RETIRE_AFTER_NS);
 	cr_assert_eq(machine__nr_threads(&m), nr_live + 2);
 	machine__exit(&m);
 }
@@ -450,25 +452,25 @@ Test(machine, exited_leader_stays_for_its_threads)
 	put_mmap(&m, 100, 0x400000, 0x1000, "/usr/bin/srv");
 	put_task(&m, PERF_RECORD_FORK, 100, 100, 101, 100, 1 * SEC);
 	put_task(&m, PERF_RECORD_EXIT, 100, 100, 100, 100, 2 * SEC);
-	tick(&m, 3 * SEC);
+	tick(&m, 2 * SEC + 2 * MACHINE_RETIRE_AFTER_NS);	/* past the leader's retirement */
 	leader = machine__find_thread(&m, 100);
 	cr_assert_not_null(leader);
 	thread__put(leader);
 	/* a thread made after the leader's exit still joins the process's maps */
-	put_task(&m, PERF_RECORD_FORK, 100, 100, 102, 101, 3 * SEC);
+	put_task(&m, PERF_RECORD_FORK, 100, 100, 102, 101, 2 * SEC + 2 * MACHINE_RETIRE_AFTER_NS);
 	a = machine__find_thread(&m, 101);
 	b = machine__find_thread(&m, 102);
 	cr_assert_eq(a->maps, b->maps);
 	cr_assert_not_null(maps__find(b->maps, 0x400800));
 	thread__put(a);
 	thread__put(b);
-	put_task(&m, PERF_RECORD_EXIT, 100, 100, 101, 101, 4 * SEC);
-	tick(&m, 5 * SEC);
+	put_task(&m, PERF_RECORD_EXIT, 100, 100, 101, 101, 3 * SEC + 2 * MACHINE_RETIRE_AFTER_NS);
+	tick(&m, 3 * SEC + 4 * MACHINE_RETIRE_AFTER_NS);
 	leader = machine__find_thread(&m, 100);
 	cr_assert_not_null(leader, "the leader stays while thread 102 runs");
 	thread__put(leader);
-	put_task(&m, PERF_RECORD_EXIT, 100, 100, 102, 102, 6 * SEC);
-	tick(&m, 7 * SEC);
+	put_task(&m, PERF_RECORD_EXIT, 100, 100, 102, 102, 4 * SEC + 4 * MACHINE_RETIRE_AFTER_NS);
+	tick(&m, 4 * SEC + 6 * MACHINE_RETIRE_AFTER_NS);
 	cr_assert_null(machine__find_thread(&m, 101));
 	cr_assert_null(machine__find_thread(&m, 102));
 	cr_assert_null(machine__find_thread(&m, 100));
