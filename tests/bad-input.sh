@@ -15,9 +15,10 @@ u64_at() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
 u16_at() { od -An -t u2 -j "$2" -N 2 "$1" | tr -d ' '; }
 # put_le FILE OFFSET NBYTES VALUE: write VALUE little-endian
 put_le() {
-	local f=$1 off=$2 n=$3 v=$4 bytes="" i
-	for ((i = 0; i < n; i++)); do
-		bytes+=$(printf '\\x%02x' $(((v >> (8 * i)) & 255)))
+	local f=$1 off=$2 n=$3 v=$4 bytes="" byte i
+	for ((i = 0; i < n; i++)); do	# printf -v: no subshell per byte
+		printf -v byte '\\x%02x' $(((v >> (8 * i)) & 255))
+		bytes+=$byte
 	done
 	printf "$bytes" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
 }
