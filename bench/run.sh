@@ -12,43 +12,15 @@ WORK=bench/out
 SECONDS_TO_RECORD=${BENCH_SECONDS:-25}
 RUNS=${BENCH_RUNS:-5}
 SCALING_RUNS=${BENCH_SCALING_RUNS:-25}
-ANALYZE=${ANALYZE:-./analyze}
 INFLATE=${INFLATE:-build/tools/perf-inflate}
-TIMEIT=${TIMEIT:-build/tools/timeit}
 mkdir -p "$WORK"
-
-# A busy mix on every CPU: compressors, hashing, sorting, and many short-lived processes.
-LOAD='load() { end=$((SECONDS + T)); while [ $SECONDS -lt $end ]; do
-	gzip -1 -c /usr/bin/perf >/dev/null
-	sha256sum /usr/lib/x86_64-linux-gnu/*.so* >/dev/null 2>&1 || true
-	for i in $(seq 20); do /bin/true; done
-	seq 100000 | sort -R >/dev/null
-done; }'
-
-record() {	# OUTPUT PERF-RECORD-ARGS...
-	local out=$1
-	shift
-	if [ "${BENCH_REUSE:-0}" = 1 ] && [ -e "$out" ]; then return; fi
-	echo "bench: recording $SECONDS_TO_RECORD s into $out ($*)" >&2
-	rm -rf "$out"
-	perf record -q "$@" -o "$out" -- bash -c "T=$SECONDS_TO_RECORD; $LOAD; for c in \$(seq $(nproc)); do load & done; wait" \
-		>/dev/null 2>"$WORK/record.log" || { cat "$WORK/record.log" >&2; exit 1; }
-}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 # timed OUT CMD...: "seconds peak-KB" of one run, its output in OUT (tools/timeit: wall time
 # to the microsecond from fork to reaping, peak RSS from wait4; no shell in the interval)
 timed() {
 	"$TIMEIT" "$@"
-}
-# best CMD...: best wall time and the peak RSS (KB) of that run over $RUNS runs (output in
-# $OUT, default $WORK/out.txt)
-best() {
-	local best_t="" best_m="" t m
-	for ((r = 0; r < RUNS; r++)); do
-		read -r t m < <(timed "${OUT:-$WORK/out.txt}" "$@")
-		if [ -z "$best_t" ] || awk "BEGIN{exit !($t < $best_t)}"; then best_t=$t best_m=$m; fi
-	done
-	echo "$best_t $best_m"
 }
 # best_pair CMD-A -- CMD-B: best time and its peak RSS of each, the two run alternately
 best_pair() {
@@ -64,11 +36,6 @@ best_pair() {
 	done
 	echo "$ta $ma $tb $mb"
 }
-ratio() { awk "BEGIN{ if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"inf\" }"; }
-same_as_perf() {	# the two outputs of the last pair of runs, but for the random tip
-	if diff <(grep -v '^# (Tip' "$WORK/perf.txt") <(grep -v '^# (Tip' "$WORK/analyze.txt") >/dev/null
-	then echo yes; else echo no; fi
-}
 row() {	# LABEL PERF-TIME PERF-KB ANALYZE-TIME ANALYZE-KB
 	echo "| $1 | $2 s, $(($3 / 1024)) MB | $4 s, $(($5 / 1024)) MB | $(ratio "$2" "$4")x | $(ratio "$3" "$5")x less |"
 }
@@ -78,20 +45,17 @@ DIR=$WORK/sysw-threads-z.data
 record "$FILE" -a -F 20000 -e cpu-clock
 record "$DIR" -a -F 20000 -e cpu-clock --threads -z
 
-samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}'; }
-size_mb() { du -sm "$1" | cut -f1; }
-
 # 1. The plain file (issue 2)
 read -r p1_t p1_m < <(best perf report -i "$FILE" --stdio); cp "$WORK/out.txt" "$WORK/perf.txt"
 read -r a1_t a1_m < <(best "$ANALYZE" report -i "$FILE"); cp "$WORK/out.txt" "$WORK/analyze.txt"
-same1=$(same_as_perf)
+same1=$(same "$WORK/perf.txt" "$WORK/analyze.txt")
 read -r p2_t p2_m < <(best perf report -i "$FILE" --stdio --sort dso,sym)
 read -r a2_t a2_m < <(best "$ANALYZE" report -i "$FILE" --sort dso,sym)
 
 # 2. The --threads -z directory (issue 3)
 read -r p3_t p3_m < <(best perf report -i "$DIR" --stdio); cp "$WORK/out.txt" "$WORK/perf.txt"
 read -r a3_t a3_m < <(best "$ANALYZE" report -i "$DIR"); cp "$WORK/out.txt" "$WORK/analyze.txt"
-same3=$(same_as_perf)
+same3=$(same "$WORK/perf.txt" "$WORK/analyze.txt")
 read -r j1_t j1_m j2_t j2_m < <(best_pair "$ANALYZE" report -j 1 -i "$DIR" -- \
 	"$ANALYZE" report -j 2 -i "$DIR")
 

@@ -23,6 +23,7 @@
 #include "machine/dso.h"
 #include "symtab/demangle.h"
 #include "symtab/symtab.h"
+#include "symtab/symtab_elf.h"
 
 #define PATH_BUF 4096
 #define MAX_DEPTH 64	/* functions nested at one pc we look at */
@@ -93,25 +94,6 @@ void inlines__delete(struct inlines *in)
 	}
 	hashmap_exit(&in->dsos);
 	free(in);
-}
-
-static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *shdr)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, shdr))
-			return NULL;
-		n = elf_strptr(elf, shstrndx, shdr->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
 }
 
 /* path as an ELF file, or NULL */
@@ -196,12 +178,12 @@ static void inline_dso_open(struct inlines *in, struct inline_dso *id, const str
 
 		if (candidate(in->cfg, dso, i, path, sizeof(path)) || !(elf = open_elf(path, &fd)))
 			continue;
-		if (!have_text && section_by_name(elf, ".dynsym", &shdr)) {
+		if (!have_text && symtab_elf_section_by_name(elf, NULL, &shdr, ".dynsym", NULL)) {
 			have_text = true;
-			if (section_by_name(elf, ".text", &shdr))
+			if (symtab_elf_section_by_name(elf, NULL, &shdr, ".text", NULL))
 				id->text_offset = shdr.sh_addr - shdr.sh_offset;
 		}
-		if (!id->elf && section_by_name(elf, ".symtab", &shdr)) {
+		if (!id->elf && symtab_elf_section_by_name(elf, NULL, &shdr, ".symtab", NULL)) {
 			id->elf = elf;
 			id->fd = fd;
 			keep = true;
@@ -213,7 +195,7 @@ static void inline_dso_open(struct inlines *in, struct inline_dso *id, const str
 	}
 	if (!id->elf && !(id->elf = open_elf(dso->long_name, &id->fd)))
 		return;
-	if (!section_by_name(id->elf, ".debug_line", &shdr))
+	if (!symtab_elf_section_by_name(id->elf, NULL, &shdr, ".debug_line", NULL))
 		return;
 	id->dwarf = dwarf_begin_elf(id->elf, DWARF_C_READ, NULL);
 }
@@ -262,7 +244,7 @@ static bool non_mangled(int lang)
 static const char *symbol_at(struct inline_dso *id, u64 vaddr, u64 low_pc)
 {
 	GElf_Shdr shdr;
-	Elf_Scn *scn = section_by_name(id->elf, ".symtab", &shdr);
+	Elf_Scn *scn = symtab_elf_section_by_name(id->elf, NULL, &shdr, ".symtab", NULL);
 	Elf_Data *data;
 	GElf_Sym best = { 0 };
 	const char *name = NULL;

@@ -26,6 +26,7 @@
 #include "machine/machine.h"
 #include "readers/sample.h"
 #include "readers/session.h"
+#include "symtab/symtab_elf.h"
 
 #define NR_REGS 17	/* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, 16: rip */
 #define REG_RBP 6
@@ -210,26 +211,6 @@ static int data_file(const struct symsrc_config *cfg, const struct dso *dso, cha
 	return regular_file(buf) ? 0 : -1;
 }
 
-/* perf's elf_section_address_and_offset: the first section of that name. */
-static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *shdr)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, shdr))
-			return NULL;
-		n = elf_strptr(elf, shstrndx, shdr->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
 /* A DW_EH_PE_* value as perf's __dw_read_encoded_value reads the header's: -1 if it cannot. */
 static int read_encoded(const u8 **p, const u8 *end, u8 enc, u64 *val)
 {
@@ -299,7 +280,8 @@ static void dso_read_hdr(struct unwind_dso *ud)
 			break;
 		}
 	}
-	if (!section_by_name(ud->elf, ".eh_frame_hdr", &shdr) || !shdr.sh_offset)
+	if (!symtab_elf_section_by_name(ud->elf, NULL, &shdr, ".eh_frame_hdr", NULL) ||
+	    !shdr.sh_offset)
 		return;
 	ud->hdr_addr = shdr.sh_addr;
 	ud->hdr_offset = shdr.sh_offset;
@@ -853,7 +835,9 @@ static int debug_frame_rule(struct cursor *c, struct map *map, struct unwind_dso
 
 	if (!ud->debug_tried) {
 		ud->debug_tried = true;
-		if (ud->elf && section_by_name(ud->elf, ".debug_frame", &shdr) && shdr.sh_offset) {
+		if (ud->elf &&
+		    symtab_elf_section_by_name(ud->elf, NULL, &shdr, ".debug_frame", NULL) &&
+		    shdr.sh_offset) {
 			ud->has_debug_frame = true;
 			ud->dwarf = dwarf_begin_elf(ud->elf, DWARF_C_READ, NULL);
 			ud->debug_cfi = ud->dwarf ? dwarf_getcfi(ud->dwarf) : NULL;

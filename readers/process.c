@@ -483,7 +483,9 @@ u64 perf_session__kernel_text(struct perf_session *s)
 		} else {
 			continue;
 		}
-		if (!strncmp(name, "[kernel.kallsyms]", 17)) {
+		/* the name need not end inside the record: compare only what is there */
+		if ((const char *)ev + ev->size - name >= 17 &&
+		    !memcmp(name, "[kernel.kallsyms]", 17)) {
 			pgoff = off;
 			break;
 		}

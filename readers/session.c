@@ -168,7 +168,7 @@ static int read_header(struct perf_session *s)
  */
 static void set_id_window(struct perf_session *s, u64 attrs_off, u64 nr, u64 entry)
 {
-	u64 min = UINT64_MAX, max = 0;
+	u64 min = UINT64_MAX, max = 0, total = 0;
 
 	for (u64 i = 0; i < nr; i++) {
 		struct perf_file_section ids;
@@ -181,6 +181,9 @@ static void set_id_window(struct perf_session *s, u64 attrs_off, u64 nr, u64 ent
 			swap_file_section(&ids);
 		if (ids.offset > s->size || ids.size > s->size - ids.offset)
 			continue;
+		total += ids.size;
+		if (total > s->size)	/* read_attrs refuses it */
+			return;
 		for (u64 k = 0; k < ids.size / 8; k++) {
 			u64 id;
 
@@ -201,7 +204,7 @@ static void set_id_window(struct perf_session *s, u64 attrs_off, u64 nr, u64 ent
 static int read_attrs(struct perf_session *s)
 {
 	const struct perf_file_header *h = &s->header;
-	u64 entry = h->attr_size, nr, off;
+	u64 entry = h->attr_size, nr, off, ids_total = 0;
 
 	if (entry < sizeof(struct perf_file_section) + PERF_ATTR_SIZE_VER0 || entry > 4096) {
 		error_set("%s: offset 0x10: bad attr_size %llu", s->data_path, (unsigned long long)entry);
@@ -259,6 +262,17 @@ static int read_attrs(struct perf_session *s)
 		memcpy(&ids, raw + sz, sizeof(ids));
 		if (!in_file(s, ids.offset, ids.size) || ids.size % sizeof(u64))
 			return fail_section(s, off + sz, "attr ids", &ids);
+		/*
+		 * perf writes each attr's ids apart: ids sections that together claim more than
+		 * the file holds overlap, and would cost their sum (copies, lookups) per attr.
+		 */
+		ids_total += ids.size;
+		if (ids_total > s->size) {
+			error_set("%s: offset %#llx: the attrs' ids sections claim %llu bytes, more than the file holds (%zu bytes)",
+				  s->data_path, (unsigned long long)(off + sz),
+				  (unsigned long long)ids_total, s->size);
+			return -1;
+		}
 		off += sz + sizeof(ids);
 		if (ids.offset % sizeof(u64)) {	/* perf never writes them so: copy them */
 			ev->ids_owned = xmalloc(ids.size + 1);

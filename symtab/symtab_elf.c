@@ -16,6 +16,7 @@
 
 #include "lib/xalloc.h"
 #include "symtab/demangle.h"
+#include "symtab/symtab_elf.h"
 #include "symtab/symtab_internal.h"
 
 #define BUILD_ID_MAX 20
@@ -44,13 +45,18 @@ static void elf_init_once(void)
 	elf_version(EV_CURRENT);
 }
 
-/* perf's elf_section_by_name: the first section of that name; idx counts from 1. */
-static Elf_Scn *section_by_name(Elf *elf, const GElf_Ehdr *ehdr, GElf_Shdr *shp,
-				const char *name, size_t *idx)
+Elf_Scn *symtab_elf_section_by_name(Elf *elf, const GElf_Ehdr *ehdr, GElf_Shdr *shp,
+				    const char *name, size_t *idx)
 {
+	GElf_Ehdr own;
 	Elf_Scn *sec = NULL;
 	size_t cnt = 1;
 
+	if (!ehdr) {
+		if (!gelf_getehdr(elf, &own))
+			return NULL;
+		ehdr = &own;
+	}
 	if (!elf_rawdata(elf_getscn(elf, ehdr->e_shstrndx), NULL))
 		return NULL;
 	while ((sec = elf_nextscn(elf, sec)) != NULL) {
@@ -82,7 +88,7 @@ static int elf_build_id(Elf *elf, u8 *bf)
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr))
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(names) && !sec; i++)
-		sec = section_by_name(elf, &ehdr, &shdr, names[i], NULL);
+		sec = symtab_elf_section_by_name(elf, &ehdr, &shdr, names[i], NULL);
 	if (!sec || !(data = elf_getdata(sec, NULL)) || !data->d_buf)
 		return -1;
 	while (off + sizeof(GElf_Nhdr) <= data->d_size) {
@@ -187,11 +193,12 @@ static int symsrc_init(struct symsrc *ss, const struct dso_id *id, const char *n
 		if (size <= 0 || !build_id_equal(id, bid, (size_t)size))
 			goto fail;
 	}
-	ss->symtab = section_by_name(ss->elf, &ss->ehdr, &ss->symshdr, ".symtab", NULL);
+	ss->symtab = symtab_elf_section_by_name(ss->elf, &ss->ehdr, &ss->symshdr, ".symtab",
+						NULL);
 	if (ss->symtab && ss->symshdr.sh_type != SHT_SYMTAB)
 		ss->symtab = NULL;
-	ss->dynsym = section_by_name(ss->elf, &ss->ehdr, &ss->dynshdr, ".dynsym",
-				     &ss->dynsym_idx);
+	ss->dynsym = symtab_elf_section_by_name(ss->elf, &ss->ehdr, &ss->dynshdr, ".dynsym",
+						&ss->dynsym_idx);
 	if (ss->dynsym && ss->dynshdr.sh_type != SHT_DYNSYM)
 		ss->dynsym = NULL;
 	return 0;
@@ -367,15 +374,15 @@ static int synthesize_plt(struct sym_builder *b, struct symsrc *ss)
 
 	if (!ss->dynsym)
 		return 0;
-	scn_rel = section_by_name(elf, &ss->ehdr, &shdr_rel, ".rela.plt", NULL);
+	scn_rel = symtab_elf_section_by_name(elf, &ss->ehdr, &shdr_rel, ".rela.plt", NULL);
 	if (!scn_rel) {
-		scn_rel = section_by_name(elf, &ss->ehdr, &shdr_rel, ".rel.plt", NULL);
+		scn_rel = symtab_elf_section_by_name(elf, &ss->ehdr, &shdr_rel, ".rel.plt", NULL);
 		if (!scn_rel)
 			return 0;
 	}
 	if (shdr_rel.sh_link != ss->dynsym_idx)
 		return 0;
-	if (!section_by_name(elf, &ss->ehdr, &shdr_plt, ".plt", NULL))
+	if (!symtab_elf_section_by_name(elf, &ss->ehdr, &shdr_plt, ".plt", NULL))
 		return 0;
 	if (!(reldata = elf_getdata(scn_rel, NULL)) || !(syms = elf_getdata(ss->dynsym, NULL)))
 		return 0;
@@ -508,7 +515,7 @@ static int read_debuglink(const char *path, char *out, size_t size)
 		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &ehdr) &&
-	    (sec = section_by_name(elf, &ehdr, &shdr, ".gnu_debuglink", NULL)) &&
+	    (sec = symtab_elf_section_by_name(elf, &ehdr, &shdr, ".gnu_debuglink", NULL)) &&
 	    (data = elf_getdata(sec, NULL)) && data->d_buf && data->d_size) {
 		size_t n = strnlen(data->d_buf, MIN(data->d_size, size - 1));
 

@@ -15,24 +15,46 @@ u64_at() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
 u16_at() { od -An -t u2 -j "$2" -N 2 "$1" | tr -d ' '; }
 # put_le FILE OFFSET NBYTES VALUE: write VALUE little-endian
 put_le() {
-	local f=$1 off=$2 n=$3 v=$4 bytes="" i
-	for ((i = 0; i < n; i++)); do
-		bytes+=$(printf '\\x%02x' $(((v >> (8 * i)) & 255)))
+	local f=$1 off=$2 n=$3 v=$4 bytes="" byte i
+	for ((i = 0; i < n; i++)); do	# printf -v: no subshell per byte
+		printf -v byte '\\x%02x' $(((v >> (8 * i)) & 255))
+		bytes+=$byte
 	done
 	printf "$bytes" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
 }
+
+# limited CMD...: CMD under a memory limit of 1 GB (section 14): an allocation sized from a
+# hostile field fails it. ASan reserves terabytes of address space, so its builds are limited
+# by ASan's own options instead of `ulimit -v`.
+LIMITED=0
+if ldd "$ANALYZE" 2>/dev/null | grep -q libasan; then
+	limited() {
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=1024:max_allocation_size_mb=1024" "$@"
+	}
+else
+	limited() {
+		(ulimit -v 1048576 && "$@")
+	}
+fi
+
+# run_cmd's limit on a run: a hang fails the case
+TIMEOUT=20
 
 # CMD=tasks: the same checks of `analyze tasks --mmaps` (section 10); CMD=script: of
 # `analyze script` with task and mmap lines (section 11)
 CMD=report
 run_cmd() {	# FILE
-	if [ "$CMD" = tasks ]; then
-		timeout 20 "$ANALYZE" tasks -i "$1" --mmaps
+	if [ "$LIMITED" = 1 ]; then
+		LIMITED=0 limited run_cmd "$@"
+	elif [ "$CMD" = header ]; then
+		timeout "$TIMEOUT" "$ANALYZE" --buildid-dir "$WORK/none" report -i "$1" --header-only -I
+	elif [ "$CMD" = tasks ]; then
+		timeout "$TIMEOUT" "$ANALYZE" tasks -i "$1" --mmaps
 	elif [ "$CMD" = script ]; then
-		timeout 20 "$ANALYZE" --buildid-dir "$WORK/none" script -i "$1" --kallsyms /dev/null \
+		timeout "$TIMEOUT" "$ANALYZE" --buildid-dir "$WORK/none" script -i "$1" --kallsyms /dev/null \
 			--show-task-events --show-mmap-events
 	else
-		timeout 20 "$ANALYZE" --buildid-dir "$WORK/none" report -i "$1" --kallsyms /dev/null
+		timeout "$TIMEOUT" "$ANALYZE" --buildid-dir "$WORK/none" report -i "$1" --kallsyms /dev/null
 	fi
 }
 
@@ -434,6 +456,211 @@ if [ -f "$AUX" ]; then
 	fi
 	CMD=report
 fi
+
+# 15. Hostile sizes (tests/FUZZING.md, "Hostile sizes"): sizes, counts and lengths that claim
+#     gigabytes. Every run here is under a 1 GB memory limit (limited), so an allocation sized
+#     from such a field fails the case. Each case ends in one error line naming the file and an
+#     offset (status 1) or, where perf goes on, in perf's behaviour (features: perf stops
+#     reading the features at the first it cannot read, and goes on with the report).
+LIMITED=1
+expect_ok_or_error() {	# NAME FILE: status 0, or 1 with one line naming the file and an offset
+	local name="$CMD: $1" f=$2 status
+	run_cmd "$f" >"$WORK/out" 2>"$WORK/err" </dev/null
+	status=$?
+	if [ "$status" = 0 ] || { [ "$status" = 1 ] && [ "$(wc -l <"$WORK/err")" = 1 ] &&
+		grep -q -E "$f: offset (0x[0-9a-f]+|[0-9])" "$WORK/err"; }; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL $name: status $status"; head -3 "$WORK/err" | sed 's/^/    /'
+		fail=$((fail + 1))
+	fi
+}
+# records FILE TYPE [IDS]: the offsets of the records of TYPE in FILE's data section; with
+# IDS (a comma-separated list of ids below 2^32), only those whose first word is one of them
+records() {
+	local f=$1 off end
+	off=$(u64_at "$f" 40) end=$(($(u64_at "$f" 40) + $(u64_at "$f" 48)))
+	od -An -v -t u2 -w2 "$f" | awk -v off="$off" -v end="$end" -v t="$2" -v ids="${3:-}" '
+		{ w[NR - 1] = $1 }
+		END {
+			n = split(ids, list, ",")
+			for (i = 1; i <= n; i++) want[list[i]] = 1
+			while (off < end) {
+				o = off / 2
+				id = w[o + 4] + 65536 * w[o + 5]
+				if (w[o] == t && (!n || (!w[o + 6] && !w[o + 7] && (id in want)))) print off
+				s = w[o + 3]
+				if (s < 8) break
+				off += s
+			}
+		}'
+}
+# feat_entry FILE BIT: where BIT's {offset, size} is in the feature table (empty: no such bit)
+feat_entry() {
+	local f=$1 bit=$2 off b bits
+	off=$(($(u64_at "$f" 40) + $(u64_at "$f" 48))) bits=$(u64_at "$f" 72)
+	for ((b = 1; b < bit; b++)); do off=$((off + ((bits >> b) & 1) * 16)); done
+	[ $(((bits >> bit) & 1)) = 1 ] && echo "$off"
+}
+feat_off() { u64_at "$1" "$(feat_entry "$1" "$2")"; }	# FILE BIT: the section's offset
+# relabel FILE FROM TO: feature bit FROM's section becomes feature TO's (no bit set between)
+relabel() {
+	local bits
+	bits=$(u64_at "$1" 72)
+	put_le "$1" 72 8 $(((bits & ~(1 << $2)) | (1 << $3)))
+}
+hostile() {	# NAME PATCH...: a copy of $SRC with PATCH (put_le's OFFSET NBYTES VALUE) applied
+	local name=$1
+	shift
+	cp "$SRC" "$WORK/h.data"
+	while [ $# -ge 3 ]; do put_le "$WORK/h.data" "$1" "$2" "$3"; shift 3; done
+	for CMD in report header; do expect_ok_or_error "$name" "$WORK/h.data"; done
+	CMD=report
+}
+hostile_error() {	# NAME FILE: status 1 and one line naming the file and an offset, as report, tasks and script
+	for CMD in report tasks script; do expect_error "$1" "$2"; done
+	CMD=report
+}
+
+# file header: attr_size, and attrs, data and feature section sizes
+cp "$SRC" "$WORK/h1.data"; put_le "$WORK/h1.data" 16 8 $((1 << 40))
+hostile_error "attr_size 2^40" "$WORK/h1.data"
+cp "$SRC" "$WORK/h1.data"; put_le "$WORK/h1.data" 32 8 $((1 << 62))
+hostile_error "attrs section size 2^62" "$WORK/h1.data"
+cp "$SRC" "$WORK/h1.data"; put_le "$WORK/h1.data" 48 8 $((1 << 62))
+hostile_error "data section size 2^62" "$WORK/h1.data"
+cp "$SRC" "$WORK/h1.data"; put_le "$WORK/h1.data" $(($(feat_entry "$SRC" 3) + 8)) 8 $((1 << 62))
+hostile_error "feature section size 2^62 (HOSTNAME)" "$WORK/h1.data"
+# attrs: an attr's own size field, its ids section's size, and ids sections that overlap:
+# 300 attrs sharing one misaligned 4 MB ids section (copied per attr: 1.2 GB)
+attrs_off=$(u64_at "$SRC" 24) attr_size=$(u64_at "$SRC" 16)
+cp "$SRC" "$WORK/h1.data"; put_le "$WORK/h1.data" $((attrs_off + 4)) 4 0xfffffff8
+hostile_error "attr size field 0xfffffff8" "$WORK/h1.data"
+cp "$SRC" "$WORK/h1.data"; put_le "$WORK/h1.data" $((attrs_off + attr_size - 8)) 8 $((1 << 62))
+hostile_error "attr ids section size 2^62" "$WORK/h1.data"
+cp "$SRC" "$WORK/h1.data"
+ids_off=$(($(stat -c %s "$SRC") | 7))	# 8n + 7: misaligned
+head -c $((ids_off + 4194304)) /dev/zero | tail -c +$(($(stat -c %s "$SRC") + 1)) >>"$WORK/h1.data"
+new_attrs=$(stat -c %s "$WORK/h1.data")
+dd if="$SRC" bs=1 skip="$attrs_off" count="$attr_size" status=none >"$WORK/attr"
+put_le "$WORK/attr" $((attr_size - 16)) 8 "$ids_off"
+put_le "$WORK/attr" $((attr_size - 8)) 8 4194304
+for ((i = 0; i < 300; i++)); do cat "$WORK/attr"; done >>"$WORK/h1.data"
+put_le "$WORK/h1.data" 24 8 "$new_attrs"
+put_le "$WORK/h1.data" 32 8 $((300 * attr_size))
+hostile_error "300 attrs sharing a misaligned 4 MB ids section" "$WORK/h1.data"
+
+# records: a size past the end of a stream (record sizes are u16: 64 KB at most)
+PP=tests/fixtures/pipe/perf.data
+last=16
+for ((off = 16; off < $(stat -c %s "$PP"); off += $(u16_at "$PP" $((off + 6))))); do last=$off; done
+cp "$PP" "$WORK/h1.data"; put_le "$WORK/h1.data" $((last + 6)) 2 65535
+hostile_error "pipe: last record of size 65535" "$WORK/h1.data"
+# string lengths: a COMM's comm and an MMAP2's filename not NUL-terminated in the record
+for type in 3 10; do
+	at=$(records "$SRC" $type | head -1)
+	[ "$type" = 3 ] && from=16 || from=72	# comm after pid, tid; filename after the fixed fields
+	cp "$SRC" "$WORK/h1.data"
+	head -c $(($(u16_at "$SRC" $((at + 6))) - from)) /dev/zero | tr '\0' A |
+		dd of="$WORK/h1.data" bs=1 seek=$((at + from)) conv=notrunc status=none
+	hostile_error "record type $type: string not NUL-terminated" "$WORK/h1.data"
+done
+# callchain length (nr = 2^62), and branch-stack count: the callchain fixture's CALLCHAIN
+# bit (0x20) made BRANCH_STACK (0x800) with nr 0x5555555555555556 (3 * nr wraps to 2); in
+# the first 20 samples, among which is the first delivered
+CC=tests/fixtures/callchain/perf.data
+cc_attr=$(u64_at "$CC" 24) cc_type=$(u64_at "$CC" $(($(u64_at "$CC" 24) + 24)))
+cp "$CC" "$WORK/h1.data"; cp "$CC" "$WORK/h2.data"
+put_le "$WORK/h2.data" $((cc_attr + 24)) 8 $(((cc_type & ~0x20) | 0x800))
+for at in $(records "$CC" 9 | head -20); do	# IP TID TIME PERIOD, then nr
+	put_le "$WORK/h1.data" $((at + 40)) 8 $((1 << 62))
+	put_le "$WORK/h2.data" $((at + 40)) 8 0x5555555555555556
+done
+hostile_error "callchain nr 2^62" "$WORK/h1.data"
+hostile_error "branch stack nr 0x5555555555555556" "$WORK/h2.data"
+# a RAW field's size (the tracepoint event's samples: IDENTIFIER IP TID TIME CPU PERIOD, then
+# RAW), in the first 20 samples of its first attr (its ids: that attr's ids section)
+tp_attr=$(u64_at "$TP" 24) tp_attr_size=$(u64_at "$TP" 16)
+tp_ids=$(od -An -v -t u8 -j "$(u64_at "$TP" $((tp_attr + tp_attr_size - 16)))" \
+	-N "$(u64_at "$TP" $((tp_attr + tp_attr_size - 8)))" "$TP" | xargs | tr ' ' ,)
+cp "$TP" "$WORK/h1.data"
+for at in $(records "$TP" 9 "$tp_ids" | head -20); do put_le "$WORK/h1.data" $((at + 56)) 4 0xfffffff0; done
+hostile_error "raw size 0xfffffff0" "$WORK/h1.data"
+
+# compressed sizes: a file whose data section is one COMPRESSED record of the given payload
+# (a zstd frame, then a skippable frame to the record's end)
+zrecord() {	# OUT SIZE FRAME-FILE
+	local out=$1 size=$2 frame=$3 zend bits at pad b table=0
+	zend=$(($(u64_at "$ZF" 40) + $(u64_at "$ZF" 48))) bits=$(u64_at "$ZF" 72)
+	for ((b = 1; b < 64; b++)); do table=$((table + ((bits >> b) & 1) * 16)); done
+	cp "$ZF" "$out"
+	at=$(stat -c %s "$ZF")
+	at=$(((at + 7) / 8 * 8)) pad=$((size - 8 - $(stat -c %s "$frame") - 8))
+	truncate -s "$at" "$out"
+	head -c "$size" /dev/zero >>"$out"
+	put_le "$out" "$at" 4 81
+	put_le "$out" $((at + 6)) 2 "$size"
+	dd if="$frame" of="$out" bs=64K seek=$((at + 8)) oflag=seek_bytes conv=notrunc status=none
+	put_le "$out" $((at + 8 + $(stat -c %s "$frame"))) 4 0x184d2a50
+	put_le "$out" $((at + 12 + $(stat -c %s "$frame"))) 4 "$pad"
+	dd if="$ZF" bs=1 skip="$zend" count="$table" status=none >>"$out"
+	put_le "$out" 40 8 "$at"
+	put_le "$out" 48 8 "$size"
+}
+# a bomb: 16,000 RLE blocks of 128 KB (2 GB) in one 64 KB record
+{ printf '\x28\xb5\x2f\xfd\x00\x38'; for ((i = 0; i < 16000; i++)); do printf '\x02\x00\x10\x41'; done
+  printf '\x03\x00\x10\x41'; } >"$WORK/frame"
+zrecord "$WORK/h1.data" 65528 "$WORK/frame"
+TIMEOUT=120	# 64 MB are inflated before the bound: 20 s and more under ASan on a loaded machine
+hostile_error "compressed record inflating to 2 GB" "$WORK/h1.data"
+TIMEOUT=20
+# a frame content size of 16 GB (then one 128 KB block)
+printf '\x28\xb5\x2f\xfd\xc0\x38\x00\x00\x00\x00\x04\x00\x00\x00\x03\x00\x10\x41' >"$WORK/frame"
+zrecord "$WORK/h1.data" 1024 "$WORK/frame"
+hostile_error "zstd frame content size 16 GB" "$WORK/h1.data"
+# a single-segment frame, whose window is its content size: 16 GB
+printf '\x28\xb5\x2f\xfd\xe0\x00\x00\x00\x00\x04\x00\x00\x00\x03\x00\x10\x41' >"$WORK/frame"
+zrecord "$WORK/h1.data" 1024 "$WORK/frame"
+hostile_error "zstd single-segment frame of 16 GB" "$WORK/h1.data"
+# a window of 2^41 bytes
+printf '\x28\xb5\x2f\xfd\x00\xf8\x03\x00\x10\x41' >"$WORK/frame"
+zrecord "$WORK/h1.data" 1024 "$WORK/frame"
+hostile_error "zstd window 2^41" "$WORK/h1.data"
+
+# feature counts and lengths (report, and report --header-only -I which reads every feature)
+o() { feat_off "$SRC" "$1"; }
+hostile "HOSTNAME string length 0xffffffff" "$(o 3)" 4 0xffffffff
+hostile "NRCPUS nr_cpus_avail 0xffffffff (sizes CPU_TOPOLOGY's ids)" "$(o 7)" 4 0xffffffff
+hostile "CMDLINE count 0xffffffff" "$(o 11)" 4 0xffffffff
+hostile "CMDLINE string length 0xfffffff0" $(($(o 11) + 4)) 4 0xfffffff0
+hostile "EVENT_DESC count 0xffffffff" "$(o 12)" 4 0xffffffff
+hostile "EVENT_DESC attr size 0xffffffff" $(($(o 12) + 4)) 4 0xffffffff
+ed_sz=$(od -An -t u4 -j $(($(o 12) + 4)) -N 4 "$SRC" | tr -d ' ')
+hostile "EVENT_DESC nr_ids 0xffffffff" $(($(o 12) + 8 + ed_sz)) 4 0xffffffff
+hostile "CPU_TOPOLOGY sibling list count 0xffffffff" "$(o 13)" 4 0xffffffff
+hostile "NUMA_TOPOLOGY count 0xffffffff" "$(o 14)" 4 0xffffffff
+hostile "PMU_MAPPINGS count 0xffffffff" "$(o 16)" 4 0xffffffff
+hostile "CACHE count 0xffffffff" $(($(o 20) + 4)) 4 0xffffffff
+hostile "MEM_TOPOLOGY count 2^62" $(($(o 22) + 16)) 8 $((1 << 62))
+hostile "MEM_TOPOLOGY node bits 2^63" $(($(o 22) + 40)) 8 $((1 << 63))
+hostile "BUILD_ID entry size 65535" $(($(o 2) + 6)) 2 65535
+hostile "BPF_PROG_INFO count 0xffffffff" "$(o 25)" 4 0xffffffff
+hostile "BPF_BTF count 0xffffffff" "$(o 26)" 4 0xffffffff
+hostile "PMU_CAPS count 0xffffffff" "$(o 31)" 4 0xffffffff
+# features the fixture lacks: another section relabelled as one (the bits between unset)
+relabelled() {	# NAME FROM TO COUNT-NBYTES COUNT-VALUE: FROM's section read as TO's, its count set
+	local off
+	off=$(o "$2")
+	cp "$SRC" "$WORK/h.data"; relabel "$WORK/h.data" "$2" "$3"
+	put_le "$WORK/h.data" "$off" "$4" "$5"
+	for CMD in report header; do expect_ok_or_error "$1" "$WORK/h.data"; done
+	CMD=report
+}
+relabelled "GROUP_DESC count 0xffffffff" 16 17 4 0xffffffff
+relabelled "AUXTRACE count 2^62" 16 18 8 $((1 << 62))
+relabelled "CPU_PMU_CAPS count 0xffffffff" 26 28 4 0xffffffff
+relabelled "HYBRID_TOPOLOGY count 0xffffffff" 26 30 4 0xffffffff
+LIMITED=0
 
 echo "bad-input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -50,4 +50,24 @@ static inline void fuzz_quiet_stdout(void)
 		abort();
 }
 
+/* The LLVMFuzzerInitialize of a target whose code under test prints. */
+#define FUZZ_QUIET_INITIALIZE									\
+	int LLVMFuzzerInitialize(int *argc, char ***argv)					\
+	{											\
+		fuzz_quiet_stdout();								\
+		return 0;									\
+	}
+
+/*
+ * Runs a command front end (cmd_report, cmd_script: its header included by the target) as
+ * `analyze CMD -i INPUT ... -j1` on one thread, with no build-id cache and no host symbols;
+ * the remaining arguments are the command's options.
+ */
+#define FUZZ_RUN_COMMAND(cmd, input, ...)							\
+	do {											\
+		const struct report_config fuzz_cfg_ = { .buildid_dir = "/nonexistent" };	\
+		const char *fuzz_argv_[] = { "-i", (input), FUZZ_SYMBOLS, __VA_ARGS__, "-j1" };	\
+		cmd(ARRAY_SIZE(fuzz_argv_), fuzz_argv_, &fuzz_cfg_);				\
+	} while (0)
+
 #endif

@@ -3,11 +3,7 @@
 #include "readers/session.h"
 #include "tests/fuzz/fuzz.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	fuzz_quiet_stdout();
-	return 0;
-}
+FUZZ_QUIET_INITIALIZE
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

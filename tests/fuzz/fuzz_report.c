@@ -6,18 +6,10 @@
 #include "analyzer/report.h"
 #include "tests/fuzz/fuzz.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	fuzz_quiet_stdout();
-	return 0;
-}
+FUZZ_QUIET_INITIALIZE
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const struct report_config cfg = { .buildid_dir = "/nonexistent" };
-	const char *argv[] = { "-i", fuzz_input_file(NULL, 0, data, size), FUZZ_SYMBOLS,
-			       "--stdio", "-j1" };
-
-	cmd_report(ARRAY_SIZE(argv), argv, &cfg);
+	FUZZ_RUN_COMMAND(cmd_report, fuzz_input_file(NULL, 0, data, size), "--stdio");
 	return 0;
 }
