@@ -17,46 +17,12 @@
 #include <unistd.h>
 
 #include "analyzer/record_internal.h"
+#include "lib/bytes.h"
 #include "lib/xalloc.h"
 #include "readers/writer.h"
 #include "symtab/symtab.h"
 
 #define BUILD_ID_SIZE 20
-
-struct bytes {
-	u8 *data;
-	size_t len, alloc;
-};
-
-static void put(struct bytes *b, const void *data, size_t len)
-{
-	if (!len)
-		return;
-	ARRAY_GROW(b->data, b->alloc, b->len + len);
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-}
-
-static void put_u32(struct bytes *b, u32 v)
-{
-	put(b, &v, sizeof(v));
-}
-
-static void put_u64(struct bytes *b, u64 v)
-{
-	put(b, &v, sizeof(v));
-}
-
-/* perf's do_write_string: u32 length of the string padded to 64 with NULs, the string. */
-static void put_string(struct bytes *b, const char *s)
-{
-	static const u8 zeros[64];
-	size_t olen = strlen(s) + 1, len = ALIGN_UP(olen, 64);
-
-	put_u32(b, (u32)len);
-	put(b, s, olen);
-	put(b, zeros, len - olen);
-}
 
 /* A whole small file (sysfs, tracefs, /proc): its bytes (NUL-terminated), or NULL. */
 static char *slurp(const char *path, size_t *size)
@@ -186,9 +152,9 @@ static void put_siblings(struct bytes *b, int nr_cpus, const char *name)
 		if (i == nr && buf[0])
 			snprintf(lists[nr++], sizeof(lists[0]), "%s", buf);
 	}
-	put_u32(b, nr);
+	bytes_put_u32(b, nr);
 	for (u32 i = 0; i < nr; i++)
-		put_string(b, lists[i]);
+		bytes_put_string(b, lists[i]);
 	free(lists);
 }
 
@@ -200,12 +166,12 @@ static void set_topology(struct perf_writer *w, int nr_cpus)
 	put_siblings(&b, nr_cpus, "core_siblings_list");
 	put_siblings(&b, nr_cpus, "thread_siblings_list");
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
-		put_u32(&b, (u32)cpu_number(cpu, "core_id"));
-		put_u32(&b, (u32)cpu_number(cpu, "physical_package_id"));
+		bytes_put_u32(&b, (u32)cpu_number(cpu, "core_id"));
+		bytes_put_u32(&b, (u32)cpu_number(cpu, "physical_package_id"));
 	}
 	put_siblings(&b, nr_cpus, "die_cpus_list");
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		put_u32(&b, (u32)MAX(cpu_number(cpu, "die_id"), 0));
+		bytes_put_u32(&b, (u32)MAX(cpu_number(cpu, "die_id"), 0));
 	perf_writer__set_feature(w, HEADER_CPU_TOPOLOGY, b.data, b.len);
 	free(b.data);
 }
@@ -216,10 +182,10 @@ static void put_file(struct bytes *b, const char *path, size_t size_bytes)
 	char *text = slurp(path, &size);
 
 	if (size_bytes == 8)
-		put_u64(b, size);
+		bytes_put_u64(b, size);
 	else
-		put_u32(b, (u32)size);
-	put(b, text, size);
+		bytes_put_u32(b, (u32)size);
+	bytes_put(b, text, size);
 	free(text);
 }
 
@@ -246,18 +212,18 @@ static void set_tracing_data(struct recording *rec, struct perf_writer *w)
 	}
 	if (!systems)
 		return;
-	put(&b, magic, sizeof(magic));
-	put(&b, "0.6", 4);
-	put(&b, (u8[]){ 0, sizeof(long) }, 2);	/* little-endian, long size */
-	put_u32(&b, (u32)rec->page_size);
-	put(&b, "header_page", 12);
+	bytes_put(&b, magic, sizeof(magic));
+	bytes_put(&b, "0.6", 4);
+	bytes_put(&b, (u8[]){ 0, sizeof(long) }, 2);	/* little-endian, long size */
+	bytes_put_u32(&b, (u32)rec->page_size);
+	bytes_put(&b, "header_page", 12);
 	snprintf(path, sizeof(path), "%s/events/header_page", root);
 	put_file(&b, path, 8);
-	put(&b, "header_event", 13);
+	bytes_put(&b, "header_event", 13);
 	snprintf(path, sizeof(path), "%s/events/header_event", root);
 	put_file(&b, path, 8);
-	put_u32(&b, 0);	/* ftrace formats */
-	put_u32(&b, systems);
+	bytes_put_u32(&b, 0);	/* ftrace formats */
+	bytes_put_u32(&b, systems);
 	for (size_t i = 0; i < rec->nr_events; i++) {
 		const char *sys = rec->events[i].tp_system;
 		bool seen = false;
@@ -267,10 +233,10 @@ static void set_tracing_data(struct recording *rec, struct perf_writer *w)
 			seen = rec->events[j].tp_system && !strcmp(rec->events[j].tp_system, sys);
 		if (!sys || seen)
 			continue;
-		put(&b, sys, strlen(sys) + 1);
+		bytes_put(&b, sys, strlen(sys) + 1);
 		for (size_t j = i; j < rec->nr_events; j++)
 			nr += rec->events[j].tp_system && !strcmp(rec->events[j].tp_system, sys);
-		put_u32(&b, nr);
+		bytes_put_u32(&b, nr);
 		for (size_t j = i; j < rec->nr_events; j++) {
 			const struct rec_event *e = &rec->events[j];
 
@@ -280,10 +246,10 @@ static void set_tracing_data(struct recording *rec, struct perf_writer *w)
 			put_file(&b, path, 8);
 		}
 	}
-	put_u32(&b, 0);	/* kallsyms */
+	bytes_put_u32(&b, 0);	/* kallsyms */
 	snprintf(path, sizeof(path), "%s/printk_formats", root);
 	put_file(&b, path, 4);
-	put_u64(&b, 0);	/* saved cmdlines */
+	bytes_put_u64(&b, 0);	/* saved cmdlines */
 	perf_writer__set_feature(w, HEADER_TRACING_DATA, b.data, b.len);
 	free(b.data);
 }
@@ -439,9 +405,9 @@ static void set_build_ids(struct perf_writer *w, const struct hit_dso *dsos, siz
 		r.pid = -1;	/* perf's HOST_KERNEL_ID */
 		memcpy(r.data, dsos[i].build_id, BUILD_ID_SIZE);
 		r.size = (u8)dsos[i].size;
-		put(&b, &r, sizeof(r));
-		put(&b, dsos[i].path, len);
-		put(&b, zeros, padded - len);
+		bytes_put(&b, &r, sizeof(r));
+		bytes_put(&b, dsos[i].path, len);
+		bytes_put(&b, zeros, padded - len);
 	}
 	if (nr)
 		perf_writer__set_feature(w, HEADER_BUILD_ID, b.data, b.len);

@@ -11,23 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/bytes.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 
 #define WRITE_BUF_SIZE (1u << 20)
-#define NAME_ALIGN 64	/* perf strings: u32 len, then the string padded with NULs to 64 */
 
 struct writer_attr {
 	u8 attr[WRITER_ATTR_SIZE];
 	u64 *ids;
 	size_t nr_ids;
 	char *name;
-};
-
-/* A growable byte string: feature sections are built in one before they are set. */
-struct bytes {
-	u8 *data;
-	size_t len, alloc;
 };
 
 struct feature {
@@ -49,31 +43,6 @@ struct perf_writer {
 	struct feature feat[HEADER_FEAT_BITS];
 	u64 feat_bits[HEADER_FEAT_BITS / 64];
 };
-
-static void bytes_put(struct bytes *b, const void *data, size_t len)
-{
-	if (!len)
-		return;
-	ARRAY_GROW(b->data, b->alloc, b->len + len);
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-}
-
-static void bytes_put_u32(struct bytes *b, u32 v)
-{
-	bytes_put(b, &v, sizeof(v));
-}
-
-/* perf's do_write_string: u32 length including the NUL, rounded up to NAME_ALIGN; padded. */
-static void bytes_put_string(struct bytes *b, const char *str)
-{
-	static const u8 zeros[NAME_ALIGN];
-	size_t olen = strlen(str) + 1, len = ALIGN_UP(olen, NAME_ALIGN);
-
-	bytes_put_u32(b, (u32)len);
-	bytes_put(b, str, olen);
-	bytes_put(b, zeros, len - olen);
-}
 
 static int fail_write(struct perf_writer *w, u64 offset, int err)
 {
