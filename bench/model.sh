@@ -3,10 +3,11 @@
 # threads, mmaps and dsos, and of thread churn; analyze report and analyze tasks against perf
 # report --stdio and perf report --tasks on the same file, the best of MODEL_RUNS runs each (one
 # for the largest). Writes the section "The machine model at scale" of bench/RESULTS.md (replacing
-# it, after what bench/run.sh wrote). MODEL_SIZES=small runs a tenth of every size, for a try.
+# it in place). MODEL_SIZES=small runs a tenth of every size, for a try.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=bench/out/model
+. bench/lib.sh	# replace_section; the helpers below are this script's own
 GEN=${GEN:-build/tools/gen-perfdata}
 ANALYZE=${ANALYZE:-./analyze}
 TIMEIT=${TIMEIT:-build/tools/timeit}
@@ -145,8 +146,5 @@ threads are retired); perf's grows from $(mb "${M[churn-0,pr]}") MB to $(mb "${M
 Targets: at every size at most 1/4 of perf's peak RSS and at least 5x faster; cost linear in
 the input; with churn, analyze's RSS stays flat while perf's grows.
 MD
-if [ -f bench/RESULTS.md ]; then
-	sed -i '/^## The machine model at scale/,$d' bench/RESULTS.md
-fi
-cat "$section" >>bench/RESULTS.md
+replace_section bench/RESULTS.md "## The machine model at scale (issue 4)" "$section"
 cat "$section"

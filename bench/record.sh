@@ -14,6 +14,7 @@ ANALYZE=$(realpath "${ANALYZE:-./analyze}")
 SECS=${RECORD_SECONDS:-2}
 RUNS=${BENCH_RUNS:-3}
 HEADING="## analyze record (issue 9)"
+. bench/lib.sh	# replace_section
 
 cc -O1 -g -o "$WORK/burn" tests/fixtures/src/burn.c
 BURN="$WORK/burn"
@@ -107,16 +108,5 @@ the three standard streams.
 EOF
 cat "$section"
 if [ "${BENCH_WRITE:-1}" = 1 ]; then
-	python3 - bench/RESULTS.md "$section" "$HEADING" <<'PY'
-import sys
-path, section, heading = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
-text = open(path).read()
-start = text.find(heading + "\n")
-if start < 0:
-    text = text.rstrip("\n") + "\n\n" + section
-else:
-    end = text.find("\n## ", start + len(heading))
-    text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
-open(path, "w").write(text)
-PY
+	replace_section bench/RESULTS.md "$HEADING" "$section"
 fi
