@@ -169,8 +169,12 @@ static u32 comm_node(struct flamegraph *fg, const char *comm)
 	return id;
 }
 
-/* The names of the frame at addr in dso, made on first sight of its symbol. */
-static struct frame_names frame_names(struct flamegraph *fg, struct dso *dso, u64 addr, bool java)
+/*
+ * The names of the frame at addr in dso, made on first sight of its symbol; *sym_name is the
+ * symbol's own name, or NULL without one.
+ */
+static struct frame_names frame_names(struct flamegraph *fg, struct dso *dso, u64 addr, bool java,
+				      const char **sym_name)
 {
 	struct addr_location al = { .dso = dso, .addr = addr };
 	struct frame_names *fn;
@@ -180,6 +184,7 @@ static struct frame_names frame_names(struct flamegraph *fg, struct dso *dso, u6
 	u32 nr;
 
 	machine__resolve_symbol(&fg->machine, &al);
+	*sym_name = al.sym ? symbol__name(al.symtab, al.sym) : NULL;
 	/* symbols and dsos are 8-aligned: the low bits tell the kinds of key apart */
 	key = al.sym ? (u64)(uintptr_t)al.sym : (u64)(uintptr_t)dso | 1;
 	key |= java ? 4 : 0;
@@ -237,19 +242,14 @@ static void add_stack(void *data, void *p)
 
 	for (u32 i = item->nr_frames; i-- > 0;) {
 		const struct sample_frame *f = &item->frames[i];
-		struct frame_names fn = frame_names(fg, f->dso, f->addr, java);
+		const char *sym_name;
+		struct frame_names fn = frame_names(fg, f->dso, f->addr, java, &sym_name);
 		const char *const *names = NULL;
 		size_t n = 0;
 
 		/* an unwound frame in inlined code: a frame a function, as script prints it */
-		if (i >= item->nr_frames - item->nr_unwound && f->dso) {
-			struct addr_location al = { .dso = f->dso, .addr = f->addr };
-
-			machine__resolve_symbol(&fg->machine, &al);
-			if (al.sym)
-				n = inlines__find(fg->inlines, f->dso, f->addr,
-						  symbol__name(al.symtab, al.sym), &names);
-		}
+		if (i >= item->nr_frames - item->nr_unwound && f->dso && sym_name)
+			n = inlines__find(fg->inlines, f->dso, f->addr, sym_name, &names);
 		if (!n) {	/* the frame alone */
 			names = NULL;
 			n = 1;
