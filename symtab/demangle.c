@@ -66,17 +66,68 @@ static void strip_rust_hash(char *s)
 	s[len - 19] = '\0';
 }
 
+/* The operators' spellings after "operator", longest first within each prefix. */
+static const char *const operator_tokens[] = {
+	"new[]", "delete[]", "new", "delete", "co_await", "()", "[]", "->*", "->", "<=>", "<<=",
+	">>=", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--", "+=", "-=", "*=",
+	"/=", "%=", "&=", "|=", "^=", "+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=",
+	"<", ">", ",",
+};
+
+/*
+ * At s + i, "operator" as a name of its own (not the tail of "my_operator"): the length of it
+ * with its operator's spelling (and the space __cxa_demangle puts after a word or before
+ * template arguments), so that a scan steps over brackets and spaces that are the name's.
+ */
+static size_t operator_len(const char *s, size_t i)
+{
+	size_t n = 8;
+
+	if (strncmp(s + i, "operator", 8) ||
+	    (i && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_')))
+		return 0;
+	if (s[i + n] == ' ')	/* "operator new", a conversion "operator int" */
+		return n + 1;
+	for (size_t k = 0; k < sizeof(operator_tokens) / sizeof(operator_tokens[0]); k++) {
+		size_t len = strlen(operator_tokens[k]);
+
+		if (!strncmp(s + i + n, operator_tokens[k], len)) {
+			n += len;
+			break;
+		}
+	}
+	if (s[i + n] == ' ')	/* "operator<< <char>" */
+		n++;
+	return n;
+}
+
+/*
+ * Special names: libiberty demangles a thunk's or a clone's target function with its
+ * parameters (and return type) even without DMGL_PARAMS, and the others name a type or an
+ * object, whose text may end in ')' ("typeinfo for decltype(nullptr)"): all come whole.
+ */
+static const char *const whole_targets[] = {
+	"virtual thunk to ", "non-virtual thunk to ", "covariant return thunk to ",
+	"hidden alias for ", "transaction clone for ", "non-transaction clone for ",
+	"typeinfo for ", "typeinfo name for ", "typeinfo fn for ", "vtable for ", "VTT for ",
+	"construction vtable for ", "guard variable for ", "TLS init function for ",
+	"TLS wrapper function for ", "reference temporary #", "template parameter object for ",
+};
+
 static void strip_to_name(char *s)
 {
-	size_t len;
+	size_t len, i;
 	char *clone;
-	long open, i;
-	int angle = 0, paren = 0, brace = 0;
-	long last_space = -1;
+	long open, last_space = -1;
+	int depth = 0;
 
 	/* " [clone .cold]" and friends go entirely. */
 	while ((clone = strstr(s, " [clone ")) != NULL)
 		*clone = '\0';
+	/* a thunk's or a clone's target comes whole, as perf's demangler prints it */
+	for (size_t k = 0; k < sizeof(whole_targets) / sizeof(whole_targets[0]); k++)
+		if (!strncmp(s, whole_targets[k], strlen(whole_targets[k])))
+			return;
 	len = strlen(s);
 	while (strip_suffix(s, &len, " const") || strip_suffix(s, &len, " volatile") ||
 	       strip_suffix(s, &len, " &&") || strip_suffix(s, &len, " &") ||
@@ -91,26 +142,21 @@ static void strip_to_name(char *s)
 	/* A template function's return type comes first: drop it. */
 	if (s[open - 1] != '>')
 		return;
-	for (i = 0; i < open; i++) {
+	for (i = 0; i < (size_t)open; i++) {
+		size_t op = operator_len(s, i);
 		char c = s[i];
 
-		if (c == '<')
-			angle++;
-		else if (c == '>')
-			angle--;
-		else if (c == '(')
-			paren++;
-		else if (c == ')')
-			paren--;
-		else if (c == '{')
-			brace++;
-		else if (c == '}')
-			brace--;
-		else if (c == ' ' && !angle && !paren && !brace)
-			last_space = i;
+		if (op) {
+			i += op - 1;
+		} else if (c == '<' || c == '(' || c == '{' || c == '[') {
+			depth++;
+		} else if (c == '>' || c == ')' || c == '}' || c == ']') {
+			depth--;
+		} else if (c == ' ' && !depth) {
+			last_space = (long)i;
+		}
 	}
-	if (last_space > 0 && strncmp(s + last_space + 1, "operator", 8) &&
-	    !(last_space >= 8 && !strncmp(s + last_space - 8, "operator", 8)))
+	if (last_space > 0)
 		memmove(s, s + last_space + 1, strlen(s + last_space + 1) + 1);
 }
 
