@@ -131,7 +131,8 @@ static const char *find_parent(struct report *rep, struct thread *t, const u64 *
 		const char *name;
 
 		if (ip >= (u64)PERF_CONTEXT_MAX) {
-			machine__callchain_context(ip, &cpumode);
+			if (!machine__callchain_context(ip, &cpumode))
+				return NULL;	/* perf stops at a marker it does not take */
 			continue;
 		}
 		machine__find_symbol(&rep->machine, t, cpumode, ip, &al);

@@ -179,9 +179,9 @@ bool machine__kernel_ready(struct machine *machine);
 void machine__kernel_wait(struct machine *machine);
 bool machine__changes_kernel_maps(const struct perf_event_header *event);
 /*
- * A callchain's context marker (PERF_CONTEXT_*): true and the cpumode of the frames after it
- * (*cpumode left as is for PERF_CONTEXT_GUEST), as perf's thread__resolve_callchain_sample;
- * false for an address or a marker perf does not know.
+ * A callchain's context marker (PERF_CONTEXT_*): true and the cpumode of the frames after it,
+ * as perf 6.1's add_callchain_ip; false for an address or a marker perf 6.1 does not take,
+ * the guest ones included (it discards the whole chain then: later perfs know them).
  */
 static inline bool machine__callchain_context(u64 ip, u8 *cpumode)
 {
@@ -194,14 +194,6 @@ static inline bool machine__callchain_context(u64 ip, u8 *cpumode)
 		return true;
 	case (u64)PERF_CONTEXT_USER:
 		*cpumode = PERF_RECORD_MISC_USER;
-		return true;
-	case (u64)PERF_CONTEXT_GUEST_KERNEL:
-		*cpumode = PERF_RECORD_MISC_GUEST_KERNEL;
-		return true;
-	case (u64)PERF_CONTEXT_GUEST_USER:
-		*cpumode = PERF_RECORD_MISC_GUEST_USER;
-		return true;
-	case (u64)PERF_CONTEXT_GUEST:
 		return true;
 	}
 	return false;
