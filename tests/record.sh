@@ -102,6 +102,13 @@ rec dwarf 0 --call-graph dwarf,4096 -o "$T/dwarf.data" -- "$T/burn" 1 &&
 SYSW="--comms burn"
 rec all 0 -a -o "$T/all.data" -- "$T/burn" 2 && FILTER=$SYSW compare all "$T/all.data"
 rec cpu 0 -C 0 -o "$T/cpu.data" -- "$T/burn" 2 && FILTER=$SYSW compare cpu "$T/cpu.data"
+# -C: every task, as perf records them, and only on CPU 0
+if [ $have_perf = 1 ] && [ -e "$T/cpu.data" ]; then
+	perf script -i "$T/cpu.data" -F cpu 2>/dev/null | sort -u | tr -d ' ' >"$T/cpus"
+	[ "$(cat "$T/cpus")" = "[000]" ] && pass || fail "cpu: samples on CPUs $(tr '\n' ' ' <"$T/cpus")"
+	perf script -i "$T/cpu.data" -F comm 2>/dev/null | sort -u | grep -qvx burn &&
+		pass || fail "cpu: -C with a command recorded only the command"
+fi
 rec zstd 0 -z -o "$T/zstd.data" -- "$T/burn" 2 && compare zstd "$T/zstd.data"
 rec threads 0 --threads -o "$T/threads.data" -- "$T/burn" 2 && compare threads "$T/threads.data"
 rec threads_z 0 --threads=core -z 3 -m 16 -o "$T/threads_z.data" -- "$T/burn" 2 &&
@@ -155,6 +162,8 @@ err badopt 129 "unknown option \`nosuch'" --nosuch -o "$T/x.data" true
 err nocmd 255 "Failed to collect 'cpu-clock:ppp' for the 'no-such-command' workload" \
 	-o "$T/x.data" no-such-command
 err nopid 255 "No such process" -p 999999999 -o "$T/x.data"
+err cpulist 129 'invalid CPU list' -C 0,0 -o "$T/x.data" true
+err nocpu 237 'Failed to initialize parallel data streaming masks' -C 4096 -o "$T/x.data" true
 err callgraph 129 'Unknown --call-graph option value' --call-graph nosuch -o "$T/x.data" true
 
 echo "record: $passes passed, $fails failed"
