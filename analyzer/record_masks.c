@@ -1,7 +1,8 @@
 /*
  * record_masks: the CPUs `analyze record` opens its events on (the online ones, or -C's list)
  * and, with --threads, the masks that group them into streams: perf 6.1's cpu, core, package
- * and numa masks, with perf's rules, messages and exit statuses. The streams themselves are record_stream.c's.
+ * and numa masks and the user's MAPS/AFFINITY pairs, with perf's rules, messages and exit
+ * statuses. The streams themselves are record_stream.c's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -195,6 +196,87 @@ out:
 	return ret;
 }
 
+/* One MAPS or AFFINITY list of a user spec, restricted to the CPUs recorded; perf's checks. */
+static int user_mask(const char *list, const char *what, cpu_set_t *mask, const cpu_set_t *cpus,
+		     long nbits)
+{
+	int err = cpu_list_parse(list, mask, nbits);
+
+	if (err) {
+		fprintf(stderr, "Failed to initialize %s thread mask\n", what);
+		return err;
+	}
+	CPU_AND(mask, mask, cpus);	/* CPUs not recorded are dropped, */
+	if (!CPU_COUNT(mask)) {		/* but a mask may not end up empty */
+		fprintf(stderr, "Empty %s mask: %s\n", what, list);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * --threads=MAPS/AFFINITY[:MAPS/AFFINITY...] (perf 6.1's record__init_thread_user_masks):
+ * empty specs are skipped, one without a '/' ends the list; each needs an AFFINITY, the
+ * masks may not share CPUs, neither their MAPS nor their AFFINITY. 0 or -errno.
+ */
+static int user_masks(struct recording *rec, const cpu_set_t *cpus)
+{
+	char *copy = xstrdup(rec->threads_spec), *save = NULL, **maps = NULL, **affinity = NULL;
+	cpu_set_t taken_maps, taken_affinity, both;
+	long nbits = possible_cpus();
+	size_t n = 0;
+	int err = 0;
+
+	for (char *spec = strtok_r(copy, ":", &save); spec; spec = strtok_r(NULL, ":", &save)) {
+		char *save2 = NULL, *m = strtok_r(spec, "/", &save2), *a;
+
+		if (!m)
+			break;
+		a = strtok_r(NULL, "/", &save2);
+		if (!a) {
+			fprintf(stderr, "Invalid thread maps or affinity specs\n");
+			err = -EINVAL;
+			goto out;
+		}
+		maps = xreallocarray(maps, n + 1, sizeof(*maps));
+		affinity = xreallocarray(affinity, n + 1, sizeof(*affinity));
+		maps[n] = m;
+		affinity[n++] = a;
+	}
+	CPU_ZERO(&taken_maps);
+	CPU_ZERO(&taken_affinity);
+	for (size_t i = 0; i < n; i++) {
+		struct rec_mask *mask = add_mask(rec);
+
+		err = user_mask(maps[i], "maps", &mask->maps, cpus, nbits);
+		if (!err)
+			err = user_mask(affinity[i], "affinity", &mask->affinity, cpus, nbits);
+		if (err)
+			goto out;
+		err = -EINVAL;
+		CPU_AND(&both, &mask->maps, &taken_maps);
+		if (CPU_COUNT(&both)) {
+			fprintf(stderr, "Intersecting maps mask: %s\n", maps[i]);
+			goto out;
+		}
+		CPU_AND(&both, &mask->affinity, &taken_affinity);
+		if (CPU_COUNT(&both)) {
+			fprintf(stderr, "Intersecting affinity mask: %s\n", affinity[i]);
+			goto out;
+		}
+		err = 0;
+		CPU_OR(&taken_maps, &taken_maps, &mask->maps);
+		CPU_OR(&taken_affinity, &taken_affinity, &mask->affinity);
+	}
+	if (!n)
+		err = -EINVAL;
+out:
+	free(maps);
+	free(affinity);
+	free(copy);
+	return err;
+}
+
 /*
  * A CPU in no mask has no stream to drain it: perf still opens its events and never reads
  * them; analyze does not open them.
@@ -217,12 +299,18 @@ static void drop_unstreamed_cpus(struct recording *rec)
 int record__set_masks(struct recording *rec)
 {
 	const char *spec = rec->threads_spec ? rec->threads_spec : "cpu";
+	cpu_set_t cpus;
 	int err = 0;
 
 	if (!rec->threads)
 		return 0;
-	if (topology_masks(rec, spec))
-		err = -EINVAL;
+	CPU_ZERO(&cpus);
+	for (size_t c = 0; c < rec->nr_cpus; c++)
+		CPU_SET(rec->cpus[c], &cpus);
+	if (topology_masks(rec, spec)) {	/* not a built-in spec: the user's masks */
+		rec->nr_masks = 0;
+		err = user_masks(rec, &cpus);
+	}
 	if (err) {
 		fprintf(stderr, "Failed to initialize parallel data streaming masks\n");
 		return err;

@@ -115,6 +115,23 @@ rec threads_z 0 --threads=core -z 3 -m 16 -o "$T/threads_z.data" -- "$T/burn" 2 
 	compare threads_z "$T/threads_z.data"
 rec threads_all 0 --threads -a -o "$T/threads_all.data" -- "$T/burn" 2 &&
 	FILTER=$SYSW compare threads_all "$T/threads_all.data"
+# user masks (MAPS/AFFINITY pairs): with two CPUs, each drained by a thread on the other
+read -r cpu0 cpu1 < <(tr ',-' '  ' </sys/devices/system/cpu/online | awk '{print $1, $2}')
+if [ -n "$cpu1" ]; then
+	rec threads_user 0 --threads="$cpu0/$cpu1:$cpu1/$cpu0" -a -o "$T/threads_user.data" -- "$T/burn" 2 &&
+		FILTER=$SYSW compare threads_user "$T/threads_user.data"
+	[ -s "$T/threads_user.data/data.0" ] && [ -s "$T/threads_user.data/data.1" ] &&
+		[ ! -e "$T/threads_user.data/data.2" ] && pass ||
+		fail "threads_user: not one data.N a mask: $(ls "$T/threads_user.data" | tr '\n' ' ')"
+fi
+# a mask of one CPU: the others are not recorded (perf opens them and never reads them)
+rec threads_one 0 --threads="$cpu0/$cpu0" -a -o "$T/threads_one.data" -- "$T/burn" 1 &&
+	FILTER=$SYSW compare threads_one "$T/threads_one.data"
+if [ $have_perf = 1 ] && [ -e "$T/threads_one.data" ]; then
+	perf script -i "$T/threads_one.data" -F cpu 2>/dev/null | sort -u | tr -d ' []' >"$T/cpus"
+	[ "$(cat "$T/cpus")" = "$(printf %03d "$cpu0")" ] && pass ||
+		fail "threads_one: samples on CPUs $(tr '\n' ' ' <"$T/cpus")"
+fi
 rec tracepoint 0 -e sched:sched_switch -e cpu-clock -a -o "$T/tp.data" -- "$T/burn" 2 &&
 	FILTER=$SYSW compare tracepoint "$T/tp.data"
 # -a with a command records every task, not only the command's
@@ -164,6 +181,17 @@ err nocmd 255 "Failed to collect 'cpu-clock:ppp' for the 'no-such-command' workl
 err nopid 255 "No such process" -p 999999999 -o "$T/x.data"
 err cpulist 129 'invalid CPU list' -C 0,0 -o "$T/x.data" true
 err nocpu 237 'Failed to initialize parallel data streaming masks' -C 4096 -o "$T/x.data" true
+# --threads user masks: perf's messages and its -errno as the exit status
+err mask_syntax 234 'Invalid thread maps or affinity specs' --threads=0 -o "$T/x.data" true
+err mask_list 244 'Failed to initialize maps thread mask' --threads=0,0/0 -o "$T/x.data" true
+err mask_cpu 237 'Failed to initialize affinity thread mask' --threads=0/4096 -o "$T/x.data" true
+err mask_overlap 234 'Intersecting maps mask: 0' --threads=0/0:0/0 -o "$T/x.data" true
+err mask_none 234 'Failed to initialize parallel data streaming masks' --threads=: -o "$T/x.data" true
+if [ -n "$cpu1" ]; then
+	err mask_affinity 234 "Intersecting affinity mask: $cpu0" \
+		--threads="$cpu0/$cpu0:$cpu1/$cpu0" -o "$T/x.data" true
+	err mask_empty 234 "Empty maps mask: $cpu1" --threads="$cpu1/$cpu0" -C "$cpu0" -o "$T/x.data" true
+fi
 err callgraph 129 'Unknown --call-graph option value' --call-graph nosuch -o "$T/x.data" true
 
 echo "record: $passes passed, $fails failed"
