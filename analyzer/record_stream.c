@@ -145,8 +145,8 @@ static int cmp_hit(const void *a, const void *b)
 
 /*
  * A user sample's page (maps are whole pages: a page tells the map), for the build-id pass;
- * the list is sorted and made unique whenever it fills, so it grows with the pages hit, not
- * with the samples.
+ * the list is sorted and made unique whenever it fills, so it grows with the pages hit (four
+ * times their number at most), not with the samples.
  */
 static void note_hit(struct rec_stream *s, u32 pid, u64 ip)
 {
@@ -163,6 +163,12 @@ static void note_hit(struct rec_stream *s, u32 pid, u64 ip)
 				s->hits[n++] = s->hits[i];
 		}
 		s->nr_hits = n;
+		/*
+		 * Half the list free after a compaction, or the next one comes a few samples
+		 * later and sorts it all again: one sort every half a list of samples at least.
+		 */
+		if (n > s->alloc_hits / 2)
+			ARRAY_GROW(s->hits, s->alloc_hits, s->alloc_hits + 1);
 	}
 	ARRAY_GROW(s->hits, s->alloc_hits, s->nr_hits + 1);
 	s->hits[s->nr_hits++] = h;
