@@ -140,6 +140,8 @@ static pid_t start_workload(struct recording *rec, int *go, int *err)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &rec->unblocked, NULL);
+		if (rec->pipe && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)	/* perf's: stdout is the data */
+			_exit(127);
 		if (read(go_pipe[0], &c, 1) != 1)
 			_exit(127);
 		execvp(rec->argv[0], (char *const *)rec->argv);
@@ -370,27 +372,35 @@ static void remove_old(const char *old)
 	rmdir(old);
 }
 
-/* The output: perf keeps the previous file (or directory) as PATH.old. */
-static int create_output(struct recording *rec)
+/*
+ * The output's writer: a pipe-mode stream on stdout for `-o -`; else the file, or a
+ * directory's `data`, perf keeping the previous file (or directory) as PATH.old.
+ */
+static struct perf_writer *open_output(struct recording *rec)
 {
 	char old[4096], data[4096];
 	struct stat st;
 
+	if (rec->pipe)
+		return perf_writer__new_pipe(STDOUT_FILENO);
 	if (!stat(rec->output, &st) && st.st_size > 0) {
 		snprintf(old, sizeof(old), "%s.old", rec->output);
 		remove_old(old);
 		rename(rec->output, old);
 	}
-	if (rec->threads) {
-		if (mkdir(rec->output, 0755) && errno != EEXIST) {
-			fprintf(stderr, "Failed to create %s: %s\n", rec->output, strerror(errno));
-			return -1;
-		}
-		snprintf(data, sizeof(data), "%s/data", rec->output);
-		rec->writer = perf_writer__new(data);
-	} else {
-		rec->writer = perf_writer__new(rec->output);
+	if (!rec->threads)
+		return perf_writer__new(rec->output);
+	if (mkdir(rec->output, 0755) && errno != EEXIST) {
+		error_set("cannot create the directory: %s", strerror(errno));
+		return NULL;
 	}
+	snprintf(data, sizeof(data), "%s/data", rec->output);
+	return perf_writer__new(data);
+}
+
+static int create_output(struct recording *rec)
+{
+	rec->writer = open_output(rec);
 	if (!rec->writer) {
 		fprintf(stderr, "Failed to open %s: %s\n", rec->output, error_get());
 		return -1;
@@ -471,6 +481,8 @@ static int record(struct recording *rec)
 	if (record__open_events(rec) || record__set_ids(rec) || create_output(rec) ||
 	    record__start_streams(rec))
 		goto out;
+	if (rec->pipe)	/* a pipe's features come before its records */
+		record__write_features(rec);
 	if (record__synthesize(rec)) {
 		fprintf(stderr, "%s\n", error_get());
 		goto out;
@@ -554,6 +566,12 @@ int cmd_record(int argc, const char **argv, const struct report_config *cfg)
 	}
 	if (!rec.output)
 		rec.output = "perf.data";
+	rec.pipe = !strcmp(rec.output, "-");
+	if (rec.pipe && rec.threads) {
+		fprintf(stderr, "Parallel trace streaming is not available in pipe mode.\n");
+		ret = 255;
+		goto out;
+	}
 	if (!rec.nr_events)
 		record__default_event(&rec);
 	if (rec.threads && (rec.stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {

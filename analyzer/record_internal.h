@@ -92,6 +92,7 @@ struct recording {
 	const char *output;
 	const char *buildid_dir;
 	bool system_wide, no_inherit, threads, have_cpu_list;
+	bool pipe;			/* -o -: a pipe-mode stream on stdout */
 	const char *threads_spec;
 	const char *cpu_list;		/* -C */
 	int zstd_level;			/* 0: no compression */
