@@ -133,6 +133,19 @@ static void write_test_records(struct perf_writer *w, int nr_samples)
 	perf_writer__delete(w);
 }
 
+/* What write_test_records wrote (1000 samples), delivered in order. */
+static void process_test_records(struct perf_session *s)
+{
+	struct seen seen = { 0 };
+	struct seen_consumer consumer = { { .deliver = deliver }, &seen };
+
+	cr_assert_eq(perf_session__process(s, &consumer.c), 0, "%s", error_get());
+	cr_assert_eq(seen.nr_samples, 1000);
+	cr_assert_eq(seen.nr_comms, 1);
+	cr_assert_eq(seen.nr_rounds, 10);
+	cr_assert(seen.ids_seen[0] == 500 && seen.ids_seen[1] == 500);
+}
+
 static void write_test_file(const char *path, int nr_samples)
 {
 	write_test_records(perf_writer__new(path), nr_samples);
@@ -142,8 +155,6 @@ Test(writer, session_reads_back_attrs_records_and_features)
 {
 	char *path = temp_path();
 	struct perf_session s;
-	struct seen seen = { 0 };
-	struct seen_consumer consumer = { { .deliver = deliver }, &seen };
 	const u8 *p;
 	size_t size;
 	u32 nr[2];
@@ -180,11 +191,7 @@ Test(writer, session_reads_back_attrs_records_and_features)
 	cr_assert(times[0] == 10 && times[1] == 1009);
 	cr_assert_not(perf_session__has_feat(&s, HEADER_BUILD_ID));
 
-	cr_assert_eq(perf_session__process(&s, &consumer.c), 0, "%s", error_get());
-	cr_assert_eq(seen.nr_samples, 1000);
-	cr_assert_eq(seen.nr_comms, 1);
-	cr_assert_eq(seen.nr_rounds, 10);
-	cr_assert(seen.ids_seen[0] == 500 && seen.ids_seen[1] == 500);
+	process_test_records(&s);
 	perf_session__close(&s);
 	unlink(path);
 	free(path);
@@ -195,8 +202,6 @@ Test(writer, pipe_mode_stream_is_read_back)
 	char *path = temp_path();
 	int fd = open(path, O_WRONLY | O_TRUNC);
 	struct perf_session s;
-	struct seen seen = { 0 };
-	struct seen_consumer consumer = { { .deliver = deliver }, &seen };
 	const u8 *p;
 	size_t size;
 	u64 magic[2];
@@ -210,11 +215,7 @@ Test(writer, pipe_mode_stream_is_read_back)
 	cr_assert(magic[0] == PERF_MAGIC2 && magic[1] == PERF_PIPE_HEADER_SIZE);
 	cr_assert_eq(perf_session__open(&s, path), 0, "%s", error_get());
 	cr_assert(s.is_pipe);
-	cr_assert_eq(perf_session__process(&s, &consumer.c), 0, "%s", error_get());
-	cr_assert_eq(seen.nr_samples, 1000);
-	cr_assert_eq(seen.nr_comms, 1);
-	cr_assert_eq(seen.nr_rounds, 10);
-	cr_assert(seen.ids_seen[0] == 500 && seen.ids_seen[1] == 500);
+	process_test_records(&s);
 	cr_assert_str_eq(s.evsels[0].name, "cpu-clock");	/* from the EVENT_DESC record */
 	cr_assert_str_eq(s.evsels[1].name, "task-clock");
 	p = perf_session__feat(&s, HEADER_HOSTNAME, &size);
