@@ -72,87 +72,6 @@ static int opt_zstd(const char *arg, void *data)
 	return 0;
 }
 
-/* "0-3,5": the CPUs, or -1 on a malformed list or one not online. */
-static int parse_cpus(const char *list, int **cpus, size_t *nr)
-{
-	const char *p = list;
-
-	*nr = 0;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p || a < 0)
-			return -1;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
-				return -1;
-			p = end;
-		}
-		for (long c = a; c <= b; c++) {
-			*cpus = xreallocarray(*cpus, *nr + 1, sizeof(int));
-			(*cpus)[(*nr)++] = (int)c;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return *nr ? 0 : -1;
-}
-
-static bool cpu_online(int cpu)
-{
-	char path[128];
-	FILE *f;
-	int v = 1;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	f = fopen(path, "re");
-	if (!f) {	/* cpu0 often has no online file */
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
-		return access(path, F_OK) == 0;
-	}
-	if (fscanf(f, "%d", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v == 1;
-}
-
-static int set_cpus(struct recording *rec, const char *list)
-{
-	FILE *f;
-	char buf[256] = "";
-
-	if (list) {
-		if (parse_cpus(list, &rec->cpus, &rec->nr_cpus))
-			goto bad;
-		for (size_t i = 0; i < rec->nr_cpus; i++) {
-			if (!cpu_online(rec->cpus[i]))
-				goto bad;
-		}
-		return 0;
-	}
-	f = fopen("/sys/devices/system/cpu/online", "re");
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = 0;
-	if (!buf[0] || parse_cpus(buf, &rec->cpus, &rec->nr_cpus)) {
-		fprintf(stderr, "Couldn't read the online CPUs\n");
-		return -1;
-	}
-	return 0;
-bad:
-	/* what perf 6.1 says for a CPU list it cannot use */
-	fprintf(stderr, "Failed to initialize parallel data streaming masks\n");
-	return -1;
-}
-
 /* The tasks to open the events on: -1 (every task), the workload, or -p/-t's threads. */
 static int set_tids(struct recording *rec)
 {
@@ -221,6 +140,8 @@ static pid_t start_workload(struct recording *rec, int *go, int *err)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &rec->unblocked, NULL);
+		if (rec->pipe && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)	/* perf's: stdout is the data */
+			_exit(127);
 		if (read(go_pipe[0], &c, 1) != 1)
 			_exit(127);
 		execvp(rec->argv[0], (char *const *)rec->argv);
@@ -365,6 +286,9 @@ static int parse_args(struct recording *rec, struct record_options *o, int argc,
 	memcpy(rec->argv, argv, (size_t)nr * sizeof(char *));
 	rec->system_wide = o->a;
 	rec->have_cpu_list = o->cpus != NULL;
+	rec->cpu_list = o->cpus;
+	if (o->cpus && record__check_cpu_list(o->cpus))
+		return bad_option(opts, "invalid CPU list");
 	if ((o->pid && parse_number(o->pid, &v)) || (o->pid && (rec->target_pid = (pid_t)v) <= 0))
 		return bad_option(opts, "invalid pid");
 	if ((o->tid && parse_number(o->tid, &v)) || (o->tid && (rec->target_tid = (pid_t)v) <= 0))
@@ -417,51 +341,66 @@ static int parse_args(struct recording *rec, struct record_options *o, int argc,
 	/* perf: no command and no target is a system-wide recording */
 	if (!nr && !o->pid && !o->tid && !o->cpus)
 		rec->system_wide = true;
-	if (o->cpus && !nr)
+	if (o->cpus)	/* perf: -C records every task on its CPUs, with a command too */
 		rec->system_wide = true;
 	return 0;
 }
 
-/* The output: perf keeps the previous file as PATH.old. */
-static int create_output(struct recording *rec)
+/* A stale PATH.old: a file, or a directory of data files (perf removes either). */
+static void remove_old(const char *old)
+{
+	struct stat st;
+	struct dirent *d;
+	char path[8300];
+	DIR *dir;
+
+	if (lstat(old, &st))
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(old);
+		return;
+	}
+	dir = opendir(old);
+	while (dir && (d = readdir(dir))) {
+		if (!strncmp(d->d_name, "data", 4)) {
+			snprintf(path, sizeof(path), "%s/%s", old, d->d_name);
+			unlink(path);
+		}
+	}
+	if (dir)
+		closedir(dir);
+	rmdir(old);
+}
+
+/*
+ * The output's writer: a pipe-mode stream on stdout for `-o -`; else the file, or a
+ * directory's `data`, perf keeping the previous file (or directory) as PATH.old.
+ */
+static struct perf_writer *open_output(struct recording *rec)
 {
 	char old[4096], data[4096];
 	struct stat st;
 
+	if (rec->pipe)
+		return perf_writer__new_pipe(STDOUT_FILENO);
 	if (!stat(rec->output, &st) && st.st_size > 0) {
 		snprintf(old, sizeof(old), "%s.old", rec->output);
-		if (S_ISDIR(st.st_mode)) {
-			char cmd[8300];
-
-			/* perf renames a previous directory too; a stale .old goes first */
-			snprintf(cmd, sizeof(cmd), "%s/data", old);
-			if (!stat(old, &st) && S_ISDIR(st.st_mode)) {
-				DIR *dir = opendir(old);
-				struct dirent *d;
-
-				while (dir && (d = readdir(dir))) {
-					if (!strncmp(d->d_name, "data", 4)) {
-						snprintf(cmd, sizeof(cmd), "%s/%s", old, d->d_name);
-						unlink(cmd);
-					}
-				}
-				if (dir)
-					closedir(dir);
-				rmdir(old);
-			}
-		}
+		remove_old(old);
 		rename(rec->output, old);
 	}
-	if (rec->threads) {
-		if (mkdir(rec->output, 0755) && errno != EEXIST) {
-			fprintf(stderr, "Failed to create %s: %s\n", rec->output, strerror(errno));
-			return -1;
-		}
-		snprintf(data, sizeof(data), "%s/data", rec->output);
-		rec->writer = perf_writer__new(data);
-	} else {
-		rec->writer = perf_writer__new(rec->output);
+	if (!rec->threads)
+		return perf_writer__new(rec->output);
+	if (mkdir(rec->output, 0755) && errno != EEXIST) {
+		error_set("cannot create the directory: %s", strerror(errno));
+		return NULL;
 	}
+	snprintf(data, sizeof(data), "%s/data", rec->output);
+	return perf_writer__new(data);
+}
+
+static int create_output(struct recording *rec)
+{
+	rec->writer = open_output(rec);
 	if (!rec->writer) {
 		fprintf(stderr, "Failed to open %s: %s\n", rec->output, error_get());
 		return -1;
@@ -523,7 +462,13 @@ static int record(struct recording *rec)
 	int go = -1, err_fd = -1, status = 0, ret = 255;
 	pid_t child = -1;
 
-	if (set_cpus(rec, NULL) || set_tids(rec))
+	ret = record__set_cpus(rec);
+	if (!ret)
+		ret = record__set_masks(rec);
+	if (ret)
+		return ret & 0xff;	/* perf exits with its -errno */
+	ret = 255;
+	if (set_tids(rec))
 		return 255;
 	install_signals(rec);
 	if (rec->argc) {
@@ -536,6 +481,8 @@ static int record(struct recording *rec)
 	if (record__open_events(rec) || record__set_ids(rec) || create_output(rec) ||
 	    record__start_streams(rec))
 		goto out;
+	if (rec->pipe)	/* a pipe's features come before its records */
+		record__write_features(rec);
 	if (record__synthesize(rec)) {
 		fprintf(stderr, "%s\n", error_get());
 		goto out;
@@ -619,6 +566,12 @@ int cmd_record(int argc, const char **argv, const struct report_config *cfg)
 	}
 	if (!rec.output)
 		rec.output = "perf.data";
+	rec.pipe = !strcmp(rec.output, "-");
+	if (rec.pipe && rec.threads) {
+		fprintf(stderr, "Parallel trace streaming is not available in pipe mode.\n");
+		ret = 255;
+		goto out;
+	}
 	if (!rec.nr_events)
 		record__default_event(&rec);
 	if (rec.threads && (rec.stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
@@ -634,6 +587,7 @@ out:
 		close(rec.stop);
 	free(rec.hit_dsos);
 	free(rec.cpus);
+	free(rec.masks);
 	free(rec.tids);
 	free(rec.cmdline_argv);
 	free(rec.argv);

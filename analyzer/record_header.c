@@ -511,6 +511,7 @@ int record__write_features(struct recording *rec)
 
 	uname(&u);
 	set_tracing_data(rec, w);
+	free(rec->hit_dsos);	/* a pipe's features are set twice: at the start, at the end */
 	rec->hit_dsos = hit_dsos(rec, &rec->nr_hit_dsos);
 	set_build_ids(w, rec->hit_dsos, rec->nr_hit_dsos);
 	perf_writer__set_string(w, HEADER_HOSTNAME, u.nodename);

@@ -68,7 +68,7 @@ struct rec_stream {
 	size_t tmp_alloc;
 	struct rec_buffer *buffers;
 	size_t nr_buffers;
-	cpu_set_t mask;			/* the CPUs of its buffers: the thread runs there */
+	cpu_set_t affinity;		/* --threads: where the thread runs */
 	pthread_t thread;
 	bool started;
 	u64 bytes_in, bytes_out;	/* before and after compression */
@@ -82,12 +82,19 @@ struct rec_stream {
 	int error;			/* -errno of a failed write */
 };
 
+/* A --threads mask: the CPUs whose buffers a stream drains, and where the stream runs. */
+struct rec_mask {
+	cpu_set_t maps, affinity;
+};
+
 struct recording {
 	/* options */
 	const char *output;
 	const char *buildid_dir;
 	bool system_wide, no_inherit, threads, have_cpu_list;
+	bool pipe;			/* -o -: a pipe-mode stream on stdout */
 	const char *threads_spec;
+	const char *cpu_list;		/* -C */
 	int zstd_level;			/* 0: no compression */
 	unsigned mmap_pages;
 	u64 freq, period;
@@ -104,6 +111,8 @@ struct recording {
 	size_t nr_events;
 	int *cpus;
 	size_t nr_cpus;
+	struct rec_mask *masks;		/* --threads: one a stream */
+	size_t nr_masks;
 	pid_t *tids;			/* -1 alone: every task (-a, -C) */
 	size_t nr_tids;
 	int *fds;			/* [cpu][tid][event], -1 where not open */
@@ -135,6 +144,16 @@ int record__set_ids(struct recording *rec);
 int record__enable(struct recording *rec, bool enable);
 size_t record__id_hdr_size(const struct recording *rec);
 void record__close_events(struct recording *rec);
+
+/*
+ * record_masks.c. record__check_cpu_list: -1 where a CPU list is malformed (perf's usage
+ * error). record__set_cpus: rec->cpus, the online CPUs or -C's. record__set_masks: with
+ * --threads, rec->masks from the spec, and rec->cpus cut to the CPUs a mask drains. Both
+ * 0, or -errno (perf's exit status for it) after perf's messages.
+ */
+int record__check_cpu_list(const char *list);
+int record__set_cpus(struct recording *rec);
+int record__set_masks(struct recording *rec);
 
 /* record_stream.c */
 int record__start_streams(struct recording *rec);

@@ -42,12 +42,6 @@ static int map_buffer(struct recording *rec, int fd, struct rec_buffer *b)
 	return 0;
 }
 
-/* Which stream drains CPU index ci: set up by record__start_streams' grouping. */
-static struct rec_stream *stream_of_cpu(struct recording *rec, size_t ci, size_t *groups)
-{
-	return &rec->streams[groups ? groups[ci] : 0];
-}
-
 /* Buffered raw writes to data.N. */
 static int out_flush(struct rec_stream *s)
 {
@@ -151,8 +145,8 @@ static int cmp_hit(const void *a, const void *b)
 
 /*
  * A user sample's page (maps are whole pages: a page tells the map), for the build-id pass;
- * the list is sorted and made unique whenever it fills, so it grows with the pages hit, not
- * with the samples.
+ * the list is sorted and made unique whenever it fills, so it grows with the pages hit (four
+ * times their number at most), not with the samples.
  */
 static void note_hit(struct rec_stream *s, u32 pid, u64 ip)
 {
@@ -169,6 +163,12 @@ static void note_hit(struct rec_stream *s, u32 pid, u64 ip)
 				s->hits[n++] = s->hits[i];
 		}
 		s->nr_hits = n;
+		/*
+		 * Half the list free after a compaction, or the next one comes a few samples
+		 * later and sorts it all again: one sort every half a list of samples at least.
+		 */
+		if (n > s->alloc_hits / 2)
+			ARRAY_GROW(s->hits, s->alloc_hits, s->alloc_hits + 1);
 	}
 	ARRAY_GROW(s->hits, s->alloc_hits, s->nr_hits + 1);
 	s->hits[s->nr_hits++] = h;
@@ -318,7 +318,7 @@ static void *stream_run(void *arg)
 	struct rec_stream *s = arg;
 	struct pollfd *pfd = xcalloc(s->nr_buffers + 1, sizeof(*pfd));
 
-	pthread_setaffinity_np(pthread_self(), sizeof(s->mask), &s->mask);
+	pthread_setaffinity_np(pthread_self(), sizeof(s->affinity), &s->affinity);
 	for (size_t i = 0; i < s->nr_buffers; i++)
 		pfd[i] = (struct pollfd){ .fd = s->buffers[i].fd, .events = POLLIN };
 	pfd[s->nr_buffers] = (struct pollfd){ .fd = s->rec->stop, .events = POLLIN };
@@ -343,7 +343,6 @@ static int stream_init(struct recording *rec, struct rec_stream *s, size_t index
 {
 	s->rec = rec;
 	s->fd = -1;
-	CPU_ZERO(&s->mask);
 	if (rec->zstd_level) {
 		s->zstd = ZSTD_createCCtx();
 		s->zbuf = xmalloc(COMPRESSED_MAX + sizeof(struct perf_event_header));
@@ -353,6 +352,7 @@ static int stream_init(struct recording *rec, struct rec_stream *s, size_t index
 		s->writer = rec->writer;
 		return 0;
 	}
+	s->affinity = rec->masks[index].affinity;
 	{
 		char path[4096];
 
@@ -367,98 +367,34 @@ static int stream_init(struct recording *rec, struct rec_stream *s, size_t index
 	return 0;
 }
 
-/* Read a CPU list file of sysfs ("0-3,8"): the text, trimmed, or "" when it cannot. */
-static void read_sysfs_line(const char *path, char *buf, size_t size)
+/* The stream of CPU index c: the mask that drains its CPU (record__set_masks left no other). */
+static size_t stream_of_cpu(const struct recording *rec, size_t c)
 {
-	FILE *f = fopen(path, "re");
+	size_t m = 0;
 
-	buf[0] = 0;
-	if (f) {
-		if (!fgets(buf, (int)size, f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = 0;
-}
-
-/* The --threads group of a CPU: a text key; CPUs with the same key share a stream. */
-static int group_key(const struct recording *rec, int cpu, char *key, size_t size)
-{
-	const char *spec = rec->threads_spec ? rec->threads_spec : "cpu";
-	char path[256];
-
-	if (!strcmp(spec, "cpu")) {
-		snprintf(key, size, "%d", cpu);
-	} else if (!strcmp(spec, "core")) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
-		read_sysfs_line(path, key, size);
-	} else if (!strcmp(spec, "socket") || !strcmp(spec, "package")) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/core_siblings_list", cpu);
-		read_sysfs_line(path, key, size);
-	} else if (!strcmp(spec, "numa")) {
-		int node = 0;
-
-		for (; node < 1024; node++) {
-			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node%d", cpu, node);
-			if (!access(path, F_OK))
-				break;
-		}
-		snprintf(key, size, "node%d", node == 1024 ? 0 : node);
-	} else {
-		return -1;
-	}
-	if (!key[0])
-		snprintf(key, size, "%d", cpu);
-	return 0;
-}
-
-/* Group the CPUs into streams (one, or one per --threads mask) and map their buffers. */
-static int make_streams(struct recording *rec, size_t *groups)
-{
-	char (*keys)[128] = xcalloc(rec->nr_cpus, sizeof(*keys));
-	int ret = -1;
-
-	rec->nr_streams = 0;
-	for (size_t c = 0; c < rec->nr_cpus; c++) {
-		size_t g = 0;
-
-		if (rec->threads) {
-			if (group_key(rec, rec->cpus[c], keys[c], sizeof(keys[c]))) {
-				fprintf(stderr, "Failed to initialize parallel data streaming masks\n");
-				goto out;
-			}
-			for (g = 0; g < c && strcmp(keys[g], keys[c]); g++)
-				;
-			g = g < c ? groups[g] : rec->nr_streams++;
-		} else {
-			rec->nr_streams = 1;
-		}
-		groups[c] = g;
-	}
-	ret = 0;
-out:
-	free(keys);
-	return ret;
+	while (rec->threads && !CPU_ISSET(rec->cpus[c], &rec->masks[m].maps))
+		m++;
+	return m;
 }
 
 int record__start_streams(struct recording *rec)
 {
-	size_t *groups = xcalloc(rec->nr_cpus, sizeof(size_t)), per_cpu = rec->nr_tids * rec->nr_events;
-	int ret = -1;
+	size_t per_cpu = rec->nr_tids * rec->nr_events;
 
-	if (make_streams(rec, groups))
-		goto out;
+	rec->nr_streams = rec->threads ? rec->nr_masks : 1;
 	rec->streams = xcalloc(rec->nr_streams, sizeof(*rec->streams));
+	for (size_t i = 0; i < rec->nr_streams; i++)
+		rec->streams[i].fd = -1;	/* what record__close closes if an init fails */
 	for (size_t i = 0; i < rec->nr_streams; i++) {
 		if (stream_init(rec, &rec->streams[i], i))
-			goto out;
+			return -1;
 	}
 	for (size_t c = 0; c < rec->nr_cpus; c++) {
-		struct rec_stream *s = stream_of_cpu(rec, c, groups);
+		struct rec_stream *s = &rec->streams[stream_of_cpu(rec, c)];
 
 		s->buffers = xreallocarray(s->buffers, s->nr_buffers + 1, sizeof(*s->buffers));
 		if (map_buffer(rec, rec->fds[c * per_cpu], &s->buffers[s->nr_buffers]))
-			goto out;
+			return -1;
 		s->nr_buffers++;
 		/* the kernel redirects into a buffer once it is mapped */
 		for (size_t i = 1; i < per_cpu; i++) {
@@ -466,15 +402,11 @@ int record__start_streams(struct recording *rec)
 				  rec->fds[c * per_cpu])) {
 				fprintf(stderr, "failed to redirect event %s: %s\n",
 					rec->events[i % rec->nr_events].name, strerror(errno));
-				goto out;
+				return -1;
 			}
 		}
-		CPU_SET(rec->cpus[c], &s->mask);
 	}
-	ret = 0;
-out:
-	free(groups);
-	return ret;
+	return 0;
 }
 
 /* Start the streaming threads (--threads); without them the main thread drains. */

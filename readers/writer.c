@@ -1,7 +1,10 @@
 /*
  * writer: a perf.data file written front to back through one buffer, the header patched in
- * at the end. Format facts from perf's header.c (perf_session__do_write_header,
- * perf_header__adds_write, do_write_string, write_event_desc) and perf.data-file-format.txt.
+ * at the end; or a pipe-mode stream, everything in order. Format facts from perf's header.c
+ * (perf_session__do_write_header, perf_header__adds_write, perf_header__write_pipe,
+ * do_write_string, write_event_desc), synthetic-events.c (perf_event__synthesize_features,
+ * perf_event__synthesize_attr, perf_event__synthesize_tracing_data) and
+ * perf.data-file-format.txt.
  */
 #include "readers/writer.h"
 
@@ -34,6 +37,7 @@ struct perf_writer {
 	int fd;
 	bool failed;	/* a write failed: every later call fails */
 	bool started;	/* the attrs are in the buffer: records may follow */
+	bool pipe;	/* pipe mode: attrs and features are records at the start */
 	u8 *buf;
 	size_t buf_len;
 	u64 buf_offset;	/* file offset of buf[0] */
@@ -115,6 +119,17 @@ struct perf_writer *perf_writer__new(const char *path)
 	return w;
 }
 
+struct perf_writer *perf_writer__new_pipe(int fd)
+{
+	struct perf_writer *w = xzalloc(sizeof(*w));
+
+	w->path = xstrdup("-");
+	w->fd = fd;
+	w->pipe = true;
+	w->buf = xmalloc(WRITE_BUF_SIZE);
+	return w;
+}
+
 int perf_writer__add_attr(struct perf_writer *w, const struct perf_event_attr *attr,
 			  const u64 *ids, size_t nr_ids, const char *name)
 {
@@ -139,6 +154,68 @@ int perf_writer__add_attr(struct perf_writer *w, const struct perf_event_attr *a
 	return 0;
 }
 
+static bool has_feat(const struct perf_writer *w, int feat)
+{
+	return (w->feat_bits[feat / 64] >> (feat % 64)) & 1;
+}
+
+static int set_event_desc(struct perf_writer *w);
+
+/* A record of header TYPE, then SIZE bytes of body in up to two pieces. */
+static int put_record(struct perf_writer *w, u32 type, const void *a, size_t a_size,
+		      const void *b, size_t b_size)
+{
+	size_t size = sizeof(struct perf_event_header) + a_size + b_size;
+	struct perf_event_header h = { type, 0, (u16)size };
+
+	if (size > 0xffff) {
+		error_set("%s: a %u record of %zu bytes: more than a pipe-mode record holds",
+			  w->path, type, size);
+		w->failed = true;
+		return -1;
+	}
+	return put(w, &h, sizeof(h)) || put(w, a, a_size) || put(w, b, b_size) ? -1 : 0;
+}
+
+/*
+ * Pipe mode: the 16-byte header, an ATTR record per attr (with its ids), a FEATURE record
+ * per feature set so far and perf's closing one (HEADER_LAST_FEATURE), then the tracing
+ * data as a TRACING_DATA record followed by its bytes padded to 8.
+ */
+static int start_pipe(struct perf_writer *w)
+{
+	static const u8 zeros[8];
+	const u64 header[2] = { PERF_MAGIC2, PERF_PIPE_HEADER_SIZE };
+	const struct feature *tracing = &w->feat[HEADER_TRACING_DATA];
+	u64 last = HEADER_LAST_FEATURE;
+
+	if (put(w, header, sizeof(header)))
+		return -1;
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		if (put_record(w, PERF_RECORD_HEADER_ATTR, w->attrs[i].attr, WRITER_ATTR_SIZE,
+			       w->attrs[i].ids, w->attrs[i].nr_ids * sizeof(u64)))
+			return -1;
+	}
+	if (!has_feat(w, HEADER_EVENT_DESC) && set_event_desc(w))
+		return -1;
+	for (u64 feat = 1; feat < HEADER_FEAT_BITS; feat++) {
+		if (feat != HEADER_TRACING_DATA && has_feat(w, (int)feat) &&
+		    put_record(w, PERF_RECORD_HEADER_FEATURE, &feat, sizeof(feat),
+			       w->feat[feat].data, w->feat[feat].size))
+			return -1;
+	}
+	if (put_record(w, PERF_RECORD_HEADER_FEATURE, &last, sizeof(last), NULL, 0))
+		return -1;
+	if (has_feat(w, HEADER_TRACING_DATA)) {
+		u32 size[2] = { (u32)ALIGN_UP(tracing->size, 8), 0 };
+
+		if (put_record(w, PERF_RECORD_HEADER_TRACING_DATA, size, sizeof(size), NULL, 0) ||
+		    put(w, tracing->data, tracing->size) || put(w, zeros, size[0] - tracing->size))
+			return -1;
+	}
+	return 0;
+}
+
 /* The header's place (zeros until perf_writer__finish), the ids, then the attrs. */
 static int start(struct perf_writer *w)
 {
@@ -148,6 +225,8 @@ static int start(struct perf_writer *w)
 	if (w->started)
 		return 0;
 	w->started = true;
+	if (w->pipe)
+		return start_pipe(w);
 	if (put(w, &zero, sizeof(zero)))
 		return -1;
 	for (size_t i = 0; i < w->nr_attrs; i++) {
@@ -241,11 +320,6 @@ int perf_writer__set_sample_time(struct perf_writer *w, u64 first, u64 last)
 	return perf_writer__set_feature(w, HEADER_SAMPLE_TIME, v, sizeof(v));
 }
 
-static bool has_feat(const struct perf_writer *w, int feat)
-{
-	return (w->feat_bits[feat / 64] >> (feat % 64)) & 1;
-}
-
 /* perf's write_event_desc: u32 nr, u32 attr size, then per attr: attr, u32 nr_ids, name, ids. */
 static int set_event_desc(struct perf_writer *w)
 {
@@ -336,11 +410,17 @@ int perf_writer__finish(struct perf_writer *w)
 	}
 	if (start(w))
 		return -1;
+	if (w->pipe) {
+		if (flush(w))
+			return -1;
+		goto close;
+	}
 	data_size = perf_writer__offset(w) - w->data_offset;
 	if (!has_feat(w, HEADER_EVENT_DESC) && set_event_desc(w))
 		return -1;
 	if (write_features(w) || write_header(w, data_size))
 		return -1;
+close:
 	fd = w->fd;
 	w->fd = -1;
 	if (close(fd)) {

@@ -1,6 +1,6 @@
 /*
- * writer: writes a perf.data file (file mode, this machine's byte order) the way perf record
- * lays it out: header, each attr's ids, the attrs, the data section (records appended through
+ * writer: writes a perf.data file (file mode, this machine's byte order; or pipe mode, see
+ * perf_writer__new_pipe) the way perf record lays it out: header, each attr's ids, the attrs, the data section (records appended through
  * a buffer), then the feature table and feature sections; the header is completed last.
  * It formats bytes only: what the records say, and that they make sense, is the caller's.
  *
@@ -28,6 +28,14 @@ struct perf_writer;
 
 /* Create (or truncate) PATH. NULL, with error_get() saying why, when it cannot be created. */
 struct perf_writer *perf_writer__new(const char *path);
+
+/*
+ * A pipe-mode stream on FD (perf record -o -), which the writer owns and closes: the 16-byte
+ * pipe header, then the attrs and the features set before the first record as ATTR, FEATURE
+ * and TRACING_DATA records (perf's order), then the records. Features set after the first
+ * record are not written: a pipe cannot go back.
+ */
+struct perf_writer *perf_writer__new_pipe(int fd);
 
 /*
  * Add an event: its attr (the first WRITER_ATTR_SIZE bytes; attr->size is written as that),

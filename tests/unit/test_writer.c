@@ -1,9 +1,11 @@
 /*
  * Unit tests for readers/writer: what it writes, readers/session reads back (attrs, ids,
- * names, records, features), at the offsets and sizes perf's layout puts them; write errors
- * are reported with the path.
+ * names, records, features), at the offsets and sizes perf's layout puts them, and as a
+ * pipe-mode stream; write errors are reported with the path.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,10 +97,9 @@ static int deliver(struct event_consumer *c, struct event_ctx *ctx)
 	return 0;
 }
 
-/* Two attrs, 1000 samples alternating between them, a COMM, rounds; features. */
-static void write_test_file(const char *path, int nr_samples)
+/* Two attrs, 1000 samples alternating between them, a COMM, rounds; features; into W. */
+static void write_test_records(struct perf_writer *w, int nr_samples)
 {
-	struct perf_writer *w = perf_writer__new(path);
 	struct perf_event_attr a0 = make_attr(0), a1 = make_attr(1);
 	const u64 ids0[] = { 100 }, ids1[] = { 101 };
 	const char *argv[] = { "/usr/bin/perf", "record", "-e", "cpu-clock" };
@@ -132,12 +133,28 @@ static void write_test_file(const char *path, int nr_samples)
 	perf_writer__delete(w);
 }
 
+/* What write_test_records wrote (1000 samples), delivered in order. */
+static void process_test_records(struct perf_session *s)
+{
+	struct seen seen = { 0 };
+	struct seen_consumer consumer = { { .deliver = deliver }, &seen };
+
+	cr_assert_eq(perf_session__process(s, &consumer.c), 0, "%s", error_get());
+	cr_assert_eq(seen.nr_samples, 1000);
+	cr_assert_eq(seen.nr_comms, 1);
+	cr_assert_eq(seen.nr_rounds, 10);
+	cr_assert(seen.ids_seen[0] == 500 && seen.ids_seen[1] == 500);
+}
+
+static void write_test_file(const char *path, int nr_samples)
+{
+	write_test_records(perf_writer__new(path), nr_samples);
+}
+
 Test(writer, session_reads_back_attrs_records_and_features)
 {
 	char *path = temp_path();
 	struct perf_session s;
-	struct seen seen = { 0 };
-	struct seen_consumer consumer = { { .deliver = deliver }, &seen };
 	const u8 *p;
 	size_t size;
 	u32 nr[2];
@@ -174,11 +191,38 @@ Test(writer, session_reads_back_attrs_records_and_features)
 	cr_assert(times[0] == 10 && times[1] == 1009);
 	cr_assert_not(perf_session__has_feat(&s, HEADER_BUILD_ID));
 
-	cr_assert_eq(perf_session__process(&s, &consumer.c), 0, "%s", error_get());
-	cr_assert_eq(seen.nr_samples, 1000);
-	cr_assert_eq(seen.nr_comms, 1);
-	cr_assert_eq(seen.nr_rounds, 10);
-	cr_assert(seen.ids_seen[0] == 500 && seen.ids_seen[1] == 500);
+	process_test_records(&s);
+	perf_session__close(&s);
+	unlink(path);
+	free(path);
+}
+
+Test(writer, pipe_mode_stream_is_read_back)
+{
+	char *path = temp_path();
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	struct perf_session s;
+	const u8 *p;
+	size_t size;
+	u64 magic[2];
+	FILE *f;
+
+	cr_assert(fd >= 0);
+	write_test_records(perf_writer__new_pipe(fd), 1000);
+	f = fopen(path, "r");
+	cr_assert(f && fread(magic, sizeof(magic), 1, f) == 1);
+	fclose(f);
+	cr_assert(magic[0] == PERF_MAGIC2 && magic[1] == PERF_PIPE_HEADER_SIZE);
+	cr_assert_eq(perf_session__open(&s, path), 0, "%s", error_get());
+	cr_assert(s.is_pipe);
+	process_test_records(&s);
+	cr_assert_str_eq(s.evsels[0].name, "cpu-clock");	/* from the EVENT_DESC record */
+	cr_assert_str_eq(s.evsels[1].name, "task-clock");
+	p = perf_session__feat(&s, HEADER_HOSTNAME, &size);
+	cr_assert(p && size == 4 + 64);
+	cr_assert_str_eq((const char *)p + 4, "testhost");
+	/* set after the first record: a pipe cannot go back for it */
+	cr_assert_not(perf_session__has_feat(&s, HEADER_SAMPLE_TIME));
 	perf_session__close(&s);
 	unlink(path);
 	free(path);
