@@ -22,6 +22,15 @@ enum { DSO_LOAD_NONE, DSO_LOAD_QUEUED, DSO_LOAD_LOADING, DSO_LOAD_DONE };
  * ahead, and published once as dso->syms (dso_syms_publish). The kernel's
  * ([kernel.kallsyms]) is a struct kernel_symbols.
  */
+struct symbol_span {
+	u64 lo, hi;
+	const struct symbol *sym;
+};
+
+#define SPAN_CACHE 256	/* spans, a power of two */
+#define SPAN_CACHE_AFTER 64
+#define SPAN_SLOT(addr) (((addr) >> 4) & (SPAN_CACHE - 1))
+
 struct dso_symbols {
 	struct symtab symtab;
 	struct dso *dso;		/* not a reference: the dso owns this */
@@ -29,9 +38,15 @@ struct dso_symbols {
 	struct work load_work;
 	u8 load_state;			/* DSO_LOAD_*, under the loader's lock */
 	bool kernel;			/* [kernel.kallsyms]: a struct kernel_symbols */
-	/* last lookup: every address in [span_lo, span_hi) finds span_sym */
-	u64 span_lo, span_hi;
-	const struct symbol *span_sym;
+	/* the last lookup: every address in [lo, hi) finds sym */
+	struct symbol_span last;
+	/*
+	 * Then earlier ones, by address bits, once the dso has had SPAN_CACHE_AFTER lookups
+	 * that missed both: samples come back to a few hundred hot addresses of a dso, and a
+	 * search of a large table (the kernel's) costs a cache miss a step.
+	 */
+	struct symbol_span *spans;
+	u32 misses;
 };
 
 struct kernel_symbols {
@@ -70,6 +85,7 @@ static void dso_symbols__delete(struct dso_symbols *syms)
 	if (syms == &no_symbols)
 		return;
 	symtab__exit(&syms->symtab);
+	free(syms->spans);
 	free(syms->kernel ? (void *)kernel_symbols(syms) : syms);
 }
 
@@ -389,16 +405,23 @@ const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cf
 const struct symbol *dso__find_symbol(struct dso *dso, const struct symsrc_config *cfg, u64 addr)
 {
 	struct dso_symbols *syms = container_of(dso__symtab(dso, cfg), struct dso_symbols, symtab);
+	struct symbol_span *slot = syms->spans ? &syms->spans[SPAN_SLOT(addr)] : NULL;
 	const struct symbol *sym;
 	u64 lo, hi;
 
-	if (syms->span_sym && addr >= syms->span_lo && addr < syms->span_hi)
-		return syms->span_sym;
-	sym = symtab__find_span(&syms->symtab, addr, &lo, &hi);
-	if (sym) {
-		syms->span_lo = lo;
-		syms->span_hi = hi;
-		syms->span_sym = sym;
+	if (syms->last.sym && addr >= syms->last.lo && addr < syms->last.hi)
+		return syms->last.sym;
+	if (slot && slot->sym && addr >= slot->lo && addr < slot->hi) {
+		syms->last = *slot;
+		return slot->sym;
 	}
+	sym = symtab__find_span(&syms->symtab, addr, &lo, &hi);
+	if (!sym)
+		return NULL;
+	syms->last = (struct symbol_span){ lo, hi, sym };
+	if (slot)
+		*slot = syms->last;
+	else if (++syms->misses == SPAN_CACHE_AFTER)
+		syms->spans = xcalloc(SPAN_CACHE, sizeof(*syms->spans));
 	return sym;
 }

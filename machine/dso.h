@@ -121,7 +121,7 @@ static inline bool dso__symbols_requested(struct dso *dso)
 bool dso__symbols_ready(struct dso *dso);
 /* Load symbols on first use (or wait for the load started ahead); the (possibly empty) table. */
 const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg);
-/* The symbol at addr (symtab__find), through a one-entry cache. */
+/* The symbol at addr (symtab__find), through a cache of the last ones found. */
 const struct symbol *dso__find_symbol(struct dso *dso, const struct symsrc_config *cfg,
 				      u64 addr);
 
