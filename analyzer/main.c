@@ -36,6 +36,21 @@ static const char usage[] =
  */
 #define REEXEC_MARK "ANALYZE_HUGE_HEAP"
 
+/*
+ * Whether the command builds a model worth huge pages: tasks keeps a few words a task, and
+ * record wants the smallest footprint; for them the second start would be pure cost.
+ */
+static bool wants_huge_heap(char **argv)
+{
+	for (int i = 1; argv[i]; i++) {
+		if (!strcmp(argv[i], "--buildid-dir") && argv[i + 1])
+			i++;
+		else if (argv[i][0] != '-')
+			return strcmp(argv[i], "tasks") && strcmp(argv[i], "record");
+	}
+	return false;
+}
+
 static void huge_heap(char **argv)
 {
 	if (getenv(REEXEC_MARK)) {
@@ -46,7 +61,7 @@ static void huge_heap(char **argv)
 	char self[4096];
 	ssize_t len;
 
-	if (getenv("GLIBC_TUNABLES") || getenv("ANALYZE_SMALL_PAGES"))
+	if (getenv("GLIBC_TUNABLES") || getenv("ANALYZE_SMALL_PAGES") || !wants_huge_heap(argv))
 		return;
 	/* the file itself, not /proc/self/exe: the process keeps its name ("analyze") */
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
