@@ -1,0 +1,155 @@
+/*
+ * rbtree: see rbtree.h. The rebalancing is the textbook insertion (recolour while the uncle is
+ * red, else one or two rotations), which is what the kernel's rb_insert_color does, so equal
+ * insert sequences make equal shapes.
+ */
+#include "lib/rbtree.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "lib/xalloc.h"
+
+#define LEFT(t, x) ((t)->link[3 * (size_t)(x)])
+#define RIGHT(t, x) ((t)->link[3 * (size_t)(x) + 1])
+#define PARENT(t, x) ((t)->link[3 * (size_t)(x) + 2])
+
+void rbtree__init(struct rbtree *t, size_t n)
+{
+	t->cap = n;
+	t->link = xmalloc((n ? 3 * n : 1) * sizeof(*t->link));
+	t->red = xcalloc(n ? n : 1, sizeof(*t->red));
+	t->root = RBTREE_NONE;
+}
+
+void rbtree__exit(struct rbtree *t)
+{
+	free(t->link);
+	free(t->red);
+	t->link = NULL;
+	t->red = NULL;
+	t->cap = 0;
+	t->root = RBTREE_NONE;
+}
+
+/* Put y where x was under x's parent. */
+static void replace_child(struct rbtree *t, uint32_t x, uint32_t y)
+{
+	uint32_t p = PARENT(t, x);
+
+	PARENT(t, y) = p;
+	if (p == RBTREE_NONE)
+		t->root = y;
+	else if (LEFT(t, p) == x)
+		LEFT(t, p) = y;
+	else
+		RIGHT(t, p) = y;
+}
+
+static void rotate_left(struct rbtree *t, uint32_t x)
+{
+	uint32_t y = RIGHT(t, x);
+
+	RIGHT(t, x) = LEFT(t, y);
+	if (LEFT(t, y) != RBTREE_NONE)
+		PARENT(t, LEFT(t, y)) = x;
+	replace_child(t, x, y);
+	LEFT(t, y) = x;
+	PARENT(t, x) = y;
+}
+
+static void rotate_right(struct rbtree *t, uint32_t x)
+{
+	uint32_t y = LEFT(t, x);
+
+	LEFT(t, x) = RIGHT(t, y);
+	if (RIGHT(t, y) != RBTREE_NONE)
+		PARENT(t, RIGHT(t, y)) = x;
+	replace_child(t, x, y);
+	RIGHT(t, y) = x;
+	PARENT(t, x) = y;
+}
+
+static void insert_color(struct rbtree *t, uint32_t z)
+{
+	while (PARENT(t, z) != RBTREE_NONE && t->red[PARENT(t, z)]) {
+		uint32_t p = PARENT(t, z), g = PARENT(t, p);	/* p is red: not the root */
+		bool left = p == LEFT(t, g);
+		uint32_t u = left ? RIGHT(t, g) : LEFT(t, g);
+
+		if (u != RBTREE_NONE && t->red[u]) {
+			t->red[p] = t->red[u] = 0;
+			t->red[g] = 1;
+			z = g;
+			continue;
+		}
+		if (left && z == RIGHT(t, p)) {
+			rotate_left(t, p);
+			p = z;
+		} else if (!left && z == LEFT(t, p)) {
+			rotate_right(t, p);
+			p = z;
+		}
+		t->red[p] = 0;
+		t->red[g] = 1;
+		if (left)
+			rotate_right(t, g);
+		else
+			rotate_left(t, g);
+		break;
+	}
+	t->red[t->root] = 0;
+}
+
+uint32_t rbtree__insert(struct rbtree *t, uint32_t item, rbtree_dir_fn dir, void *ctx)
+{
+	uint32_t parent = RBTREE_NONE, node = t->root;
+	int d = 0;
+
+	while (node != RBTREE_NONE) {
+		d = dir(ctx, item, node);
+		if (!d)
+			return node;
+		parent = node;
+		node = d < 0 ? LEFT(t, node) : RIGHT(t, node);
+	}
+	LEFT(t, item) = RIGHT(t, item) = RBTREE_NONE;
+	PARENT(t, item) = parent;
+	t->red[item] = 1;
+	if (parent == RBTREE_NONE)
+		t->root = item;
+	else if (d < 0)
+		LEFT(t, parent) = item;
+	else
+		RIGHT(t, parent) = item;
+	insert_color(t, item);
+	return RBTREE_NONE;
+}
+
+size_t rbtree__walk(const struct rbtree *t, uint32_t *out)
+{
+	uint32_t x = t->root;
+	size_t n = 0;
+
+	if (x == RBTREE_NONE)
+		return 0;
+	while (LEFT(t, x) != RBTREE_NONE)
+		x = LEFT(t, x);
+	while (x != RBTREE_NONE) {
+		out[n++] = x;
+		if (RIGHT(t, x) != RBTREE_NONE) {
+			x = RIGHT(t, x);
+			while (LEFT(t, x) != RBTREE_NONE)
+				x = LEFT(t, x);
+		} else {
+			uint32_t p = PARENT(t, x);
+
+			while (p != RBTREE_NONE && x == RIGHT(t, p)) {
+				x = p;
+				p = PARENT(t, p);
+			}
+			x = p;
+		}
+	}
+	return n;
+}
