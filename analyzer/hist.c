@@ -674,7 +674,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
  * with equal Children compare by their callchains' depth, entries of two threads go on to
  * Self and the keys. The order then depends on the trees' shapes, so analyze builds the same
  * trees from the same inserts (lib/rbtree). Elided keys (--comms, --dsos, --symbols of one
- * name) take no part, as perf_hpp__should_skip has it.
+ * name) take no part in the output order (perf_hpp__should_skip), but do in the others.
  */
 struct order_ctx {
 	const struct sort_list *sort;
@@ -688,11 +688,8 @@ static int order_in(void *arg, u32 item, u32 node)
 	const struct order_ctx *c = arg;
 
 	for (int i = 0; i < c->sort->nr; i++) {
-		s64 d;
+		s64 d = key_cmp(c->sort->keys[i], &c->entries[node], &c->entries[item]);
 
-		if (c->sort->elide[i])
-			continue;
-		d = key_cmp(c->sort->keys[i], &c->entries[node], &c->entries[item]);
 		if (d)
 			return d < 0 ? -1 : 1;
 	}
