@@ -22,6 +22,16 @@ void rbtree__init(struct rbtree *t, size_t n)
 	t->root = RBTREE_NONE;
 }
 
+void rbtree__reserve(struct rbtree *t, size_t n)
+{
+	if (n <= t->cap)
+		return;
+	n = n < 2 * t->cap ? 2 * t->cap : n;
+	t->link = xrealloc(t->link, 3 * n * sizeof(*t->link));
+	t->red = xrealloc(t->red, n * sizeof(*t->red));
+	t->cap = n;
+}
+
 void rbtree__exit(struct rbtree *t)
 {
 	free(t->link);
@@ -33,44 +43,44 @@ void rbtree__exit(struct rbtree *t)
 }
 
 /* Put y where x was under x's parent. */
-static void replace_child(struct rbtree *t, uint32_t x, uint32_t y)
+static void replace_child(struct rbtree *t, uint32_t *root, uint32_t x, uint32_t y)
 {
 	uint32_t p = PARENT(t, x);
 
 	PARENT(t, y) = p;
 	if (p == RBTREE_NONE)
-		t->root = y;
+		*root = y;
 	else if (LEFT(t, p) == x)
 		LEFT(t, p) = y;
 	else
 		RIGHT(t, p) = y;
 }
 
-static void rotate_left(struct rbtree *t, uint32_t x)
+static void rotate_left(struct rbtree *t, uint32_t *root, uint32_t x)
 {
 	uint32_t y = RIGHT(t, x);
 
 	RIGHT(t, x) = LEFT(t, y);
 	if (LEFT(t, y) != RBTREE_NONE)
 		PARENT(t, LEFT(t, y)) = x;
-	replace_child(t, x, y);
+	replace_child(t, root, x, y);
 	LEFT(t, y) = x;
 	PARENT(t, x) = y;
 }
 
-static void rotate_right(struct rbtree *t, uint32_t x)
+static void rotate_right(struct rbtree *t, uint32_t *root, uint32_t x)
 {
 	uint32_t y = LEFT(t, x);
 
 	LEFT(t, x) = RIGHT(t, y);
 	if (RIGHT(t, y) != RBTREE_NONE)
 		PARENT(t, RIGHT(t, y)) = x;
-	replace_child(t, x, y);
+	replace_child(t, root, x, y);
 	RIGHT(t, y) = x;
 	PARENT(t, x) = y;
 }
 
-static void insert_color(struct rbtree *t, uint32_t z)
+static void insert_color(struct rbtree *t, uint32_t *root, uint32_t z)
 {
 	while (PARENT(t, z) != RBTREE_NONE && t->red[PARENT(t, z)]) {
 		uint32_t p = PARENT(t, z), g = PARENT(t, p);	/* p is red: not the root */
@@ -84,26 +94,32 @@ static void insert_color(struct rbtree *t, uint32_t z)
 			continue;
 		}
 		if (left && z == RIGHT(t, p)) {
-			rotate_left(t, p);
+			rotate_left(t, root, p);
 			p = z;
 		} else if (!left && z == LEFT(t, p)) {
-			rotate_right(t, p);
+			rotate_right(t, root, p);
 			p = z;
 		}
 		t->red[p] = 0;
 		t->red[g] = 1;
 		if (left)
-			rotate_right(t, g);
+			rotate_right(t, root, g);
 		else
-			rotate_left(t, g);
+			rotate_left(t, root, g);
 		break;
 	}
-	t->red[t->root] = 0;
+	t->red[*root] = 0;
 }
 
 uint32_t rbtree__insert(struct rbtree *t, uint32_t item, rbtree_dir_fn dir, void *ctx)
 {
-	uint32_t parent = RBTREE_NONE, node = t->root;
+	return rbtree__insert_at(t, &t->root, item, dir, ctx);
+}
+
+uint32_t rbtree__insert_at(struct rbtree *t, uint32_t *root, uint32_t item, rbtree_dir_fn dir,
+			   void *ctx)
+{
+	uint32_t parent = RBTREE_NONE, node = *root;
 	int d = 0;
 
 	while (node != RBTREE_NONE) {
@@ -117,18 +133,23 @@ uint32_t rbtree__insert(struct rbtree *t, uint32_t item, rbtree_dir_fn dir, void
 	PARENT(t, item) = parent;
 	t->red[item] = 1;
 	if (parent == RBTREE_NONE)
-		t->root = item;
+		*root = item;
 	else if (d < 0)
 		LEFT(t, parent) = item;
 	else
 		RIGHT(t, parent) = item;
-	insert_color(t, item);
+	insert_color(t, root, item);
 	return RBTREE_NONE;
 }
 
 size_t rbtree__walk(const struct rbtree *t, uint32_t *out)
 {
-	uint32_t x = t->root;
+	return rbtree__walk_at(t, t->root, out);
+}
+
+size_t rbtree__walk_at(const struct rbtree *t, uint32_t root, uint32_t *out)
+{
+	uint32_t x = root;
 	size_t n = 0;
 
 	if (x == RBTREE_NONE)

@@ -17,7 +17,7 @@
 struct rbtree {
 	uint32_t *link;	/* 3 a node: left, right, parent */
 	uint8_t *red;
-	uint32_t root;
+	uint32_t root;	/* of the tree rbtree__insert and rbtree__walk use */
 	size_t cap;
 };
 
@@ -30,11 +30,21 @@ typedef int (*rbtree_dir_fn)(void *ctx, uint32_t item, uint32_t node);
 /* An empty tree for items 0..n-1. */
 void rbtree__init(struct rbtree *t, size_t n);
 void rbtree__exit(struct rbtree *t);
+/* Room for items 0..n-1 (what was inserted stays). */
+void rbtree__reserve(struct rbtree *t, size_t n);
 
 /* Insert item: RBTREE_NONE, or the node dir found equal to it (item is then not in the tree). */
 uint32_t rbtree__insert(struct rbtree *t, uint32_t item, rbtree_dir_fn dir, void *ctx);
 
 /* The items in order (leftmost first) into out; returns how many. */
 size_t rbtree__walk(const struct rbtree *t, uint32_t *out);
+
+/*
+ * The same for one of several trees sharing the arrays (a forest: each item in one tree at
+ * most), whose root the caller keeps (RBTREE_NONE: empty).
+ */
+uint32_t rbtree__insert_at(struct rbtree *t, uint32_t *root, uint32_t item, rbtree_dir_fn dir,
+			   void *ctx);
+size_t rbtree__walk_at(const struct rbtree *t, uint32_t root, uint32_t *out);
 
 #endif
