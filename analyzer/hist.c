@@ -525,8 +525,10 @@ static u32 final_entry(const struct hists *hists, u32 e)
 #define NO_ENTRY UINT32_MAX
 
 /*
- * perf's entry keeps the thread and comm of the first sample that reached it: if the pair's
- * first sample came before the entry's first, the entry takes them. pos: where in the sample
+ * perf's entry keeps the thread, comm and filter state of the first sample that reached it
+ * (a frame's entry is filtered as the sample is, by the sample's dso and symbol: perf's
+ * fill_callchain_info keeps al->filtered): if the pair's first sample came before the entry's
+ * first, the entry takes them. pos: where in the sample
  * (perf adds a sample's own entry, then its frames' in chain order), which orders the
  * entries as perf first inserted them.
  */
@@ -545,6 +547,7 @@ static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 po
 		he->thread = thread__get(p->thread);
 	}
 	he->comm = p->comm;
+	he->filtered = p->filtered;
 }
 
 /*
