@@ -56,27 +56,16 @@ static void replace_child(struct rbtree *t, uint32_t *root, uint32_t x, uint32_t
 		RIGHT(t, p) = y;
 }
 
-static void rotate_left(struct rbtree *t, uint32_t *root, uint32_t x)
+/* Rotate at x: side 0 (left) lifts its right child, side 1 (right) its left child. */
+static void rotate(struct rbtree *t, uint32_t *root, uint32_t x, int side)
 {
-	uint32_t y = RIGHT(t, x);
+	uint32_t y = t->link[3 * (size_t)x + !side], inner = t->link[3 * (size_t)y + side];
 
-	RIGHT(t, x) = LEFT(t, y);
-	if (LEFT(t, y) != RBTREE_NONE)
-		PARENT(t, LEFT(t, y)) = x;
+	t->link[3 * (size_t)x + !side] = inner;
+	if (inner != RBTREE_NONE)
+		PARENT(t, inner) = x;
 	replace_child(t, root, x, y);
-	LEFT(t, y) = x;
-	PARENT(t, x) = y;
-}
-
-static void rotate_right(struct rbtree *t, uint32_t *root, uint32_t x)
-{
-	uint32_t y = LEFT(t, x);
-
-	LEFT(t, x) = RIGHT(t, y);
-	if (RIGHT(t, y) != RBTREE_NONE)
-		PARENT(t, RIGHT(t, y)) = x;
-	replace_child(t, root, x, y);
-	RIGHT(t, y) = x;
+	t->link[3 * (size_t)y + side] = x;
 	PARENT(t, x) = y;
 }
 
@@ -94,18 +83,18 @@ static void insert_color(struct rbtree *t, uint32_t *root, uint32_t z)
 			continue;
 		}
 		if (left && z == RIGHT(t, p)) {
-			rotate_left(t, root, p);
+			rotate(t, root, p, 0);
 			p = z;
 		} else if (!left && z == LEFT(t, p)) {
-			rotate_right(t, root, p);
+			rotate(t, root, p, 1);
 			p = z;
 		}
 		t->red[p] = 0;
 		t->red[g] = 1;
 		if (left)
-			rotate_right(t, root, g);
+			rotate(t, root, g, 1);
 		else
-			rotate_left(t, root, g);
+			rotate(t, root, g, 0);
 		break;
 	}
 	t->red[*root] = 0;
