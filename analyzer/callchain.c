@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/rbtree.h"
 #include "lib/xalloc.h"
 #include "machine/inline.h"
 #include "lib/xxhash_inline.h"
@@ -515,10 +516,12 @@ struct cc_node {
 	u64 hit, children_hit;
 };
 
-struct cc_seq {
-	const u32 *f;
-	u32 len, count;
-	u64 period;
+struct trie_node {
+	u32 frame;
+	u32 kids;	/* the root of its children's rb-tree (in tree.rb), or RBTREE_NONE */
+	u32 count;	/* of the chains that end here */
+	bool ends;
+	u64 hit;
 };
 
 struct tree {
@@ -529,100 +532,91 @@ struct tree {
 	size_t nr_nodes, nodes_alloc;
 	u32 *vals;
 	size_t nr_vals, vals_alloc;
-	struct cc_seq *seqs;
-	size_t nr_seqs, seqs_alloc;
+	struct trie_node *trie;	/* one node a frame of a path, as perf's before it merges runs */
+	size_t nr_trie, trie_alloc;
+	struct rbtree rb;	/* every trie node's children, as perf's rb_root_in */
+	u32 *walk;	/* scratch for the children of one trie node at a time */
+	size_t walk_alloc;
 	u32 *out;	/* scratch for sorted children lists */
 	size_t nr_out, out_alloc;
 	FILE *fp;
 };
 
-static const struct symbol *frame_sym(struct tree *t, u32 frame)
+static const struct symbol *frame_sym(struct tree *t, u32 frame, const struct symtab **symtab)
 {
-	const struct symtab *symtab;
-
-	return callchains__sym(t->cc, t->machine, frame, &symtab);
+	return callchains__sym(t->cc, t->machine, frame, symtab);
 }
 
 /*
- * perf's match_chain, as the order of a node's children in its rb_root_in: by dso, then
- * symbol start (both frames resolved, function key) or ip. perf compares dso pointers,
- * which its allocator hands out in about the order the dsos are made: here that order.
+ * perf's match_chain(new, existing): < 0 when the existing frame comes before the new one
+ * (MATCH_LT: the new one goes to its left in rb_root_in). With the function key, two
+ * resolved frames compare by dso, then their symbols' starts (inlined ones by name alone);
+ * any other pair by dso, then raw ip. perf compares dso pointers, which its allocator hands
+ * out in about the order the dsos are made: here that order. The order is not transitive
+ * (a resolved and an unresolved frame of one dso compare by ips, which differ from process to
+ * process in a position-independent dso), so the trees are built by perf's inserts.
  */
-static int frame_cmp(struct tree *t, u32 a, u32 b)
+static int frame_match(struct tree *t, u32 existing, u32 new)
 {
-	const struct cc_frame *fa = &t->cc->frames[a], *fb = &t->cc->frames[b];
-	const struct symbol *sa, *sb;
-	u64 va = fa->ip, vb = fb->ip;
-	int ka = 1, kb = 1;
+	const struct cc_frame *fl = &t->cc->frames[existing], *fr = &t->cc->frames[new];
+	u64 vl = fl->ip, vr = fr->ip;
 
-	if (a == b)
+	if (existing == new)
 		return 0;
-	/* perf tells inlined functions apart by name alone (match_chain_strings) */
-	if (t->p->param->key == CC_KEY_FUNCTION && (fa->inl || fb->inl)) {
-		const struct symtab *ta, *tb;
+	if (t->p->param->key == CC_KEY_FUNCTION) {
+		const struct symtab *tl, *tr;
+		const struct symbol *sl = frame_sym(t, existing, &tl), *sr = frame_sym(t, new, &tr);
 
-		sa = callchains__sym(t->cc, t->machine, a, &ta);
-		sb = callchains__sym(t->cc, t->machine, b, &tb);
-		if (sa && sb) {
-			int ret = strcmp(symbol__name(ta, sa), symbol__name(tb, sb));
+		if (sl && sr && (fl->inl || fr->inl)) {
+			int ret = strcmp(symbol__name(tl, sl), symbol__name(tr, sr));
 
 			return ret < 0 ? -1 : ret > 0;
 		}
-	}
-	if (fa->dso != fb->dso) {
-		if (!fa->dso || !fb->dso)
-			return !fa->dso ? -1 : 1;
-		return fa->dso->seq < fb->dso->seq ? -1 : 1;
-	}
-	/*
-	 * perf compares two resolved frames by their symbols' starts (in the dso), else by
-	 * ips. Both are taken in the dso here: a resolved frame counts as its symbol's start, an
-	 * unresolved one as its address in the dso. Within one process that orders a resolved
-	 * frame and an unresolved one as their ips do (the address lies in no symbol); across
-	 * processes of a position-independent dso, where ips of one function differ, it keeps
-	 * the order transitive, so a function is one node (perf's own order is not: see the
-	 * README).
-	 */
-	if (t->p->param->key == CC_KEY_FUNCTION) {
-		sa = frame_sym(t, a);
-		sb = frame_sym(t, b);
-		if (sa && sb) {
-			va = sa->start;
-			vb = sb->start;
-			ka = kb = 0;
-		} else if (sa) {
-			va = sa->start;
-			vb = fb->dso ? fb->addr : fb->ip;
-			ka = 0;
-		} else if (sb) {
-			va = fa->dso ? fa->addr : fa->ip;
-			vb = sb->start;
-			kb = 0;
-		} else {
-			va = fa->dso ? fa->addr : fa->ip;
-			vb = fb->dso ? fb->addr : fb->ip;
+		if (sl && sr) {
+			vl = sl->start;
+			vr = sr->start;
 		}
 	}
-	if (va != vb)
-		return va < vb ? -1 : 1;
-	return ka < kb ? -1 : ka > kb;
+	if (fl->dso != fr->dso) {
+		if (!fl->dso || !fr->dso)
+			return !fl->dso ? -1 : 1;
+		return fl->dso->seq < fr->dso->seq ? -1 : 1;
+	}
+	if (vl != vr)
+		return vl < vr ? -1 : 1;
+	return 0;
 }
 
-static struct tree *cur_tree;
-
-/* Children come in descending order (perf's rb_root_in, walked in order); shorter first. */
-static int seq_cmp(const void *pa, const void *pb)
+/* rb-tree direction of a new trie node against an existing one (perf's append_chain_children) */
+static int trie_dir(void *arg, u32 item, u32 node)
 {
-	const struct cc_seq *a = pa, *b = pb;
-	u32 n = MIN(a->len, b->len);
+	struct tree *t = arg;
 
-	for (u32 k = 0; k < n; k++) {
-		int c = frame_cmp(cur_tree, a->f[k], b->f[k]);
+	return frame_match(t, t->trie[node].frame, t->trie[item].frame);
+}
 
-		if (c)
-			return -c;
+/* perf's append_chain: one chain into the trie, frame by frame */
+static void trie_add(struct tree *t, const u32 *f, u32 len, u32 count, u64 period)
+{
+	u32 cur = 0;
+
+	for (u32 k = 0; k < len; k++) {
+		u32 new = (u32)t->nr_trie, found;
+
+		ARRAY_GROW(t->trie, t->trie_alloc, t->nr_trie + 1);
+		rbtree__reserve(&t->rb, t->nr_trie + 1);
+		t->trie[new] = (struct trie_node){ .frame = f[k], .kids = RBTREE_NONE };
+		found = rbtree__insert_at(&t->rb, &t->trie[cur].kids, new, trie_dir, t);
+		if (found == RBTREE_NONE) {
+			t->nr_trie++;
+			cur = new;
+		} else {
+			cur = found;
+		}
 	}
-	return (a->len > b->len) - (a->len < b->len);
+	t->trie[cur].ends = true;
+	t->trie[cur].count += count;
+	t->trie[cur].hit += period;
 }
 
 static u64 cumul_hits(const struct cc_node *n)
@@ -635,80 +629,84 @@ static u32 cumul_counts(const struct cc_node *n)
 	return n->count + n->children_count;
 }
 
-/* The children of node, made from seqs[lo, hi) which share its path of depth frames. */
-static void build_children(struct tree *t, u32 node, size_t lo, size_t hi, u32 depth)
+/* The one child of trie node x, or RBTREE_NONE when it has none or several. */
+static u32 only_child(const struct tree *t, u32 x)
 {
-	size_t groups = 0, first;
+	u32 r = t->trie[x].kids;
+
+	if (r == RBTREE_NONE || t->rb.link[3 * (size_t)r] != RBTREE_NONE ||
+	    t->rb.link[3 * (size_t)r + 1] != RBTREE_NONE)
+		return RBTREE_NONE;
+	return r;
+}
+
+/*
+ * The children of node: those of trie node x, in rb_root_in order, each with the run of
+ * frames down to where a chain ends or the path branches (perf's nodes).
+ */
+static void build_children(struct tree *t, u32 node, u32 x)
+{
+	size_t groups, first;
 	u64 children_hit = 0;
 	u32 children_count = 0;
 
-	while (lo < hi && t->seqs[lo].len <= depth)
-		lo++;
-	if (lo == hi)
+	if (t->trie[x].kids == RBTREE_NONE)
 		return;
-	for (size_t i = lo; i < hi; groups++) {
-		size_t j = i + 1;
-
-		while (j < hi && !frame_cmp(t, t->seqs[j].f[depth], t->seqs[i].f[depth]))
-			j++;
-		i = j;
-	}
+	ARRAY_GROW(t->walk, t->walk_alloc, t->nr_trie);
+	groups = rbtree__walk_at(&t->rb, t->trie[x].kids, t->walk);
 	first = t->nr_nodes;
 	ARRAY_GROW(t->nodes, t->nodes_alloc, t->nr_nodes + groups);
 	t->nr_nodes += groups;
 	t->nodes[node].child = (u32)first;
 	t->nodes[node].nr_children = (u32)groups;
-	for (size_t i = lo, g = 0; i < hi; g++) {
-		size_t j = i + 1, k;
-		u32 end = depth + 1;
+	/* the walk scratch is reused below: the children first take their places */
+	for (size_t g = 0; g < groups; g++)
+		t->nodes[first + g].child = t->walk[g];
+	for (size_t g = 0; g < groups; g++) {
+		u32 end = t->nodes[first + g].child, start = (u32)t->nr_vals, next;
 		struct cc_node *n;
 
-		while (j < hi && !frame_cmp(t, t->seqs[j].f[depth], t->seqs[i].f[depth]))
-			j++;
-		while (t->seqs[i].len > end && !frame_cmp(t, t->seqs[i].f[end], t->seqs[j - 1].f[end]))
-			end++;
-		ARRAY_GROW(t->vals, t->vals_alloc, t->nr_vals + (end - depth));
-		memcpy(t->vals + t->nr_vals, t->seqs[i].f + depth, (end - depth) * sizeof(u32));
-		n = &t->nodes[first + g];
-		*n = (struct cc_node){ .val = (u32)t->nr_vals, .val_nr = end - depth, .parent = node,
-				       .child = NO_NODE };
-		t->nr_vals += end - depth;
-		for (k = i; k < j && t->seqs[k].len == end; k++) {
-			n->hit += t->seqs[k].period;
-			n->count += t->seqs[k].count;
+		for (;;) {
+			ARRAY_GROW(t->vals, t->vals_alloc, t->nr_vals + 1);
+			t->vals[t->nr_vals++] = t->trie[end].frame;
+			next = only_child(t, end);
+			if (t->trie[end].ends || next == RBTREE_NONE)
+				break;
+			end = next;
 		}
-		build_children(t, (u32)(first + g), i, j, end);
+		n = &t->nodes[first + g];
+		*n = (struct cc_node){ .val = start, .val_nr = (u32)t->nr_vals - start,
+				       .parent = node, .child = NO_NODE,
+				       .hit = t->trie[end].hit, .count = t->trie[end].count };
+		build_children(t, (u32)(first + g), end);
 		n = &t->nodes[first + g];
 		children_hit += cumul_hits(n);
 		children_count += cumul_counts(n);
-		i = j;
 	}
 	t->nodes[node].children_hit = children_hit;
 	t->nodes[node].children_count = children_count;
 }
 
+/* perf's callchain_append of each chain, in the order the samples came */
 static void tree_build(struct tree *t, const struct cc_contrib *contribs, size_t nr)
 {
-	t->nr_seqs = 0;
+	t->nr_trie = 1;
+	ARRAY_GROW(t->trie, t->trie_alloc, 1);
+	t->trie[0] = (struct trie_node){ .kids = RBTREE_NONE };
+	rbtree__init(&t->rb, 1);
 	for (size_t i = 0; i < nr; i++) {
 		u32 len = callchains__len(t->cc, contribs[i].chain);
 
 		if (contribs[i].offset >= len)
 			continue;
-		ARRAY_GROW(t->seqs, t->seqs_alloc, t->nr_seqs + 1);
-		t->seqs[t->nr_seqs++] = (struct cc_seq){
-			.f = callchains__frame_ids(t->cc, contribs[i].chain) + contribs[i].offset,
-			.len = len - contribs[i].offset, .count = contribs[i].count,
-			.period = contribs[i].period };
+		trie_add(t, callchains__frame_ids(t->cc, contribs[i].chain) + contribs[i].offset,
+			 len - contribs[i].offset, contribs[i].count, contribs[i].period);
 	}
-	cur_tree = t;
-	if (t->nr_seqs)	/* no chains at all (seqs NULL): qsort's pointer must not be */
-		qsort(t->seqs, t->nr_seqs, sizeof(*t->seqs), seq_cmp);
 	t->nr_nodes = 1;
 	t->nr_vals = 0;
 	ARRAY_GROW(t->nodes, t->nodes_alloc, 1);
 	t->nodes[0] = (struct cc_node){ .parent = NO_NODE, .child = NO_NODE };
-	build_children(t, 0, 0, t->nr_seqs, 0);
+	build_children(t, 0, 0);
 }
 
 /*
@@ -997,6 +995,8 @@ void callchains__fprintf(struct callchains *cc, const struct cc_print *p,
 	}
 	free(t.nodes);
 	free(t.vals);
-	free(t.seqs);
+	free(t.trie);
+	free(t.walk);
+	rbtree__exit(&t.rb);
 	free(t.out);
 }

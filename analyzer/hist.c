@@ -12,6 +12,7 @@
 #include <strings.h>
 #include "lib/xxhash_inline.h"
 
+#include "lib/rbtree.h"
 #include "lib/xalloc.h"
 
 struct key_info {
@@ -433,6 +434,7 @@ static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool 
 	he->period = 0;
 	he->period_acc = 0;
 	he->first = UINT64_MAX;
+	he->first_pos = 0;
 	proto->thread = NULL;	/* the entry took both references */
 	proto->map = NULL;
 	hists->index.slots[slot] = (u32)(hists->nr + 1);
@@ -523,14 +525,21 @@ static u32 final_entry(const struct hists *hists, u32 e)
 #define NO_ENTRY UINT32_MAX
 
 /*
- * perf's entry keeps the thread and comm of the first sample that reached it: if the pair's
- * first sample came before the entry's first, the entry takes them.
+ * perf's entry keeps the thread, comm and filter state of the first sample that reached it
+ * (a frame's entry is filtered as the sample is, by the sample's dso and symbol: perf's
+ * fill_callchain_info keeps al->filtered): if the pair's first sample came before the entry's
+ * first, the entry takes them. pos: where in the sample
+ * (perf adds a sample's own entry, then its frames' in chain order), which orders the
+ * entries as perf first inserted them.
  */
-static void claim(struct hists *hists, u32 e, const struct chain_pair *p)
+static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 pos)
 {
 	struct hist_entry *he = &hists->entries[e];
 
-	if (p->first >= he->first)
+	if (p->first > he->first || (p->first == he->first && pos >= he->first_pos))
+		return;
+	he->first_pos = pos;
+	if (p->first == he->first)
 		return;
 	he->first = p->first;
 	if (he->thread != p->thread) {
@@ -538,6 +547,7 @@ static void claim(struct hists *hists, u32 e, const struct chain_pair *p)
 		he->thread = thread__get(p->thread);
 	}
 	he->comm = p->comm;
+	he->filtered = p->filtered;
 }
 
 /*
@@ -554,7 +564,7 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 	char level = hists->entries[p->entry].level;
 
 	made[0] = final_entry(hists, p->entry);
-	claim(hists, made[0], p);
+	claim(hists, made[0], p, 0);
 	for (u32 i = 0; i < len; i++) {
 		const struct cc_frame *f = callchains__frame(cc->chains, ids[i]);
 		const struct hist_entry *self = &hists->entries[p->entry];	/* entries move */
@@ -579,7 +589,7 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 		x = entry_findnew(hists, &proto, &created);
 		if (!created)
 			thread__put(proto.thread);
-		claim(hists, (u32)x, p);
+		claim(hists, (u32)x, p, 1 + i);
 		hists->entries[x].period_acc += p->period;
 		made[1 + i] = (u32)x;
 	}
@@ -657,48 +667,121 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 
 /* ---- ordering ---- */
 
-static const struct sort_list *cur_sort;
-static const struct hist_entry *cur_entries;
-static bool cur_cumulate, cur_depth, cur_caller;
-
 /*
- * Output order: new goes left when sort(new, node) > 0: by period, then the keys. Entries the
- * keys cannot tell apart (two symbols of one name) keep their order in perf's collapsed
- * rb-tree, an in-order walk where new goes left of node when cmp(node, new) < 0; entries
- * are distinct under cmp once collapsed, and the entry number settles what is left.
+ * perf orders entries through three rb-trees: entries_in (each entry inserted when a sample
+ * first reaches it, by hist_entry__cmp), entries_collapsed (entries_in walked in order, by
+ * hist_entry__collapse; only when a key needs collapsing: comm) and the output tree
+ * (entries_collapsed walked in order, by hist_entry__sort). Two of the comparisons are not
+ * transitive: unresolved addresses compare by their difference as a signed number (which
+ * wraps when they are more than 2^63 apart), and in the children view entries of one thread
+ * with equal Children compare by their callchains' depth, entries of two threads go on to
+ * Self and the keys. The order then depends on the trees' shapes, so analyze builds the same
+ * trees from the same inserts (lib/rbtree). Elided keys (--comms, --dsos, --symbols of one
+ * name) take no part in the output order (perf_hpp__should_skip), but do in the others.
  */
-static int output_order(const void *pa, const void *pb)
-{
-	u32 ia = *(const u32 *)pa, ib = *(const u32 *)pb;
-	const struct hist_entry *a = &cur_entries[ia], *b = &cur_entries[ib];
+struct order_ctx {
+	const struct sort_list *sort;
+	const struct hist_entry *entries;
+	bool cumulate, depth, caller;
+};
 
-	if (cur_cumulate) {
+/* perf's hist_entry__cmp (and __collapse, the same for these keys): new goes left when < 0 */
+static int order_in(void *arg, u32 item, u32 node)
+{
+	const struct order_ctx *c = arg;
+
+	for (int i = 0; i < c->sort->nr; i++) {
+		s64 d = key_cmp(c->sort->keys[i], &c->entries[node], &c->entries[item]);
+
+		if (d)
+			return d < 0 ? -1 : 1;
+	}
+	return 1;	/* equal under perf's keys, distinct here: after (not seen in practice) */
+}
+
+/* perf's hist_entry__sort(a, b): > 0 puts a first */
+static s64 entry_sort(const struct order_ctx *c, const struct hist_entry *a,
+		      const struct hist_entry *b)
+{
+	if (c->cumulate) {
 		/* perf's hpp__sort_acc: "put caller above callee when they have equal period" */
 		if (a->period_acc != b->period_acc)
-			return a->period_acc > b->period_acc ? -1 : 1;
-		if (cur_depth && a->thread == b->thread && a->max_depth != b->max_depth) {
+			return a->period_acc > b->period_acc ? 1 : -1;
+		if (c->depth && a->thread == b->thread && a->max_depth != b->max_depth) {
 			s64 d = (s64)b->max_depth - a->max_depth;
 
-			if (cur_caller)
-				d = -d;
-			return d > 0 ? -1 : 1;
+			return c->caller ? -d : d;
 		}
 	}
 	if (a->period != b->period)
-		return a->period > b->period ? -1 : 1;
-	for (int i = 0; i < cur_sort->nr; i++) {
-		s64 c = key_sort(cur_sort->keys[i], a, b);
+		return a->period > b->period ? 1 : -1;
+	for (int i = 0; i < c->sort->nr; i++) {
+		s64 d;
 
-		if (c)
-			return c > 0 ? -1 : 1;
+		if (c->sort->elide[i])
+			continue;
+		d = key_sort(c->sort->keys[i], a, b);
+		if (d)
+			return d;
 	}
-	for (int i = 0; i < cur_sort->nr; i++) {
-		s64 c = key_cmp(cur_sort->keys[i], b, a);
+	return 0;
+}
 
-		if (c)
-			return c < 0 ? -1 : 1;
-	}
+static int order_out(void *arg, u32 item, u32 node)
+{
+	const struct order_ctx *c = arg;
+
+	return entry_sort(c, &c->entries[item], &c->entries[node]) > 0 ? -1 : 1;
+}
+
+/* by the sample that first reached an entry, then where in that sample */
+static int by_first(const void *pa, const void *pb, void *arg)
+{
+	const struct hist_entry *e = arg;
+	u32 ia = *(const u32 *)pa, ib = *(const u32 *)pb;
+	const struct hist_entry *a = &e[ia], *b = &e[ib];
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	if (a->first_pos != b->first_pos)
+		return a->first_pos < b->first_pos ? -1 : 1;
 	return ia < ib ? -1 : ia > ib;
+}
+
+/* Feed order[0, nr) through an empty tree ordered by dir; order becomes its in-order walk. */
+static void order_through(struct rbtree *t, u32 *order, size_t nr, rbtree_dir_fn dir,
+			  struct order_ctx *c)
+{
+	t->root = RBTREE_NONE;
+	for (size_t i = 0; i < nr; i++)
+		rbtree__insert(t, order[i], dir, c);
+	rbtree__walk(t, order);
+}
+
+/* The entries (not merged) in perf's output order, into order: how many. */
+static size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order)
+{
+	struct order_ctx c = {
+		.sort = hists->sort,
+		.entries = hists->entries,
+		.cumulate = hists->cumulate,
+		.depth = opts->callchain && opts->callchain->use_callchain && hists->has_callchain,
+		.caller = opts->callchain && opts->callchain->param->order == CC_ORDER_CALLER,
+	};
+	struct rbtree t;
+	size_t nr = 0;
+
+	for (size_t i = 0; i < hists->nr; i++)
+		if (!hists->entries[i].merged)
+			order[nr++] = (u32)i;
+	qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
+	rbtree__init(&t, hists->nr);
+	order_through(&t, order, nr, order_in, &c);
+	if (sort_list__has(hists->sort, SORT_COMM))
+		order_through(&t, order, nr, order_in, &c);
+	order_through(&t, order, nr, order_out, &c);
+	rbtree__exit(&t);
+	return nr;
 }
 
 /* ---- widths and printing ---- */
@@ -909,18 +992,11 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	struct widths w;
 	struct line l;
 
-	size_t nr = 0;
+	bool graphs = opts->callchain && opts->callchain->use_callchain && hists->has_callchain;
+	size_t nr;
 
 	hists__collapse(hists);
-	for (size_t i = 0; i < hists->nr; i++)
-		if (!hists->entries[i].merged)
-			order[nr++] = (u32)i;
-	cur_sort = sort;
-	cur_entries = hists->entries;
-	cur_cumulate = hists->cumulate;
-	cur_depth = opts->callchain && opts->callchain->use_callchain && hists->has_callchain;
-	cur_caller = opts->callchain && opts->callchain->param->order == CC_ORDER_CALLER;
-	qsort(order, nr, sizeof(*order), output_order);
+	nr = output_order(hists, opts, order);
 
 	calc_widths(hists, order, nr, opts, &w);
 
@@ -1000,7 +1076,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 		}
 		l.buf[l.len] = '\n';
 		fwrite(l.buf, 1, l.len + 1, fp);
-		if (cur_depth)
+		if (graphs)
 			print_callchain(hists, opts, he, fp);
 	}
 	free(l.buf);

@@ -63,6 +63,7 @@ struct hist_entry {
 	u32 merged_into;	/* when merged: the entry that absorbed it */
 	u32 contrib_first, contrib_nr;	/* its callchains, once hists__resolve_callchains ran */
 	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
+	u32 first_pos;	/* where in that sample: 0 its own entry, 1 + i its chain's frame i */
 };
 
 /* A sample's chain in an entry, counted: what the run keeps of callchains. */

@@ -1,4 +1,4 @@
-/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab, outbuf, fmt, error. */
+/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab, outbuf, fmt, error, rbtree. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
@@ -12,6 +12,7 @@
 #include "lib/hashmap.h"
 #include "lib/outbuf.h"
 #include "lib/ptrtable.h"
+#include "lib/rbtree.h"
 #include "lib/refcount.h"
 #include "lib/slab.h"
 #include "lib/strpool.h"
@@ -364,4 +365,95 @@ Test(error, set_wraps_its_own_text)
 	error_set("malformed %s record", "MMAP2");
 	error_set("%s: offset %#x: %s", "f.data", 0x2884, error_get());
 	cr_assert_str_eq(error_get(), "f.data: offset 0x2884: malformed MMAP2 record");
+}
+
+/* rbtree: items ordered by the values in ctx; equal values are found, not inserted */
+static int by_value(void *ctx, uint32_t item, uint32_t node)
+{
+	const int *v = ctx;
+
+	return v[item] < v[node] ? -1 : v[item] > v[node];
+}
+
+/* The black height under x, or -1 when a red node has a red child or the heights differ. */
+static int black_height(const struct rbtree *t, uint32_t x)
+{
+	int l, r;
+
+	if (x == RBTREE_NONE)
+		return 1;
+	l = black_height(t, t->link[3 * x]);
+	r = black_height(t, t->link[3 * x + 1]);
+	if (l < 0 || r < 0 || l != r)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		uint32_t c = t->link[3 * x + i];
+
+		if (t->red[x] && c != RBTREE_NONE && t->red[c])
+			return -1;
+	}
+	return l + !t->red[x];
+}
+
+Test(rbtree, sorts_and_stays_balanced)
+{
+	enum { N = 1000 };
+	static int v[N];
+	uint32_t out[N];
+	struct rbtree t;
+
+	for (int i = 0; i < N; i++)
+		v[i] = (i * 7919) % N;
+	rbtree__init(&t, N);
+	for (uint32_t i = 0; i < N; i++) {
+		cr_assert_eq(rbtree__insert(&t, i, by_value, v), RBTREE_NONE);
+		cr_assert_gt(black_height(&t, t.root), 0);
+		cr_assert(!t.red[t.root]);
+	}
+	cr_assert_eq(rbtree__walk(&t, out), N);
+	for (int i = 0; i < N; i++)
+		cr_assert_eq(v[out[i]], i);
+	rbtree__exit(&t);
+}
+
+Test(rbtree, finds_equal)
+{
+	int v[] = { 5, 3, 5 };
+	uint32_t out[3];
+	struct rbtree t;
+
+	rbtree__init(&t, 3);
+	cr_assert_eq(rbtree__insert(&t, 0, by_value, v), RBTREE_NONE);
+	cr_assert_eq(rbtree__insert(&t, 1, by_value, v), RBTREE_NONE);
+	cr_assert_eq(rbtree__insert(&t, 2, by_value, v), 0);
+	cr_assert_eq(rbtree__walk(&t, out), 2);
+	cr_assert_eq(out[0], 1);
+	cr_assert_eq(out[1], 0);
+	rbtree__exit(&t);
+}
+
+/* Ascending inserts rotate as the kernel's rb_insert_color: 0..6 end with 1 at the root. */
+static int ascending(void *ctx, uint32_t item, uint32_t node)
+{
+	(void)ctx;
+	return item < node ? -1 : 1;
+}
+
+Test(rbtree, kernel_shape)
+{
+	uint32_t out[7];
+	struct rbtree t;
+
+	rbtree__init(&t, 7);
+	for (uint32_t i = 0; i < 7; i++)
+		rbtree__insert(&t, i, ascending, NULL);
+	cr_assert_eq(t.root, 1);
+	cr_assert_eq(t.link[3 * 1], 0);
+	cr_assert_eq(t.link[3 * 1 + 1], 3);
+	cr_assert_eq(t.link[3 * 3], 2);
+	cr_assert_eq(t.link[3 * 3 + 1], 5);
+	cr_assert_eq(rbtree__walk(&t, out), 7);
+	for (uint32_t i = 0; i < 7; i++)
+		cr_assert_eq(out[i], i);
+	rbtree__exit(&t);
 }
