@@ -293,7 +293,7 @@ static int process_sample(struct flamegraph *fg, struct event_ctx *ctx)
 	/* dwarf samples: the unwound user frames, as script shows them */
 	if (callchain)
 		chain = sample_frames__chain(&fg->unwinder, &fg->session, &fg->machine, t, sample,
-					     &nr, &user_at);
+					     SAMPLE_MAX_STACK, &nr, &user_at);
 	if (callchain && !chain)
 		nr = 0;	/* perf could not unwind: the sample without frames */
 	item = aggregate__slot(&fg->agg, sizeof(*item) + nr * sizeof(struct sample_frame));

@@ -242,3 +242,16 @@ char *options__symsrc(struct symsrc_config *symsrc, const char *buildid_dir, con
 	symsrc->debug_dir = getenv("ANALYZE_DEBUG_DIR");
 	return symfs_cache;
 }
+
+u32 options__max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	int value = 127;
+
+	if (f) {
+		if (fscanf(f, "%d", &value) != 1 || value <= 0)
+			value = 127;
+		fclose(f);
+	}
+	return (u32)value;
+}

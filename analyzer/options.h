@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include "lib/compiler.h"
+
 enum option_type { OPT_BOOL, OPT_STRING, OPT_INCR, OPT_NOOP_ARG, OPT_NOOP, OPT_CALLBACK };
 
 /*
@@ -50,6 +52,8 @@ void usage_with_options(const char *usage, const struct option *opts);
 bool options__input(int nr_args, const char **argv, const char **input, const char *usage,
 		    const struct option *opts);
 int options__jobs(const char *jobs, const char *usage, const struct option *opts);
+/* perf's sysctl__max_stack, the default of --max-stack: kernel.perf_event_max_stack, else 127 */
+u32 options__max_stack(void);
 
 struct symsrc_config;
 /*

@@ -537,20 +537,6 @@ static int parse_percent_limit(const char *arg, void *data)
 	return 0;
 }
 
-/* perf's sysctl__max_stack: kernel.perf_event_max_stack, else 127 */
-static u32 sysctl_max_stack(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
-	int value = 127;
-
-	if (f) {
-		if (fscanf(f, "%d", &value) != 1 || value <= 0)
-			value = 127;
-		fclose(f);
-	}
-	return (u32)value;
-}
-
 static const char *const tips[] = {
 	"analyze reads perf.data files many times faster than perf report",
 	"Use analyze report --sort dso,sym to see where time goes per shared object",
@@ -613,7 +599,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 
 	callchain_param__init(&rep.cc_param);
 	hashmap_init(&rep.maps_versions);
-	rep.max_stack = sysctl_max_stack();
+	rep.max_stack = options__max_stack();
 	nr_args = parse_options(argc, argv, opts, report_usage);
 	if (nr_args < 0)
 		return 129;

@@ -9,14 +9,14 @@
 #include "readers/sample.h"
 #include "readers/session.h"
 
-u32 sample_frames__count(const u64 *chain)
+u32 sample_frames__count(const u64 *chain, u32 max_stack)
 {
 	u32 frames = 0;
 	u8 mode = PERF_RECORD_MISC_USER;
 
 	if (!chain)
 		return 0;
-	for (u64 i = 0; i < chain[0] && frames < SAMPLE_MAX_STACK; i++) {
+	for (u64 i = 0; i < chain[0] && frames < max_stack; i++) {
 		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
 			frames++;
 		else if (!machine__callchain_context(chain[1 + i], &mode))
@@ -60,14 +60,15 @@ void sample_frames__resolve(struct machine *machine, struct thread *thread, cons
 
 const u64 *sample_frames__chain(struct unwinder **unwinder, struct perf_session *session,
 				struct machine *machine, struct thread *thread,
-				const struct perf_sample *sample, u32 *nr_frames, u64 *user_at)
+				const struct perf_sample *sample, u32 max_stack, u32 *nr_frames,
+				u64 *user_at)
 {
 	const u64 *chain = sample->callchain;
 
 	*user_at = SAMPLE_FRAMES_NO_USER_AT;
 	if (sample->user_regs.regs && sample->user_stack.size) {
 		if (!*unwinder)
-			*unwinder = unwinder__new(session, SAMPLE_MAX_STACK);
+			*unwinder = unwinder__new(session, max_stack);
 		chain = unwind__callchain(*unwinder, machine, thread, sample);
 		if (chain != sample->callchain) {
 			if (chain)
@@ -76,7 +77,7 @@ const u64 *sample_frames__chain(struct unwinder **unwinder, struct perf_session 
 			return chain;
 		}
 	}
-	*nr_frames = sample_frames__count(chain);
+	*nr_frames = sample_frames__count(chain, max_stack);
 	return chain;
 }
 

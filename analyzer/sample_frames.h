@@ -21,7 +21,10 @@ struct symsrc_config;
 struct thread;
 struct workqueue;
 
-/* perf's PERF_MAX_STACK_DEPTH: perf script shows at most this many frames a sample */
+/*
+ * perf's PERF_MAX_STACK_DEPTH: perf script shows at most this many frames a sample by
+ * default (--max-stack asks for fewer; more are not kept)
+ */
 #define SAMPLE_MAX_STACK 127
 
 /* A frame as the reading thread resolved it: its map's dso and address. */
@@ -34,10 +37,10 @@ struct sample_frame {
 #define SAMPLE_FRAMES_NO_USER_AT UINT64_MAX
 
 /*
- * How many frames perf script shows of a frame-pointer callchain (none without one). An
- * unknown context marker empties perf's cursor: then none.
+ * How many frames perf script shows of a frame-pointer callchain (none without one), at most
+ * max_stack. An unknown context marker before the last of them empties perf's cursor: none.
  */
-u32 sample_frames__count(const u64 *chain);
+u32 sample_frames__count(const u64 *chain, u32 max_stack);
 /*
  * The frames of a chain the dwarf unwinder made: all of them (it kept perf's limits); from
  * entry user_at on, every entry is an address.
@@ -58,11 +61,13 @@ struct unwinder;
  * perf's thread__resolve_callchain for a sample's frames: with user registers and stack
  * (--call-graph dwarf), the unwinder's chain (made on first use in *unwinder; NULL: perf's
  * unwinding failed, and perf shows the sample without frames), else the sample's own;
- * *nr_frames how many perf shows, *user_at as sample_frames__resolve takes it.
+ * *nr_frames how many perf shows (at most max_stack, which the unwinder made on first use
+ * keeps too), *user_at as sample_frames__resolve takes it.
  */
 const u64 *sample_frames__chain(struct unwinder **unwinder, struct perf_session *session,
 				struct machine *machine, struct thread *thread,
-				const struct perf_sample *sample, u32 *nr_frames, u64 *user_at);
+				const struct perf_sample *sample, u32 max_stack, u32 *nr_frames,
+				u64 *user_at);
 
 /*
  * The machine of a session about to be read as script reads it: symbols loaded ahead on wq

@@ -274,6 +274,7 @@ struct script {
 	bool checked;	/* the fields were checked against the events' sample_types */
 	bool use_callchain;	/* perf's symbol_conf.use_callchain */
 	bool no_callchain;	/* -G */
+	u32 max_stack;		/* --max-stack: frames shown a sample */
 	bool ns;
 	bool show_task_events, show_mmap_events, show_switch_events, show_lost_events;
 	bool print_features;	/* --header on a pipe: its features as their records come */
@@ -771,7 +772,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	callchain &= !!(s->f.fields[script_output_type(evsel->attr.type)] & SF_IP);
 	if (callchain) {
 		chain = sample_frames__chain(&s->unwinder, &s->session, &s->machine, t, sample,
-					     &nr_frames, &user_at);
+					     s->max_stack, &nr_frames, &user_at);
 		callchain = chain != NULL;
 	}
 	/* a tracepoint's fields are read from the record, which is not kept */
@@ -1149,7 +1150,7 @@ static int parse_fields(const char *arg, void *data)
 int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
-	const char *pids = NULL, *tids = NULL, *cpus = NULL, *time_str = NULL;
+	const char *pids = NULL, *tids = NULL, *cpus = NULL, *time_str = NULL, *max_stack = NULL;
 	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false,
 	     switch_events = false, lost_events = false, header = false, dump_raw = false,
 	     show_inline = true;
@@ -1173,6 +1174,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "show-lost-events", OPT_BOOL, &lost_events, NULL, "Show lost events (if recorded)" },
 		{ 0, "time", OPT_STRING, &time_str, "str", "Time span of interest (start,stop)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
+		{ 0, "max-stack", OPT_STRING, &max_stack, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
@@ -1208,6 +1210,9 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	if (!s.itrace_opts.set)	/* perf script's default: calls and errors */
 		itrace_opts__set_default(&s.itrace_opts, true);
 	s.no_callchain = hide_callgraph;
+	/* perf's scripting_max_stack; more than perf's own default is not kept */
+	s.max_stack = MIN(max_stack ? (u32)MAX(0, atoi(max_stack)) : options__max_stack(),
+			  SAMPLE_MAX_STACK);
 	s.show_task_events = task_events;
 	s.show_mmap_events = mmap_events;
 	s.show_switch_events = switch_events;
