@@ -944,7 +944,8 @@ static int itrace_sample(struct itrace_consumer *consumer, struct event_ctx *ctx
 
 static void itrace_error(struct itrace_consumer *consumer, const struct itrace_error *e)
 {
-	print_auxtrace_error(container_of(consumer, struct script, itrace_consumer), 1, e, 0, true);
+	print_auxtrace_error(container_of(consumer, struct script, itrace_consumer), 1, e, e->time,
+			     true);
 }
 
 /*
@@ -967,22 +968,23 @@ static int start_itrace(struct script *s, struct event_ctx *ctx)
 				ctx->event, ctx->file_offset);
 	if (!s->itrace)
 		return -1;
-	evsel = itrace__evsel(s->itrace);
-	if (!evsel)
-		return 0;
-	t = script_output_type(evsel->attr.type);
-	if (!s->f.user_set[t] || s->f.wildcard_set[t]) {
-		bool first = true;
+	for (size_t n = 0; (evsel = itrace__evsel(s->itrace, n)); n++) {
+		t = script_output_type(evsel->attr.type);
+		if (!s->f.user_set[t] || s->f.wildcard_set[t]) {
+			bool first = true;
 
-		for (size_t i = 0; i < s->session.nr_evsels; i++)
-			first &= script_output_type(s->session.evsels[i].attr.type) != t;
-		if (first && check_type(s, t, evsel)) {
-			/* perf: the AUXTRACE_INFO record fails, -EINVAL */
-			s->check_failed = s->itrace_refused = true;
-			return 1;
+			for (size_t i = 0; i < s->session.nr_evsels; i++)
+				first &= script_output_type(s->session.evsels[i].attr.type) != t;
+			for (size_t i = 0; i < n; i++)
+				first &= script_output_type(itrace__evsel(s->itrace, i)->attr.type) != t;
+			if (first && check_type(s, t, evsel)) {
+				/* perf: the AUXTRACE_INFO record fails, -EINVAL */
+				s->check_failed = s->itrace_refused = true;
+				return 1;
+			}
 		}
+		widen_name(s, evsel);
 	}
-	widen_name(s, evsel);
 	return 0;
 }
 
