@@ -64,7 +64,6 @@ struct pt_queue {
 	size_t buffer;	/* the buffer dec decodes (q->buffers[buffer - 1]); 0: none yet */
 	bool synced, end;
 	int status;	/* libipt's status after the last call */
-	bool pending_begin;	/* tracing was enabled: the next instruction starts it */
 	/* the last instruction, until the next one says whether it branched */
 	bool have_insn;
 	struct pt_insn insn;
@@ -306,9 +305,12 @@ static void end_insn(struct pt_queue *ptq, u64 next_ip, bool have_next_ip, u32 e
 static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 {
 	switch (ev->type) {
-	case ptev_enabled:
-		if (!ev->variant.enabled.resumed)
-			ptq->pending_begin = true;
+	case ptev_enabled:	/* perf: a branch from 0 to where tracing begins */
+		if (!ev->variant.enabled.resumed) {
+			update_time(ptq);
+			new_state(ptq, STATE_BRANCH, 0, ev->variant.enabled.ip,
+				  IP_FLAG_BRANCH | IP_FLAG_TRACE_BEGIN);
+		}
 		break;
 	case ptev_disabled:
 	case ptev_async_disabled:
@@ -382,11 +384,6 @@ static void decode_step(struct pt_queue *ptq)
 		}
 		end_insn(ptq, insn.ip, true, 0);
 		update_time(ptq);
-		if (ptq->pending_begin) {
-			ptq->pending_begin = false;
-			new_state(ptq, STATE_BRANCH, 0, insn.ip,
-				  IP_FLAG_BRANCH | IP_FLAG_TRACE_BEGIN);
-		}
 		ptq->insn = insn;
 		ptq->insn_time = ptq->tsc;
 		ptq->have_insn = true;
