@@ -184,6 +184,7 @@ static int process_buffer(struct itrace *it, struct itrace_queue *q, size_t idx)
 			return -1;
 		}
 	}
+	itrace__drop_buffer(it, b);
 	return 0;
 }
 

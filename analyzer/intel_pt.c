@@ -192,8 +192,11 @@ static int read_memory(u8 *buffer, size_t size, const struct pt_asid *asid, u64 
 
 static void free_decoder(struct pt_queue *ptq)
 {
+	if (!ptq->dec)
+		return;
 	pt_insn_free_decoder(ptq->dec);
 	ptq->dec = NULL;
+	itrace__drop_buffer(ptq->it, &ptq->q->buffers[ptq->buffer - 1]);
 }
 
 /* the next buffer of the queue in a decoder of its own; false at the end */

@@ -658,6 +658,19 @@ int itrace__insn_flags(const u8 *buf, size_t len)
 	}
 }
 
+void itrace__drop_buffer(struct itrace *it, const struct itrace_buffer *b)
+{
+	/* whole pages of trace bytes only: the records around them may be swapped in place */
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)(it->session->base + b->data_offset);
+	uintptr_t end = start + b->size;
+
+	start = (start + page - 1) & ~(page - 1);
+	end &= ~(page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
 bool itrace__kernel_ip(const struct itrace *it, u64 ip)
 {
 	return ip >= it->machine->kernel_start;

@@ -109,6 +109,9 @@ int itrace__check_time(struct itrace *it, const char *what, u64 offset);
 void itrace__heap_add(struct itrace *it, u32 queue_nr, u64 ordinal);
 void itrace__heap_pop(struct itrace *it);
 bool itrace__kernel_ip(const struct itrace *it, u64 ip);
+/* A buffer decoded: its pages leave memory (they are read again from the file if needed),
+ * so that memory does not grow with the trace. */
+void itrace__drop_buffer(struct itrace *it, const struct itrace_buffer *b);
 /* perf's intel_pt_insn_type: the IP_FLAG_* of the x86 instruction at buf, -1 if cut short */
 int itrace__insn_flags(const u8 *buf, size_t len);
 /*

@@ -22,6 +22,7 @@
  *   tnt BITS                      TNT-8 of up to 6 bits, "1" taken, "0" not, oldest first
  *   tip|tip.pge|tip.pgd|fup [IP]  the IP packet (no IP: suppressed)
  *   raw HEX                       bytes as they are (corrupt packets)
+ *   mark | repeat N               the bytes since the mark, N more times (large traces)
  *   exit                          EXIT of the task
  *   round                         FINISHED_ROUND
  */
@@ -42,7 +43,7 @@
 	      "[--time-mult N] [--time-zero N] [--no-index] [--pt] SCRIPT"
 #define STEP_NS 100
 #define EVENT_ID 42
-#define MAX_TRACE (65536 * 24)
+#define MAX_TRACE (256u << 20)	/* one buffer's bytes at most */
 #define MAX_BUILD_IDS 16
 
 /* perf's auxtrace.h: enum auxtrace_type; intel-bts.h: the priv[] words of AUXTRACE_INFO */
@@ -77,7 +78,8 @@ struct gen {
 	u64 time_shift, time_mult, time_zero;
 	bool pt;
 	u8 *trace;		/* the next buffer's bytes */
-	size_t trace_size;
+	size_t trace_size, trace_alloc;
+	size_t mark;		/* where `mark` was: `repeat` copies the bytes since */
 	u64 aux_offset;
 	u64 *index;	/* {file_offset, size} of every AUXTRACE record */
 	size_t nr_index, index_alloc;
@@ -230,7 +232,7 @@ static int do_buffer(struct gen *g, const char *args)
 	if (perf_writer__write(g->w, &rec, sizeof(rec)) ||
 	    perf_writer__write(g->w, g->trace, size))
 		return -1;
-	g->trace_size = 0;
+	g->trace_size = g->mark = 0;
 	return 0;
 }
 
@@ -238,6 +240,8 @@ static int add_trace(struct gen *g, const void *bytes, size_t size)
 {
 	if (size > MAX_TRACE - g->trace_size)
 		return -1;
+	if (g->trace_size + size > g->trace_alloc)
+		ARRAY_GROW(g->trace, g->trace_alloc, g->trace_size + size);
 	memcpy(g->trace + g->trace_size, bytes, size);
 	g->trace_size += size;
 	return 0;
@@ -316,6 +320,21 @@ static int pt_raw(struct gen *g, const char *hex)
 	}
 }
 
+static int pt_repeat(struct gen *g, u64 n)
+{
+	size_t start = MIN(g->mark, g->trace_size), len = g->trace_size - start;
+
+	if (!n || !len)
+		return 0;
+	if (len > (MAX_TRACE - g->trace_size) / n)
+		return -1;
+	if (g->trace_size + n * len > g->trace_alloc)
+		ARRAY_GROW(g->trace, g->trace_alloc, g->trace_size + n * len);
+	for (u64 i = 0; i < n; i++, g->trace_size += len)
+		memcpy(g->trace + g->trace_size, g->trace + start, len);
+	return 0;
+}
+
 /* the PT packet lines; 1 when the line is not one */
 static int pt_line(struct gen *g, const char *op, const char *args)
 {
@@ -351,6 +370,11 @@ static int pt_line(struct gen *g, const char *op, const char *args)
 		return pt_ip_packet(g, ppt_fup, args);
 	else if (!strcmp(op, "raw"))
 		return pt_raw(g, args);
+	else if (!strcmp(op, "mark")) {
+		g->mark = g->trace_size;
+		return 0;
+	} else if (!strcmp(op, "repeat"))
+		return pt_repeat(g, strtoull(args, NULL, 0));
 	else
 		return 1;
 	return encode(g, &p);
@@ -495,7 +519,6 @@ int main(int argc, char **argv)
 		fclose(in);
 		return 1;
 	}
-	g.trace = xmalloc(MAX_TRACE);
 	if (g.pt && aux_type == AUXTRACE_INTEL_BTS)
 		aux_type = AUXTRACE_INTEL_PT;
 	/* perf record -e intel_bts// --per-thread: the AUX event, sampling the side band too */
