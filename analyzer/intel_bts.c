@@ -121,6 +121,7 @@ static int synth_sample(struct itrace *it, const struct itrace_queue *q, u64 fro
 {
 	struct perf_event_header header = { PERF_RECORD_SAMPLE, 0, sizeof(header) };
 	struct event_ctx ctx;
+	u8 insn[INSN_BUF];
 
 	/* intel_bts_synth_branch_sample: "num_events++ <= initial_skip" skips one more */
 	if (it->opts.initial_skip && it->num_events++ <= it->opts.initial_skip)
@@ -138,6 +139,10 @@ static int synth_sample(struct itrace *it, const struct itrace_queue *q, u64 fro
 	ctx.sample.period = 1;
 	ctx.sample.misc = header.misc;
 	ctx.sample.flags = flags;
+	if (it->opts.insn_bytes && from) {	/* perf script reads it (script_fetch_insn) */
+		ctx.sample.insn_len = (u8)itrace__read_insn(it, q->btsq_tid, from, insn, sizeof(insn));
+		ctx.sample.insn = insn;
+	}
 	return it->consumer->sample(it->consumer, &ctx);
 }
 

@@ -54,6 +54,8 @@ struct pt_state {
 	u64 tot_insn_cnt;
 	u32 flags;	/* IP_FLAG_*: the branch's kind, trace begin/end */
 	int err;	/* PT_ERR_*: an error instead */
+	u8 insn_len;	/* perf's state.insn: the last instruction walked */
+	u8 insn[15];
 };
 
 struct pt_queue {
@@ -65,7 +67,7 @@ struct pt_queue {
 	bool synced, end;
 	int status;	/* libipt's status after the last call */
 	/* the last instruction, until the next one says whether it branched */
-	bool have_insn;
+	bool have_insn, walked;
 	struct pt_insn insn;
 	u64 insn_time;
 	u64 tot_insn_cnt, period_insn_cnt, last_insn_cnt;
@@ -82,6 +84,7 @@ struct intel_pt {
 	u64 tsc_bit, noretcomp_bit, mtc_bit, mtc_freq_bits, cyc_bit;
 	bool cap_user_time_zero, per_cpu_mmaps, timeless;
 	struct evsel *branches, *instructions;
+	u64 insn_period;	/* instructions a sample */
 	u32 branches_filter;
 	u64 num_events;
 };
@@ -130,10 +133,12 @@ static void synth_events(struct itrace *it, struct intel_pt *pt)
 		pt->branches = itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE,
 						 PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1,
 						 type | PERF_SAMPLE_ADDR);
-	if (it->opts.instructions && it->opts.period_type == 0)
+	/* (intel_pt_alloc_queue: no period is every instruction; time periods are not done) */
+	if (it->opts.instructions && (it->opts.period_type == 0 || !it->opts.period))
 		pt->instructions = itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE,
 						     PERF_COUNT_HW_INSTRUCTIONS,
 						     it->opts.period, type);
+	pt->insn_period = it->opts.period ? it->opts.period : 1;
 }
 
 int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 offset)
@@ -263,6 +268,10 @@ static struct pt_state *new_state(struct pt_queue *ptq, int type, u64 from, u64 
 		return &ptq->fifo[ptq->fifo_head];
 	st = &ptq->fifo[(ptq->fifo_head + ptq->fifo_cnt++) % ARRAY_SIZE(ptq->fifo)];
 	*st = (struct pt_state){ type, from, to, ptq->tsc, ptq->tot_insn_cnt, flags, 0 };
+	if (ptq->walked) {	/* (none before the first instruction) */
+		st->insn_len = ptq->insn.size;
+		memcpy(st->insn, ptq->insn.raw, MIN(sizeof(st->insn), (size_t)ptq->insn.size));
+	}
 	return st;
 }
 
@@ -283,15 +292,15 @@ static void end_insn(struct pt_queue *ptq, u64 next_ip, bool have_next_ip, u32 e
 		return;
 	ptq->have_insn = false;
 	ptq->tot_insn_cnt++;
-	period = pt->instructions && ++ptq->period_insn_cnt >= pt->instructions->attr.sample_period;
+	period = pt->instructions && ++ptq->period_insn_cnt >= pt->insn_period;
 	if (period)
 		ptq->period_insn_cnt = 0;
-	flags = itrace__insn_flags(in->raw, in->size);
-	if (flags < 0)
-		flags = 0;
 	taken = in->iclass != ptic_other && in->iclass != ptic_error &&
 		(!have_next_ip || next_ip != in->ip + in->size || in->iclass == ptic_call ||
 		 in->iclass == ptic_return);
+	if (!taken && !extra && !period)
+		return;	/* most instructions: nothing to sample */
+	flags = MAX(itrace__insn_flags(in->raw, in->size), 0);
 	if (taken || extra)
 		st = new_state(ptq, STATE_BRANCH, in->ip, have_next_ip ? next_ip : 0,
 			       (u32)flags | extra);
@@ -389,33 +398,36 @@ static void decode_step(struct pt_queue *ptq)
 		update_time(ptq);
 		ptq->insn = insn;
 		ptq->insn_time = ptq->tsc;
-		ptq->have_insn = true;
+		ptq->have_insn = ptq->walked = true;
 	}
 }
 
 /* ---- samples ---- */
 
-static int deliver(struct pt_queue *ptq, struct evsel *evsel, u64 ip, u64 addr, u64 period,
-		   u32 flags)
+static int deliver(struct pt_queue *ptq, struct evsel *evsel, const struct pt_state *st,
+		   u64 period)
 {
 	struct itrace *it = ptq->it;
 	struct perf_event_header header = { PERF_RECORD_SAMPLE, 0, sizeof(header) };
 	struct event_ctx ctx;
 
-	header.misc = itrace__kernel_ip(it, ip) ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	header.misc = itrace__kernel_ip(it, st->from_ip) ? PERF_RECORD_MISC_KERNEL
+							 : PERF_RECORD_MISC_USER;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.event = &header;
 	ctx.evsel = evsel;
 	ctx.file_offset = it->info_offset;
-	ctx.sample.ip = ip;
-	ctx.sample.addr = addr;
+	ctx.sample.ip = st->from_ip;
+	ctx.sample.addr = st->to_ip;
 	ctx.sample.pid = (u32)ptq->q->pid;
 	ctx.sample.tid = (u32)ptq->q->btsq_tid;
 	ctx.sample.cpu = (u32)ptq->q->btsq_cpu;
 	ctx.sample.time = it->pt->timeless ? 0 : itrace__tsc_to_time(it, ptq->timestamp);
 	ctx.sample.period = period;
 	ctx.sample.misc = header.misc;
-	ctx.sample.flags = flags;
+	ctx.sample.flags = st->flags;
+	ctx.sample.insn = st->insn;
+	ctx.sample.insn_len = st->insn_len;
 	if (it->consumer->sample(it->consumer, &ctx)) {
 		it->stopped = true;
 		return -1;
@@ -437,7 +449,7 @@ static int synth_samples(struct pt_queue *ptq)
 		u64 period = st->tot_insn_cnt - ptq->last_insn_cnt;
 
 		ptq->last_insn_cnt = st->tot_insn_cnt;
-		if (deliver(ptq, pt->instructions, st->from_ip, st->to_ip, period, st->flags))
+		if (deliver(ptq, pt->instructions, st, period))
 			return -1;
 	}
 	if (pt->branches && (st->type & STATE_BRANCH)) {
@@ -446,7 +458,7 @@ static int synth_samples(struct pt_queue *ptq)
 		/* intel_pt_synth_branch_sample */
 		if (it->opts.initial_skip && pt->num_events++ < it->opts.initial_skip)
 			return 0;
-		return deliver(ptq, pt->branches, st->from_ip, st->to_ip, 1, st->flags);
+		return deliver(ptq, pt->branches, st, 1);
 	}
 	return 0;
 }

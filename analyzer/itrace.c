@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <capstone/capstone.h>
+
 #include "analyzer/itrace_internal.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
@@ -29,11 +31,12 @@
 
 void itrace_opts__set_default(struct itrace_opts *o, bool no_sample)
 {
-	bool set = o->set, dont_decode = o->dont_decode;
+	bool set = o->set, dont_decode = o->dont_decode, insn_bytes = o->insn_bytes;
 
 	memset(o, 0, sizeof(*o));
 	o->set = set;
 	o->dont_decode = dont_decode;
+	o->insn_bytes = insn_bytes;
 	o->branches = o->transactions = o->errors = true;
 	if (no_sample) {
 		o->period_type = 0;
@@ -478,6 +481,8 @@ void itrace__delete(struct itrace *it)
 {
 	if (!it)
 		return;
+	if (it->capstone)
+		cs_close(&it->capstone);
 	if (it->ops && it->ops->exit)
 		it->ops->exit(it);
 	code_files_close(it);
@@ -669,6 +674,25 @@ void itrace__drop_buffer(struct itrace *it, const struct itrace_buffer *b)
 	end &= ~(page - 1);
 	if (end > start)
 		madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+int itrace__read_insn(struct itrace *it, s32 tid, u64 ip, u8 *buf, size_t size)
+{
+	ssize_t n = itrace__read_code(it, tid, ip, buf, size);
+	cs_insn *insn;
+	size_t count;
+	int len = 0;
+
+	if (n <= 0)
+		return 0;
+	if (!it->capstone && cs_open(CS_ARCH_X86, CS_MODE_64, &it->capstone) != CS_ERR_OK)
+		return 0;
+	count = cs_disasm(it->capstone, buf, (size_t)n, ip, 1, &insn);
+	if (count) {
+		len = insn[0].size;
+		cs_free(insn, count);
+	}
+	return len;
 }
 
 bool itrace__kernel_ip(const struct itrace *it, u64 ip)

@@ -27,6 +27,7 @@ struct itrace_opts {
 	u64 period;		/* i: the instruction period */
 	int period_type;	/* 0 instructions, 1 ticks, 2 nanoseconds */
 	u64 initial_skip;	/* s: events to skip first */
+	bool insn_bytes;	/* the command prints instructions (-F insn): BTS reads them */
 };
 
 /*

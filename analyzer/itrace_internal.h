@@ -93,6 +93,7 @@ struct itrace {
 	struct itrace_code *code;	/* mapped dso files, for the instructions */
 	struct itrace_code_cache code_cache;
 	struct intel_pt *pt;	/* Intel PT's (intel_pt.c) */
+	size_t capstone;	/* a capstone handle (csh), once an instruction's length was needed */
 };
 
 int intel_bts__init(struct itrace *it, const struct perf_event_header *info, u64 offset);
@@ -121,6 +122,9 @@ int itrace__insn_flags(const u8 *buf, size_t len);
  */
 ssize_t itrace__read_code(struct itrace *it, s32 tid, u64 ip, u8 *buf, size_t size);
 void itrace__code_changed(struct itrace *it);
+/* perf's script_fetch_insn: the bytes of the instruction at ip (capstone finds its length);
+ * the length, 0 when not readable */
+int itrace__read_insn(struct itrace *it, s32 tid, u64 ip, u8 *buf, size_t size);
 /* the AUX PMU's first evsel with ids (perf's: the one the synthesized events copy) */
 const struct evsel *itrace__aux_evsel(const struct itrace *it);
 /* a synthesized event with the AUX event's exclusions: its attr, name and layout set */

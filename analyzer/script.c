@@ -51,7 +51,7 @@ static const struct {
 	{ "sym", SF_SYM }, { "dso", SF_DSO }, { "addr", SF_ADDR }, { "symoff", SF_SYMOFFSET },
 	{ "srcline", 0 }, { "period", SF_PERIOD }, { "iregs", 0 }, { "uregs", 0 },
 	{ "brstack", 0 }, { "brstacksym", 0 }, { "data_src", 0 }, { "weight", 0 },
-	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", SF_CALLINDENT }, { "insn", 0 }, { "insnlen", 0 },
+	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", SF_CALLINDENT }, { "insn", SF_INSN }, { "insnlen", 0 },
 	{ "synth", 0 }, { "phys_addr", 0 }, { "metric", 0 }, { "misc", 0 }, { "srccode", 0 },
 	{ "ipc", 0 }, { "tod", 0 }, { "data_page_size", 0 }, { "code_page_size", 0 },
 	{ "ins_lat", 0 }, { "brstackinsnlen", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
@@ -454,6 +454,8 @@ struct line_item {
 	u64 ip, time, period;
 	u32 pid, tid, cpu;
 	u32 flags;		/* AUX-trace samples' branch kind */
+	u8 insn_len;		/* and instruction (Intel PT's) */
+	u8 insn[16];
 	u32 nr_frames;		/* of frames[], when callchain */
 	u32 first_unwound;	/* frames[] from this one on were unwound (dwarf): perf 6.1
 				   looks for inlined functions in those only (unwind_entry) */
@@ -637,6 +639,21 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 	}
 }
 
+/* perf_sample__fprintf_insn: " insn: xx xx" when the decoder gave the instruction */
+static void print_insn(struct script *s, const struct line_item *item, u32 fields)
+{
+	if (!(fields & SF_INSN) || !item->insn_len)
+		return;
+	static const char hex[] = "0123456789abcdef";
+
+	fmt_put_str(&s->out, " insn:");
+	for (u8 i = 0; i < item->insn_len; i++) {	/* " %02x" */
+		outbuf_putc(&s->out, ' ');
+		outbuf_putc(&s->out, hex[item->insn[i] >> 4]);
+		outbuf_putc(&s->out, hex[item->insn[i] & 15]);
+	}
+}
+
 /* perf script's process_event for the fields above: a sample's line (and frames). */
 static void print_line(struct script *s, const struct line_item *item)
 {
@@ -677,6 +694,7 @@ static void print_line(struct script *s, const struct line_item *item)
 			fmt_put_hex(ob, item->sample_addr, 16);
 			print_sym_dso(s, item->addr_dso, item->addr_in_dso, fields);
 		}
+		print_insn(s, item, fields);
 		outbuf_putc(ob, '\n');
 		if (ob->error)
 			__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
@@ -705,6 +723,7 @@ static void print_line(struct script *s, const struct line_item *item)
 	 * bpf-output): with none, that is one empty line. Raw data itself is not shown yet.
 	 * (Printed for software events only: the field is invalid for the other types.)
 	 */
+	print_insn(s, item, fields);
 	if ((fields & SF_BPF_OUTPUT) && evsel->attr.type == PERF_TYPE_SOFTWARE &&
 	    evsel->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
 		outbuf_putc(ob, '\n');
@@ -788,6 +807,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->tid = sample->tid;
 	item->cpu = sample->cpu;
 	item->flags = sample->flags;
+	item->insn_len = sample->insn && sample->insn_len <= sizeof(item->insn) ? sample->insn_len : 0;
+	if (item->insn_len)
+		memcpy(item->insn, sample->insn, item->insn_len);
 	item->callchain = callchain;
 	item->nr_frames = nr_frames;
 	item->first_unwound = nr_frames;
@@ -1148,6 +1170,21 @@ static int parse_fields(const char *arg, void *data)
 	return err ? -1 : 0;
 }
 
+/*
+ * perf 6.1's --insn-trace: -F +insn,-event,-period, --itrace=i0ns and --ns; its output has
+ * the trace's errors too, as with e.
+ */
+static int parse_insn_trace(const char *arg, void *data)
+{
+	struct script *s = data;
+
+	if (parse_fields("+insn,-event,-period", &s->f))
+		return -1;
+	itrace_opts__parse(&s->itrace_opts, "i0nse");
+	s->ns = true;
+	return 0;
+}
+
 int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
@@ -1159,6 +1196,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	struct script s = { .consumer.deliver = script_deliver };
 	struct option_callback fields_cb = { parse_fields, &s.f };
 	struct option_callback itrace_cb = { parse_itrace, &s.itrace_opts };
+	struct option_callback insn_trace_cb = { parse_insn_trace, &s };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
 		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
@@ -1182,6 +1220,7 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "inline", OPT_BOOL, &show_inline, NULL, "Show inline function" },
 		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options: i[period] synthesize instructions events, b branches, c calls (only), r returns (only), x transactions, e errors, s<N> skip initial events; default ce (Intel BTS decoded)", false, true },
 		{ 0, "no-itrace", OPT_BOOL, &s.itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
+		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
 		OPT_END_MARK,
 	};
 	struct symsrc_config symsrc = { 0 };
@@ -1205,8 +1244,10 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		fprintf(stderr, "analyze script: bad cpu list '%s'\n", cpus);
 		return 255;
 	}
-	s.ns = ns;
+	s.ns |= ns;
 	s.dump = dump_raw;
+	for (int t = 0; t < SCRIPT_TYPES; t++)
+		s.itrace_opts.insn_bytes |= !!(s.f.fields[t] & SF_INSN);
 	if (!s.itrace_opts.set)	/* perf script's default: calls and errors */
 		itrace_opts__set_default(&s.itrace_opts, true);
 	s.no_callchain = hide_callgraph;

@@ -32,6 +32,7 @@ enum script_field {
 	SF_ADDR = 1 << 13,	/* the sample's addr (and, for page faults, its symbol and dso) */
 	SF_FLAGS = 1 << 14,	/* branch flags: an empty column outside AUX traces */
 	SF_CALLINDENT = 1 << 15,	/* BTS/PT call indentation: nothing outside them */
+	SF_INSN = 1 << 16,	/* AUX-trace samples: the instruction's bytes */
 };
 
 /* perf's output types: the attr types 0..5 (hw sw trace hw_cache raw break), then others. */
