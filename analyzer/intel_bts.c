@@ -117,7 +117,7 @@ static u32 branch_type(struct itrace *it, struct itrace_queue *q, u64 from, u64 
 }
 
 static int synth_sample(struct itrace *it, const struct itrace_queue *q, u64 from, u64 to,
-			u32 flags)
+			u32 flags, u32 depth)
 {
 	struct perf_event_header header = { PERF_RECORD_SAMPLE, 0, sizeof(header) };
 	struct event_ctx ctx;
@@ -139,11 +139,21 @@ static int synth_sample(struct itrace *it, const struct itrace_queue *q, u64 fro
 	ctx.sample.period = 1;
 	ctx.sample.misc = header.misc;
 	ctx.sample.flags = flags;
+	ctx.sample.call_depth = depth;
 	if (it->opts.insn_bytes && from) {	/* perf script reads it (script_fetch_insn) */
 		ctx.sample.insn_len = (u8)itrace__read_insn(it, q->btsq_tid, from, insn, sizeof(insn));
 		ctx.sample.insn = insn;
 	}
 	return it->consumer->sample(it->consumer, &ctx);
+}
+
+/* the length of the call at ip, for the return address the thread stack keeps */
+static u8 call_len(struct itrace *it, const struct itrace_queue *q, u64 ip, u32 flags)
+{
+	u8 buf[INSN_BUF];
+
+	return flags & IP_FLAG_CALL ? (u8)itrace__read_insn(it, q->btsq_tid, ip, buf, sizeof(buf))
+				    : 0;
 }
 
 /* intel_bts_find_overlap: a snapshot buffer repeats the end of the one before it */
@@ -161,6 +171,7 @@ static int process_buffer(struct itrace *it, struct itrace_queue *q, size_t idx)
 	const struct itrace_buffer *b = &q->buffers[idx];
 	const u8 *data = it->session->base + b->data_offset;
 	u64 sz = b->size;
+	u32 depth = 0;
 	int ret = 0;
 
 	if (it->snapshot_mode && idx) {
@@ -181,9 +192,12 @@ static int process_buffer(struct itrace *it, struct itrace_queue *q, size_t idx)
 		if (!rec[0] && !rec[1])
 			continue;
 		flags = branch_type(it, q, rec[0], rec[1]);
+		if (it->opts.thread_stack)	/* (perf: the last instruction read's length) */
+			depth = itrace_stack__event(&q->stack, flags, rec[0], rec[1],
+						    call_len(it, q, rec[0], flags), b->nr + 1);
 		if (it->branches_filter && !(it->branches_filter & flags))
 			continue;
-		ret = synth_sample(it, q, rec[0], rec[1], flags);
+		ret = synth_sample(it, q, rec[0], rec[1], flags, depth);
 		if (ret) {
 			it->stopped = true;
 			return -1;

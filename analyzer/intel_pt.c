@@ -71,6 +71,7 @@ struct pt_queue {
 	struct pt_insn insn;
 	u64 insn_time;
 	u64 tot_insn_cnt, period_insn_cnt, last_insn_cnt;
+	u32 depth;	/* the thread stack's after the last state */
 	u64 tsc;	/* the last timestamp the trace gave */
 	u64 timestamp;	/* perf's ptq->timestamp */
 	struct pt_state state;	/* perf's have_sample: a state to synthesize first */
@@ -428,6 +429,7 @@ static int deliver(struct pt_queue *ptq, struct evsel *evsel, const struct pt_st
 	ctx.sample.flags = st->flags;
 	ctx.sample.insn = st->insn;
 	ctx.sample.insn_len = st->insn_len;
+	ctx.sample.call_depth = ptq->depth;
 	if (it->consumer->sample(it->consumer, &ctx)) {
 		it->stopped = true;
 		return -1;
@@ -445,6 +447,9 @@ static int synth_samples(struct pt_queue *ptq)
 	if (!ptq->have_sample)
 		return 0;
 	ptq->have_sample = false;
+	if (it->opts.thread_stack)	/* (its trace number: the queue's first buffer's) */
+		ptq->depth = itrace_stack__event(&ptq->q->stack, st->flags, st->from_ip, st->to_ip,
+						 st->insn_len, ptq->q->buffers[0].nr + 1);
 	if (pt->instructions && (st->type & STATE_INSTRUCTION)) {
 		u64 period = st->tot_insn_cnt - ptq->last_insn_cnt;
 

@@ -32,11 +32,13 @@
 void itrace_opts__set_default(struct itrace_opts *o, bool no_sample)
 {
 	bool set = o->set, dont_decode = o->dont_decode, insn_bytes = o->insn_bytes;
+	bool thread_stack = o->thread_stack;
 
 	memset(o, 0, sizeof(*o));
 	o->set = set;
 	o->dont_decode = dont_decode;
 	o->insn_bytes = insn_bytes;
+	o->thread_stack = thread_stack;
 	o->branches = o->transactions = o->errors = true;
 	if (no_sample) {
 		o->period_type = 0;
@@ -489,8 +491,10 @@ void itrace__delete(struct itrace *it)
 	for (size_t i = 0; i < it->nr_evsels; i++)
 		free(it->evsels[i].name);
 	free(it->heap);
-	for (size_t i = 0; i < it->nr_queues; i++)
+	for (size_t i = 0; i < it->nr_queues; i++) {
 		free(it->queues[i].buffers);
+		itrace_stack__exit(&it->queues[i].stack);
+	}
 	free(it->queues);
 	free(it);
 }
@@ -693,6 +697,52 @@ int itrace__read_insn(struct itrace *it, s32 tid, u64 ip, u8 *buf, size_t size)
 		cs_free(insn, count);
 	}
 	return len;
+}
+
+/* ---- perf's thread stack (thread-stack.c, without call/return processing) ---- */
+
+/* thread_stack__pop: to the entry of ret_addr, or nothing when it is not there */
+static void stack_pop(struct itrace_stack *ts, u64 ret_addr)
+{
+	for (size_t i = ts->cnt; i;) {
+		if (ts->entries[--i].ret_addr == ret_addr) {
+			ts->cnt = i;
+			return;
+		}
+	}
+}
+
+u32 itrace_stack__event(struct itrace_stack *ts, u32 flags, u64 from, u64 to, u8 insn_len,
+			u64 trace_nr)
+{
+	/* a discontinuous trace: what the stack holds may be wrong, so it goes */
+	if (trace_nr != ts->trace_nr) {
+		if (ts->trace_nr)
+			ts->cnt = 0;
+		ts->trace_nr = trace_nr;
+	}
+	if (flags & IP_FLAG_CALL) {
+		u64 ret_addr = from + insn_len;
+
+		if (to && ret_addr != to) {	/* zero-length calls are not calls */
+			ARRAY_GROW(ts->entries, ts->alloc, ts->cnt + 1);
+			ts->entries[ts->cnt].ret_addr = ret_addr;
+			ts->entries[ts->cnt++].trace_end = !!(flags & IP_FLAG_TRACE_END);
+		}
+	} else if (flags & IP_FLAG_TRACE_BEGIN) {
+		/* tracing may begin after a return; a call made as it ended does not return */
+		stack_pop(ts, to);
+		while (ts->cnt && ts->entries[ts->cnt - 1].trace_end)
+			ts->cnt--;
+	} else if ((flags & IP_FLAG_RETURN) && from) {
+		stack_pop(ts, to);
+	}
+	return (u32)ts->cnt;
+}
+
+void itrace_stack__exit(struct itrace_stack *ts)
+{
+	free(ts->entries);
 }
 
 bool itrace__kernel_ip(const struct itrace *it, u64 ip)

@@ -28,6 +28,7 @@ struct itrace_opts {
 	int period_type;	/* 0 instructions, 1 ticks, 2 nanoseconds */
 	u64 initial_skip;	/* s: events to skip first */
 	bool insn_bytes;	/* the command prints instructions (-F insn): BTS reads them */
+	bool thread_stack;	/* and call depths (-F callindent): perf's thread stack */
 };
 
 /*

@@ -20,6 +20,21 @@ struct itrace_auxtrace {
 
 void itrace_auxtrace_swap(struct itrace_auxtrace *record);
 
+/* perf's thread stack of a queue's thread: the return addresses of the calls open */
+struct itrace_stack {
+	struct {
+		u64 ret_addr;
+		bool trace_end;	/* the call was made as tracing ended */
+	} *entries;
+	size_t cnt, alloc;
+	u64 trace_nr;	/* the buffer the trace continues from (a new one flushes) */
+};
+
+/* thread_stack__event: a branch; the depth after it */
+u32 itrace_stack__event(struct itrace_stack *ts, u32 flags, u64 from, u64 to, u8 insn_len,
+			u64 trace_nr);
+void itrace_stack__exit(struct itrace_stack *ts);
+
 /* One AUXTRACE record's trace bytes: where they lie in the file, never copied. */
 struct itrace_buffer {
 	u64 data_offset, size, reference;
@@ -38,6 +53,7 @@ struct itrace_queue {
 	bool decoder, on_heap, done, has_buffer;
 	s32 pid, btsq_tid, btsq_cpu;
 	struct pt_queue *pt;	/* Intel PT's decoder state (intel_pt.c) */
+	struct itrace_stack stack;	/* with --itrace's thread stack */
 };
 
 /* perf's auxtrace_heap: queues by the reference of their next buffer (BTS) or the

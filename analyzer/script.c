@@ -301,6 +301,8 @@ struct script {
 	struct itrace_opts itrace_opts;
 	struct itrace *itrace;
 	struct itrace_consumer itrace_consumer;
+	int callindent_spacing;	/* perf's static spacing of callindent */
+	int pad_dso;		/* --call-trace: dso names padded to 50 (pad_output_len_dso) */
 	u32 nr_itrace_errors;
 	bool itrace_refused;
 	bool dump;	/* -D */	/* the decoder's event lacks a field -F asked for */
@@ -456,6 +458,7 @@ struct line_item {
 	u32 flags;		/* AUX-trace samples' branch kind */
 	u8 insn_len;		/* and instruction (Intel PT's) */
 	u8 insn[16];
+	u32 call_depth;		/* and the calls open then (-F callindent) */
 	u32 nr_frames;		/* of frames[], when callchain */
 	u32 first_unwound;	/* frames[] from this one on were unwound (dwarf): perf 6.1
 				   looks for inlined functions in those only (unwind_entry) */
@@ -654,6 +657,59 @@ static void print_insn(struct script *s, const struct line_item *item, u32 field
 	}
 }
 
+/* the symbol's name at addr in dso, or NULL */
+static const char *sym_name(struct script *s, struct dso *dso, u64 addr)
+{
+	struct addr_location al = { .dso = dso, .addr = addr };
+
+	machine__resolve_symbol(&s->machine, &al);
+	return al.sym ? symbol__name(al.symtab, al.sym) : NULL;
+}
+
+/*
+ * perf_sample__fprintf_callindent: the dso (when neither ip nor addr is printed), then the
+ * function called (or begun in) or returned from (or ended in), indented by the calls open;
+ * the width is kept across lines, as perf's static spacing does.
+ */
+static void print_callindent(struct script *s, const struct line_item *item, u32 fields)
+{
+	u32 depth = item->call_depth + (item->flags & IP_FLAG_RETURN ? 1 : 0);
+	struct outbuf *ob = &s->out;
+	const char *name = NULL;
+	char num[32];
+	u64 ip = 0;
+	int len = 0;
+
+	if (item->flags & (IP_FLAG_CALL | IP_FLAG_TRACE_BEGIN)) {
+		if (!(name = sym_name(s, item->addr_dso, item->addr_in_dso)))
+			ip = item->sample_addr;
+	} else if (item->flags & (IP_FLAG_RETURN | IP_FLAG_TRACE_END)) {
+		if (!(name = sym_name(s, item->dso, item->addr)))
+			ip = item->ip;
+	}
+	if ((fields & SF_DSO) && !(fields & (SF_IP | SF_ADDR))) {	/* map__fprintf_dsoname */
+		const char *dso = item->dso ? item->dso->long_name : "[unknown]";
+
+		outbuf_putc(ob, '(');
+		fmt_put_padded(ob, dso, strlen(dso), s->pad_dso, true);
+		fmt_put_str(ob, ")\t");
+	}
+	if (name || ip) {
+		if (!name) {
+			snprintf(num, sizeof(num), "%16llx", (unsigned long long)ip);
+			name = num;
+		}
+		len = (int)(depth * 4 + strlen(name));
+		for (u32 i = 0; i < depth * 4; i++)
+			outbuf_putc(ob, ' ');
+		fmt_put_str(ob, name);
+	}
+	if (len > s->callindent_spacing || (len && len < s->callindent_spacing - 52))
+		s->callindent_spacing = (len + 4 + 31) / 32 * 32;
+	for (; len < s->callindent_spacing; len++)
+		outbuf_putc(ob, ' ');
+}
+
 /* perf script's process_event for the fields above: a sample's line (and frames). */
 static void print_line(struct script *s, const struct line_item *item)
 {
@@ -684,6 +740,8 @@ static void print_line(struct script *s, const struct line_item *item)
 		outbuf_putc(ob, ' ');
 	}
 	if (is_bts_event(&evsel->attr)) {	/* perf_sample__fprintf_bts */
+		if (fields & SF_CALLINDENT)
+			print_callindent(s, item, fields);
 		if (fields & SF_IP) {
 			outbuf_putc(ob, ' ');
 			fmt_put_hex(ob, item->ip, 16);
@@ -807,6 +865,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->tid = sample->tid;
 	item->cpu = sample->cpu;
 	item->flags = sample->flags;
+	item->call_depth = sample->call_depth;
 	item->insn_len = sample->insn && sample->insn_len <= sizeof(item->insn) ? sample->insn_len : 0;
 	if (item->insn_len)
 		memcpy(item->insn, sample->insn, item->insn_len);
@@ -822,7 +881,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->sample_addr = sample->addr;
 	item->addr_dso = NULL;
 	item->addr_in_dso = sample->addr;
-	if (((s->f.fields[script_output_type(evsel->attr.type)] & SF_ADDR) ||
+	if (((s->f.fields[script_output_type(evsel->attr.type)] & (SF_ADDR | SF_CALLINDENT)) ||
 	     (is_bts_event(&evsel->attr) && bts_shows_addr(s, &evsel->attr))) &&
 	    addr_correlates_sym(&evsel->attr)) {	/* perf's thread__resolve */
 		struct addr_location al;
@@ -834,7 +893,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	}
 	if (callchain) {
 		sample_frames__resolve(&s->machine, t, chain, user_at, item->frames, nr_frames);
-	} else if (s->f.fields[script_output_type(evsel->attr.type)] & SF_IP) {
+	} else if (s->f.fields[script_output_type(evsel->attr.type)] & (SF_IP | SF_CALLINDENT)) {
 		struct addr_location al;
 
 		machine__resolve_map(&s->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
@@ -1185,6 +1244,31 @@ static int parse_insn_trace(const char *arg, void *data)
 	return 0;
 }
 
+/* perf 6.1's --call-trace: -F -ip,-addr,-event,-period,+callindent, --itrace=cewp, --ns */
+static int parse_call_trace(const char *arg, void *data)
+{
+	struct script *s = data;
+
+	if (parse_fields("-ip,-addr,-event,-period,+callindent", &s->f))
+		return -1;
+	itrace_opts__parse(&s->itrace_opts, "cewp");
+	s->ns = true;
+	s->pad_dso = 50;
+	return 0;
+}
+
+/* --call-ret-trace: the same with +flags and returns, --itrace=crewp */
+static int parse_call_ret_trace(const char *arg, void *data)
+{
+	struct script *s = data;
+
+	if (parse_fields("-ip,-addr,-event,-period,+callindent,+flags", &s->f))
+		return -1;
+	itrace_opts__parse(&s->itrace_opts, "crewp");
+	s->ns = true;
+	return 0;
+}
+
 int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
@@ -1197,6 +1281,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	struct option_callback fields_cb = { parse_fields, &s.f };
 	struct option_callback itrace_cb = { parse_itrace, &s.itrace_opts };
 	struct option_callback insn_trace_cb = { parse_insn_trace, &s };
+	struct option_callback call_trace_cb = { parse_call_trace, &s };
+	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, &s };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
 		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
@@ -1221,6 +1307,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options: i[period] synthesize instructions events, b branches, c calls (only), r returns (only), x transactions, e errors, s<N> skip initial events; default ce (Intel BTS decoded)", false, true },
 		{ 0, "no-itrace", OPT_BOOL, &s.itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
 		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
+		{ 0, "call-trace", OPT_CALLBACK, &call_trace_cb, NULL, "Show call trace from itrace", false, true },
+		{ 0, "call-ret-trace", OPT_CALLBACK, &call_ret_trace_cb, NULL, "Show call and return trace from itrace", false, true },
 		OPT_END_MARK,
 	};
 	struct symsrc_config symsrc = { 0 };
@@ -1246,8 +1334,10 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	}
 	s.ns |= ns;
 	s.dump = dump_raw;
-	for (int t = 0; t < SCRIPT_TYPES; t++)
+	for (int t = 0; t < SCRIPT_TYPES; t++) {
 		s.itrace_opts.insn_bytes |= !!(s.f.fields[t] & SF_INSN);
+		s.itrace_opts.thread_stack |= !!(s.f.fields[t] & SF_CALLINDENT);
+	}
 	if (!s.itrace_opts.set)	/* perf script's default: calls and errors */
 		itrace_opts__set_default(&s.itrace_opts, true);
 	s.no_callchain = hide_callgraph;

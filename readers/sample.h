@@ -30,6 +30,7 @@ struct perf_sample {
 	u32 flags;	/* samples decoded from AUX traces: the branch kind (itrace.h IP_FLAG_*) */
 	u8 insn_len;	/* and the instruction's bytes (Intel PT), insn_len of them */
 	const u8 *insn;
+	u32 call_depth;	/* and the calls open in the thread then (perf's thread stack) */
 	const u64 *callchain;	/* callchain[0] is nr */
 	u32 raw_size;
 	const void *raw_data;
