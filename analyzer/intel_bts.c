@@ -42,7 +42,8 @@ static void synth_evsel(struct itrace *it)
 	type = (bts->attr.sample_type & SAMPLE_MASK) | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 	       PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR;
 	type &= ~(u64)(PERF_SAMPLE_TIME | PERF_SAMPLE_CPU);
-	itrace__add_evsel(it, bts, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1, type);
+	itrace__add_evsel(it, bts, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1, type,
+			  NULL);
 }
 
 static const struct itrace_ops bts_ops;
@@ -276,14 +277,9 @@ static int process_queues(struct itrace *it, u64 timestamp)
 
 		itrace__heap_pop(it);
 		ret = process_queue(it, nr, &ts);
-		if (ret < 0) {
-			itrace__heap_add(it, nr, ts);
+		ret = itrace__heap_return(it, nr, ts, ret);
+		if (ret)
 			return ret;
-		}
-		if (!ret)
-			itrace__heap_add(it, nr, ts);
-		else
-			it->queues[nr].on_heap = false;
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
  * the dso files through itrace__read_code. The only knowledge of PT packets is libipt's.
  */
 #include <intel-pt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +45,9 @@ static const char *const error_messages[] = {
 	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |     \
 	 PERF_SAMPLE_IDENTIFIER)
 
-enum { STATE_BRANCH = 1, STATE_INSTRUCTION = 2 };
+enum { STATE_BRANCH = 1, STATE_INSTRUCTION = 2, STATE_PSB = 4, STATE_CBR = 8 };
+/* perf's util/event.h: PERF_SYNTH_INTEL_* (the synthesized events' attr configs) */
+enum { SYNTH_PTWRITE = 0, SYNTH_CBR = 5, SYNTH_PSB = 6 };
 
 /* perf's intel_pt_state: what the decoder stopped at */
 struct pt_state {
@@ -56,6 +59,8 @@ struct pt_state {
 	int err;	/* PT_ERR_*: an error instead */
 	u8 insn_len;	/* perf's state.insn: the last instruction walked */
 	u8 insn[15];
+	u64 psb_offset;	/* STATE_PSB: where in the buffer */
+	u32 cbr;	/* STATE_CBR: the new core:bus ratio */
 };
 
 struct pt_queue {
@@ -72,6 +77,10 @@ struct pt_queue {
 	u64 insn_time;
 	u64 tot_insn_cnt, period_insn_cnt, last_insn_cnt;
 	u32 depth;	/* the thread stack's after the last state */
+	u64 scan_pos;	/* where the buffer's next PSB is looked for (check_psb), */
+	bool psb_pending;	/* and one found, not reported yet */
+	u64 psb_offset, psb_tsc;
+	u32 cbr;	/* the last core:bus ratio */
 	u64 tsc;	/* the last timestamp the trace gave */
 	u64 timestamp;	/* perf's ptq->timestamp */
 	struct pt_state state;	/* perf's have_sample: a state to synthesize first */
@@ -84,7 +93,9 @@ struct pt_queue {
 struct intel_pt {
 	u64 tsc_bit, noretcomp_bit, mtc_bit, mtc_freq_bits, cyc_bit;
 	bool cap_user_time_zero, per_cpu_mmaps, timeless;
-	struct evsel *branches, *instructions;
+	struct evsel *branches, *instructions, *cbr, *psb;
+	u64 cbr2khz;	/* a CBR's kHz (intel_pt_process_auxtrace_info) */
+	u32 max_non_turbo_ratio;
 	u64 insn_period;	/* instructions a sample */
 	u32 branches_filter;
 	u64 num_events;
@@ -133,13 +144,23 @@ static void synth_events(struct itrace *it, struct intel_pt *pt)
 	if (it->opts.branches)
 		pt->branches = itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE,
 						 PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1,
-						 type | PERF_SAMPLE_ADDR);
+						 type | PERF_SAMPLE_ADDR, NULL);
 	/* (intel_pt_alloc_queue: no period is every instruction; time periods are not done) */
 	if (it->opts.instructions && (it->opts.period_type == 0 || !it->opts.period))
 		pt->instructions = itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE,
 						     PERF_COUNT_HW_INSTRUCTIONS,
-						     it->opts.period, type);
+						     it->opts.period, type, NULL);
 	pt->insn_period = it->opts.period ? it->opts.period : 1;
+	if (it->opts.transactions)
+		itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, type,
+				  "transactions");
+	type |= PERF_SAMPLE_RAW;
+	if (it->opts.ptwrites)
+		itrace__add_evsel(it, aux, PERF_TYPE_SYNTH, SYNTH_PTWRITE, 1, type, "ptwrite");
+	if (it->opts.pwr_events) {
+		pt->cbr = itrace__add_evsel(it, aux, PERF_TYPE_SYNTH, SYNTH_CBR, 1, type, "cbr");
+		pt->psb = itrace__add_evsel(it, aux, PERF_TYPE_SYNTH, SYNTH_PSB, 1, type, "psb");
+	}
 }
 
 int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 offset)
@@ -175,6 +196,17 @@ int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 
 		pt->cyc_bit = priv[PT_CYC_BIT];
 	}
 	pt->timeless = timeless_decoding(it, pt);
+	if (have > PT_MAX_NONTURBO_RATIO)
+		pt->max_non_turbo_ratio = (u32)priv[PT_MAX_NONTURBO_RATIO];
+	{
+		/* intel_pt_process_auxtrace_info: TSC ticks a second, the ratio's frequency */
+		u64 t = 1000000000ull, tsc_freq = ((t / it->time_mult) << it->time_shift) +
+					      ((t % it->time_mult) << it->time_shift) / it->time_mult;
+
+		if (!pt->max_non_turbo_ratio)
+			pt->max_non_turbo_ratio = (u32)((tsc_freq + 50000000) / 100000000);
+		pt->cbr2khz = pt->max_non_turbo_ratio ? tsc_freq / pt->max_non_turbo_ratio / 1000 : 0;
+	}
 	if (it->dont_decode)
 		return 0;
 	if (it->opts.calls)
@@ -225,6 +257,8 @@ static bool next_buffer(struct pt_queue *ptq)
 			continue;
 		pt_insn_set_image(ptq->dec, ptq->image);
 		ptq->synced = false;
+		ptq->scan_pos = 0;
+		ptq->psb_pending = false;
 		return true;
 	}
 	ptq->end = true;
@@ -331,6 +365,13 @@ static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 			end_insn(ptq, ev->variant.disabled.ip, !ev->ip_suppressed,
 				 IP_FLAG_BRANCH | IP_FLAG_TRACE_END);
 		break;
+	case ptev_cbr:	/* perf: a cbr sample when the ratio changes */
+		if (ev->variant.cbr.ratio != ptq->cbr) {
+			ptq->cbr = ev->variant.cbr.ratio;
+			update_time(ptq);
+			new_state(ptq, STATE_CBR, 0, 0, 0)->cbr = ptq->cbr;
+		}
+		break;
 	case ptev_overflow:
 		end_insn(ptq, 0, false, 0);
 		new_state(ptq, 0, 0, 0, 0)->err = PT_ERR_OVR;
@@ -340,8 +381,53 @@ static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 	}
 }
 
+static void report_psb(struct pt_queue *ptq)
+{
+	ptq->psb_pending = false;
+	new_state(ptq, STATE_PSB, 0, 0, 0)->psb_offset = ptq->psb_offset;
+}
+
+/*
+ * The PSBs the decoder passed (libipt reports no event for them): perf's psb events, which
+ * perf reports at the PSBEND, with the TSC of the PSB+. libipt reads ahead: a PSB found
+ * after a sync is reported once the decoder's time has moved on to its TSC (or the buffer
+ * ends, or another PSB comes).
+ */
+static void check_psb(struct pt_queue *ptq, bool at_sync)
+{
+	static const u8 psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+				    2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+	const struct itrace_buffer *b = &ptq->q->buffers[ptq->buffer - 1];
+	const u8 *data = ptq->it->session->base + b->data_offset, *p;
+	u64 offset;
+
+	update_time(ptq);
+	if (ptq->psb_pending && ptq->tsc != ptq->psb_tsc)
+		report_psb(ptq);
+	if (pt_insn_get_offset(ptq->dec, &offset) < 0 || offset <= ptq->scan_pos)
+		return;
+	offset = MIN(offset, b->size);
+	p = memmem(data + ptq->scan_pos, offset - ptq->scan_pos, psb, sizeof(psb));
+	if (p) {	/* (PSBs come many packets apart) */
+		if (ptq->psb_pending)
+			report_psb(ptq);
+		ptq->psb_pending = true;
+		ptq->psb_offset = (u64)(p - data);
+		ptq->psb_tsc = ptq->tsc;
+		ptq->scan_pos = ptq->psb_offset + sizeof(psb);
+		if (at_sync)	/* its PSB+ was read */
+			report_psb(ptq);
+	} else if (offset >= sizeof(psb)) {	/* one cut at the offset is looked for again */
+		ptq->scan_pos = MAX(ptq->scan_pos, offset - (sizeof(psb) - 1));
+	}
+}
+
 static void end_buffer(struct pt_queue *ptq)
 {
+	if (ptq->dec)
+		check_psb(ptq, false);
+	if (ptq->psb_pending)
+		report_psb(ptq);
 	end_insn(ptq, 0, false, 0);
 	free_decoder(ptq);
 }
@@ -366,13 +452,20 @@ static void decode_step(struct pt_queue *ptq)
 				continue;
 			}
 			ptq->synced = true;
+			check_psb(ptq, true);
 		} else {
 			status = ptq->status;
 		}
 		while (status >= 0 && (status & pts_event_pending) && !ptq->fifo_cnt) {
 			status = pt_insn_event(ptq->dec, &ev, sizeof(ev));
-			if (status >= 0)
-				handle_event(ptq, &ev);
+			if (status < 0)
+				break;
+			/* a PSB+ comes before the TIP.PGE that enables tracing, after the rest */
+			if (ev.type == ptev_enabled)
+				check_psb(ptq, false);
+			handle_event(ptq, &ev);
+			if (ev.type != ptev_enabled)
+				check_psb(ptq, false);
 		}
 		ptq->status = status;
 		if (ptq->fifo_cnt)
@@ -396,6 +489,7 @@ static void decode_step(struct pt_queue *ptq)
 			return;
 		}
 		end_insn(ptq, insn.ip, true, 0);
+		check_psb(ptq, false);
 		update_time(ptq);
 		ptq->insn = insn;
 		ptq->insn_time = ptq->tsc;
@@ -406,7 +500,7 @@ static void decode_step(struct pt_queue *ptq)
 /* ---- samples ---- */
 
 static int deliver(struct pt_queue *ptq, struct evsel *evsel, const struct pt_state *st,
-		   u64 period)
+		   u64 period, const char *synth)
 {
 	struct itrace *it = ptq->it;
 	struct perf_event_header header = { PERF_RECORD_SAMPLE, 0, sizeof(header) };
@@ -430,11 +524,39 @@ static int deliver(struct pt_queue *ptq, struct evsel *evsel, const struct pt_st
 	ctx.sample.insn = st->insn;
 	ctx.sample.insn_len = st->insn_len;
 	ctx.sample.call_depth = ptq->depth;
+	ctx.sample.synth = synth;
 	if (it->consumer->sample(it->consumer, &ctx)) {
 		it->stopped = true;
 		return -1;
 	}
 	return 0;
+}
+
+/* intel_pt_synth_psb_sample, intel_pt_synth_cbr_sample: their data as perf script prints
+ * it (perf_sample__fprintf_synth_psb, _cbr) */
+static int synth_pwr(struct pt_queue *ptq, const struct pt_state *st)
+{
+	struct intel_pt *pt = ptq->it->pt;
+	char text[48];
+
+	if (st->type & STATE_PSB) {
+		if (!pt->psb)
+			return 0;
+		snprintf(text, sizeof(text), " psb offs: %#llx", (unsigned long long)st->psb_offset);
+		return deliver(ptq, pt->psb, st, 1, text);
+	}
+	if (!pt->cbr)
+		return 0;
+	{
+		u32 hz = (u32)(st->cbr * pt->cbr2khz * 1000);
+		int n = snprintf(text, sizeof(text), " cbr: %2u freq: %4u MHz ", st->cbr,
+				 (hz + 500000) / 1000000);
+
+		if (pt->max_non_turbo_ratio && n > 0)
+			snprintf(text + n, sizeof(text) - (size_t)n, "(%3u%%) ",
+				 (5 + (1000 * st->cbr) / pt->max_non_turbo_ratio) / 10);
+	}
+	return deliver(ptq, pt->cbr, st, 1, text);
 }
 
 /* perf's intel_pt_sample */
@@ -450,11 +572,13 @@ static int synth_samples(struct pt_queue *ptq)
 	if (it->opts.thread_stack)	/* (its trace number: the queue's first buffer's) */
 		ptq->depth = itrace_stack__event(&ptq->q->stack, st->flags, st->from_ip, st->to_ip,
 						 st->insn_len, ptq->q->buffers[0].nr + 1);
+	if (st->type & (STATE_PSB | STATE_CBR))
+		return synth_pwr(ptq, st);
 	if (pt->instructions && (st->type & STATE_INSTRUCTION)) {
 		u64 period = st->tot_insn_cnt - ptq->last_insn_cnt;
 
 		ptq->last_insn_cnt = st->tot_insn_cnt;
-		if (deliver(ptq, pt->instructions, st, period))
+		if (deliver(ptq, pt->instructions, st, period, NULL))
 			return -1;
 	}
 	if (pt->branches && (st->type & STATE_BRANCH)) {
@@ -463,7 +587,7 @@ static int synth_samples(struct pt_queue *ptq)
 		/* intel_pt_synth_branch_sample */
 		if (it->opts.initial_skip && pt->num_events++ < it->opts.initial_skip)
 			return 0;
-		return deliver(ptq, pt->branches, st, 1);
+		return deliver(ptq, pt->branches, st, 1, NULL);
 	}
 	return 0;
 }
@@ -540,7 +664,7 @@ static bool first_timestamp(struct pt_queue *ptq)
 		ptq->status = pt_insn_sync_forward(ptq->dec);
 		if (ptq->status >= 0) {
 			ptq->synced = true;
-			update_time(ptq);
+			check_psb(ptq, true);
 			if (ptq->tsc)
 				return true;
 			continue;	/* (decoded as it comes) */
@@ -610,14 +734,9 @@ static int process_queues(struct itrace *it, u64 timestamp)
 		}
 		set_pid(it, &it->queues[nr]);
 		ret = run_decoder(ptq, &ts);
-		if (ret < 0) {
-			itrace__heap_add(it, nr, ts);
+		ret = itrace__heap_return(it, nr, ts, ret);
+		if (ret)
 			return ret;
-		}
-		if (!ret)
-			itrace__heap_add(it, nr, ts);
-		else
-			it->queues[nr].on_heap = false;
 	}
 	return 0;
 }

@@ -39,7 +39,7 @@ void itrace_opts__set_default(struct itrace_opts *o, bool no_sample)
 	o->dont_decode = dont_decode;
 	o->insn_bytes = insn_bytes;
 	o->thread_stack = thread_stack;
-	o->branches = o->transactions = o->errors = true;
+	o->branches = o->transactions = o->errors = o->ptwrites = o->pwr_events = true;
 	if (no_sample) {
 		o->period_type = 0;
 		o->period = 1;
@@ -190,7 +190,13 @@ int itrace_opts__parse(struct itrace_opts *o, const char *str)
 				return -1;
 			p = end;
 			break;
-		case 'w': case 'p': case 'o': case 'f': case 'm': case 't': case 'a': case 'M':
+		case 'w':
+			o->ptwrites = true;
+			break;
+		case 'p':
+			o->pwr_events = true;
+			break;
+		case 'o': case 'f': case 'm': case 't': case 'a': case 'M':
 		case 'q': case 'A': case 'Z': case ' ': case ',':
 			break;	/* events BTS never has (PT's), or modifiers */
 		default:
@@ -745,6 +751,15 @@ void itrace_stack__exit(struct itrace_stack *ts)
 	free(ts->entries);
 }
 
+int itrace__heap_return(struct itrace *it, u32 queue_nr, u64 ordinal, int ret)
+{
+	if (ret <= 0)
+		itrace__heap_add(it, queue_nr, ordinal);
+	else
+		it->queues[queue_nr].on_heap = false;
+	return ret < 0 ? ret : 0;
+}
+
 bool itrace__kernel_ip(const struct itrace *it, u64 ip)
 {
 	return ip >= it->machine->kernel_start;
@@ -867,11 +882,11 @@ const struct evsel *itrace__aux_evsel(const struct itrace *it)
 
 /* perf's intel_bts_synth_events / intel_pt_synth_event: the AUX event's exclusions */
 struct evsel *itrace__add_evsel(struct itrace *it, const struct evsel *aux, u32 type,
-				u64 config, u64 period, u64 sample_type)
+				u64 config, u64 period, u64 sample_type, const char *name)
 {
 	struct evsel *e = &it->evsels[it->nr_evsels];
 	struct perf_event_attr *attr = &e->attr;
-	char name[64];
+	char buf[64];
 
 	memset(e, 0, sizeof(*e));
 	attr->size = sizeof(*attr);
@@ -888,7 +903,7 @@ struct evsel *itrace__add_evsel(struct itrace *it, const struct evsel *aux, u32 
 	attr->read_format = aux->attr.read_format;
 	sample_layout_init(&e->layout, attr);
 	e->idx = (int)(it->session->nr_evsels + it->nr_evsels);
-	e->name = xstrdup(evsel_name__from_attr(attr, name, sizeof(name)));
+	e->name = xstrdup(name ? name : evsel_name__from_attr(attr, buf, sizeof(buf)));
 	it->nr_evsels++;
 	return e;
 }

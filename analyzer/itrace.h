@@ -24,6 +24,7 @@ struct itrace_opts {
 	bool set;		/* --itrace given */
 	bool dont_decode;	/* --no-itrace */
 	bool instructions, branches, calls, returns, errors, transactions;
+	bool ptwrites, pwr_events;	/* w, p: Intel PT's */
 	u64 period;		/* i: the instruction period */
 	int period_type;	/* 0 instructions, 1 ticks, 2 nanoseconds */
 	u64 initial_skip;	/* s: events to skip first */
@@ -81,7 +82,8 @@ struct itrace_consumer {
 
 struct itrace;
 
-#define ITRACE_MAX_EVSELS 4	/* synthesized events a decoder may add */
+#define ITRACE_MAX_EVSELS 8	/* synthesized events a decoder may add */
+#define PERF_TYPE_SYNTH 0x80000000u	/* perf's util/event.h: their attr type (INT_MAX + 1) */
 
 /*
  * Set up from an AUXTRACE_INFO record at file offset `offset` (its bytes native-endian).

@@ -125,6 +125,9 @@ int itrace__check_time(struct itrace *it, const char *what, u64 offset);
 /* perf's auxtrace_heap */
 void itrace__heap_add(struct itrace *it, u32 queue_nr, u64 ordinal);
 void itrace__heap_pop(struct itrace *it);
+/* a queue's turn ended with ret (0: more to come, 1: its trace ended, < 0: an error): it goes
+ * back on the heap at ordinal unless it ended; ret, 0 when it ended */
+int itrace__heap_return(struct itrace *it, u32 queue_nr, u64 ordinal, int ret);
 bool itrace__kernel_ip(const struct itrace *it, u64 ip);
 /* A buffer decoded: its pages leave memory (they are read again from the file if needed),
  * so that memory does not grow with the trace. */
@@ -143,9 +146,10 @@ void itrace__code_changed(struct itrace *it);
 int itrace__read_insn(struct itrace *it, s32 tid, u64 ip, u8 *buf, size_t size);
 /* the AUX PMU's first evsel with ids (perf's: the one the synthesized events copy) */
 const struct evsel *itrace__aux_evsel(const struct itrace *it);
-/* a synthesized event with the AUX event's exclusions: its attr, name and layout set */
+/* a synthesized event with the AUX event's exclusions: its attr, name (NULL: the attr's)
+ * and layout set */
 struct evsel *itrace__add_evsel(struct itrace *it, const struct evsel *aux, u32 type,
-				u64 config, u64 period, u64 sample_type);
+				u64 config, u64 period, u64 sample_type, const char *name);
 void itrace__error(struct itrace *it, u32 code, s32 cpu, s32 pid, s32 tid, u64 ip, u64 time,
 		   const char *msg);
 

@@ -52,7 +52,7 @@ static const struct {
 	{ "srcline", 0 }, { "period", SF_PERIOD }, { "iregs", 0 }, { "uregs", 0 },
 	{ "brstack", 0 }, { "brstacksym", 0 }, { "data_src", 0 }, { "weight", 0 },
 	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", SF_CALLINDENT }, { "insn", SF_INSN }, { "insnlen", 0 },
-	{ "synth", 0 }, { "phys_addr", 0 }, { "metric", 0 }, { "misc", 0 }, { "srccode", 0 },
+	{ "synth", SF_SYNTH }, { "phys_addr", 0 }, { "metric", 0 }, { "misc", 0 }, { "srccode", 0 },
 	{ "ipc", 0 }, { "tod", 0 }, { "data_page_size", 0 }, { "code_page_size", 0 },
 	{ "ins_lat", 0 }, { "brstackinsnlen", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
 	{ "cgroup", 0 }, { "retire_lat", 0 }, { "brstackoff", 0 }, { "flags", SF_FLAGS },
@@ -65,6 +65,8 @@ static const struct {
 
 int script_output_type(u32 attr_type)
 {
+	if (attr_type == PERF_TYPE_SYNTH)
+		return SCRIPT_TYPE_SYNTH;
 	return attr_type < SCRIPT_TYPE_OTHER ? (int)attr_type : SCRIPT_TYPE_OTHER;
 }
 
@@ -74,6 +76,7 @@ void script_fields__init(struct script_fields *f)
 	for (int t = 0; t < SCRIPT_TYPES; t++)
 		f->fields[t] = SF_DEFAULT;
 	f->fields[PERF_TYPE_SOFTWARE] |= SF_BPF_OUTPUT;
+	f->fields[SCRIPT_TYPE_SYNTH] = (SF_DEFAULT & ~SF_PERIOD) | SF_SYNTH;
 	f->fields[PERF_TYPE_TRACEPOINT] = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_EVNAME | SF_TRACE;
 }
 
@@ -100,6 +103,8 @@ const char *script_fields__strerror(enum script_fields_error err)
 
 static int field_type(const char *prefix)
 {
+	if (strcmp(prefix, "synth") == 0)
+		return SCRIPT_TYPE_SYNTH;
 	static const char *const names[] = { "hw", "sw", "trace", NULL, "raw", "break" };
 
 	for (int t = 0; t < (int)ARRAY_SIZE(names); t++)
@@ -221,7 +226,8 @@ enum script_fields_error script_fields__parse(struct script_fields *f, const cha
 				fprintf(stderr, "'%s' not valid for %s events. Ignoring.\n", tok,
 					event_type_name(6));
 			if (field_invalid(field_names[i].field, t)) {
-				if (type < 0)
+				/* (the synth type's warning came with other's, as perf orders them) */
+				if (type < 0 && t != SCRIPT_TYPE_SYNTH)
 					fprintf(stderr, "'%s' not valid for %s events. Ignoring.\n", tok,
 						event_type_name(t));
 				continue;
@@ -395,7 +401,7 @@ static void widen_name(struct script *s, struct evsel *evsel)
 static int script_check_fields(struct script *s)
 {
 	static const char *const type_names[] = { "HW", "SW", "TP", "HW_CACHE", "RAW", "BKPT",
-						   "OTHER" };
+						   "OTHER", "SYNTH" };
 
 	s->use_callchain = false;
 	for (size_t i = 0; i < s->session.nr_evsels; i++)
@@ -459,6 +465,7 @@ struct line_item {
 	u8 insn_len;		/* and instruction (Intel PT's) */
 	u8 insn[16];
 	u32 call_depth;		/* and the calls open then (-F callindent) */
+	char synth[48];		/* a synthesized event's data as text (-F synth) */
 	u32 nr_frames;		/* of frames[], when callchain */
 	u32 first_unwound;	/* frames[] from this one on were unwound (dwarf): perf 6.1
 				   looks for inlined functions in those only (unwind_entry) */
@@ -762,6 +769,13 @@ static void print_line(struct script *s, const struct line_item *item)
 	    s->tf)	/* NULL only for a pipe's attr that came after its first sample */
 		trace_fields__fprintf(s->tf, outbuf_stream(ob), evsel->attr.config, item->cpu,
 				      item->raw_data, item->raw_size);
+	if ((fields & SF_SYNTH) && item->synth[0]) {	/* perf_sample__fprintf_synth */
+		size_t len = strlen(item->synth);
+
+		fmt_put_str(ob, item->synth);
+		for (; len < 34; len++)	/* perf_sample__fprintf_pt_spacing */
+			outbuf_putc(ob, ' ');
+	}
 	if (fields & SF_ADDR) {	/* perf_sample__fprintf_addr */
 		fmt_put_hex(ob, item->sample_addr, 16);
 		if (addr_correlates_sym(&evsel->attr))
@@ -866,6 +880,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->cpu = sample->cpu;
 	item->flags = sample->flags;
 	item->call_depth = sample->call_depth;
+	snprintf(item->synth, sizeof(item->synth), "%s", sample->synth ? sample->synth : "");
 	item->insn_len = sample->insn && sample->insn_len <= sizeof(item->insn) ? sample->insn_len : 0;
 	if (item->insn_len)
 		memcpy(item->insn, sample->insn, item->insn_len);

@@ -23,27 +23,16 @@ BIN=$(cd "$WORK" && pwd)/bts
 
 # script MB: gen-auxtrace's script of MB megabytes of trace in BUF_MB buffers
 script() {
-	python3 - "$BIN" "$1" "$BUF_MB" <<'PY'
-import re, subprocess, sys
+	python3 - "$BIN" "$1" "$BUF_MB" tests/fixtures/src <<'PY'
+import sys
 binary, mb, buf_mb = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-dis = subprocess.run(['objdump', '-d', '--no-show-raw-insn', binary], capture_output=True,
-                     text=True, check=True).stdout
-bid = re.search(r'Build ID: ([0-9a-f]{40})', subprocess.run(['readelf', '-n', binary],
-                capture_output=True, text=True, check=True).stdout).group(1)
-funcs, cur = {}, None
-for line in dis.splitlines():
-    m = re.match(r'^([0-9a-f]+) <(\w+)>:', line)
-    if m:
-        cur = funcs.setdefault(m.group(2), [])
-        continue
-    m = re.match(r'^\s+([0-9a-f]+):\s+(\S+)\s*(.*)$', line)
-    if m and cur is not None:
-        cur.append((int(m.group(1), 16), m.group(2), m.group(3)))
-def after(fn, addr):
-    ins = funcs[fn]
-    return next(ins[i + 1][0] for i in range(len(ins)) if ins[i][0] == addr)
-call_twice = next(a for a, o, r in funcs['main'] if o == 'call' and '<twice>' in r)
-calls_leaf = [a for a, o, r in funcs['twice'] if o == 'call' and '<leaf>' in r]
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[4])
+import bts_disasm
+b = bts_disasm.Binary(binary)
+funcs, find, after, bid = b.funcs, b.find, b.after, b.build_id
+call_twice = find('main', 'call', '<twice>')[0]
+calls_leaf = find('twice', 'call', '<leaf>')
 rets = [after('twice', c) for c in calls_leaf] + [after('main', call_twice)]
 iteration = ['tip %x' % r for r in rets]   # 3 TIPs of 7 bytes and a TNT: 22 bytes
 buf_mb = min(buf_mb, mb)

@@ -31,6 +31,7 @@ struct perf_sample {
 	u8 insn_len;	/* and the instruction's bytes (Intel PT), insn_len of them */
 	const u8 *insn;
 	u32 call_depth;	/* and the calls open in the thread then (perf's thread stack) */
+	const char *synth;	/* a synthesized event's (psb, cbr): its data as perf prints it */
 	const u64 *callchain;	/* callchain[0] is nr */
 	u32 raw_size;
 	const void *raw_data;
