@@ -197,6 +197,17 @@ static int do_itrace_start(struct gen *g)
 	return emit(g, &r, sizeof(r));
 }
 
+static int add_trace(struct gen *g, const void *bytes, size_t size)
+{
+	if (size > MAX_TRACE - g->trace_size)
+		return -1;
+	if (g->trace_size + size > g->trace_alloc)
+		ARRAY_GROW(g->trace, g->trace_alloc, g->trace_size + size);
+	memcpy(g->trace + g->trace_size, bytes, size);
+	g->trace_size += size;
+	return 0;
+}
+
 /* AUX (the kernel's: where the data went in the AUX area), then perf's AUXTRACE and its data. */
 static int do_buffer(struct gen *g, const char *args)
 {
@@ -209,11 +220,17 @@ static int do_buffer(struct gen *g, const char *args)
 		u64 size, offset, reference;
 		u32 idx, tid, cpu, reserved;
 	} rec = { { PERF_RECORD_AUXTRACE, 0, sizeof(rec) }, 0, 0, 0, 0, 0, 0, 0 };
-	size_t size = g->trace_size;
+	size_t size;
 	int idx, cpu;
 
 	if (sscanf(args, "%d %d", &idx, &cpu) != 2 || idx < 0)
 		return -1;
+	/* perf pads AUX data to 8 bytes (PERF_AUXTRACE_RECORD_ALIGNMENT), the padding counted
+	 * in its size: zeros, PT's PAD packets */
+	while (g->trace_size % 8)
+		if (add_trace(g, "", 1))
+			return -1;
+	size = g->trace_size;
 	aux.aux_offset = g->aux_offset;
 	aux.aux_size = size;
 	if (emit(g, &aux, sizeof(aux)))
@@ -236,16 +253,6 @@ static int do_buffer(struct gen *g, const char *args)
 	return 0;
 }
 
-static int add_trace(struct gen *g, const void *bytes, size_t size)
-{
-	if (size > MAX_TRACE - g->trace_size)
-		return -1;
-	if (g->trace_size + size > g->trace_alloc)
-		ARRAY_GROW(g->trace, g->trace_alloc, g->trace_size + size);
-	memcpy(g->trace + g->trace_size, bytes, size);
-	g->trace_size += size;
-	return 0;
-}
 
 static int do_branch(struct gen *g, const char *args)
 {
