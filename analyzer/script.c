@@ -1244,44 +1244,34 @@ static int parse_fields(const char *arg, void *data)
 	return err ? -1 : 0;
 }
 
-/*
- * perf 6.1's --insn-trace: -F +insn,-event,-period, --itrace=i0ns and --ns; its output has
- * the trace's errors too, as with e.
- */
+/* perf 6.1's trace options: -F edits, --itrace letters and --ns, each as perf sets them */
+static int trace_option(struct script *s, const char *fields, const char *itrace, int pad_dso)
+{
+	if (parse_fields(fields, &s->f))
+		return -1;
+	itrace_opts__parse(&s->itrace_opts, itrace);
+	s->ns = true;
+	if (pad_dso)	/* (perf never sets it back) */
+		s->pad_dso = pad_dso;
+	return 0;
+}
+
+/* --insn-trace: every instruction, with the trace's errors as perf 6.1 prints them ("e") */
 static int parse_insn_trace(const char *arg, void *data)
 {
-	struct script *s = data;
-
-	if (parse_fields("+insn,-event,-period", &s->f))
-		return -1;
-	itrace_opts__parse(&s->itrace_opts, "i0nse");
-	s->ns = true;
-	return 0;
+	return trace_option(data, "+insn,-event,-period", "i0nse", 0);
 }
 
-/* perf 6.1's --call-trace: -F -ip,-addr,-event,-period,+callindent, --itrace=cewp, --ns */
+/* --call-trace: calls with their depth, dso names padded to 50 (pad_output_len_dso) */
 static int parse_call_trace(const char *arg, void *data)
 {
-	struct script *s = data;
-
-	if (parse_fields("-ip,-addr,-event,-period,+callindent", &s->f))
-		return -1;
-	itrace_opts__parse(&s->itrace_opts, "cewp");
-	s->ns = true;
-	s->pad_dso = 50;
-	return 0;
+	return trace_option(data, "-ip,-addr,-event,-period,+callindent", "cewp", 50);
 }
 
-/* --call-ret-trace: the same with +flags and returns, --itrace=crewp */
+/* --call-ret-trace: calls and returns, with their kinds */
 static int parse_call_ret_trace(const char *arg, void *data)
 {
-	struct script *s = data;
-
-	if (parse_fields("-ip,-addr,-event,-period,+callindent,+flags", &s->f))
-		return -1;
-	itrace_opts__parse(&s->itrace_opts, "crewp");
-	s->ns = true;
-	return 0;
+	return trace_option(data, "-ip,-addr,-event,-period,+callindent,+flags", "crewp", 0);
 }
 
 int cmd_script(int argc, const char **argv, const struct report_config *cfg)

@@ -405,6 +405,16 @@ else
 	done
 fi
 
+# first_auxtrace FILE FROM END: the offset of the first AUXTRACE record after FROM (records
+# step by header.size; no trace bytes come before the first AUXTRACE record)
+first_auxtrace() {
+	local off=$2
+	while [ "$off" -lt "$3" ]; do
+		if [ "$(u16_at "$1" "$off")" = 71 ]; then echo "$off"; return; fi
+		off=$((off + $(u16_at "$1" $((off + 6)))))
+	done
+}
+
 # 14. AUX-area traces (tests/fixtures/bts: AUXTRACE_INFO first, then side band and AUXTRACE
 #     records whose trace bytes follow them outside header.size): script decodes them.
 AUX=tests/fixtures/bts/perf.data
@@ -412,12 +422,7 @@ if [ -f "$AUX" ]; then
 	CMD=script
 	aux_off=$(u64_at "$AUX" 40) aux_end=$(($(u64_at "$AUX" 40) + $(u64_at "$AUX" 48)))
 	[ "$(u16_at "$AUX" "$aux_off")" = 70 ] || { echo "FAIL bts: AUXTRACE_INFO is not first"; fail=$((fail + 1)); }
-	# the first AUXTRACE record: records step by header.size, an AUXTRACE one by its size too
-	off=$aux_off trace=""
-	while [ "$off" -lt "$aux_end" ]; do
-		if [ "$(u16_at "$AUX" "$off")" = 71 ]; then trace=$off; break; fi
-		off=$((off + $(u16_at "$AUX" $((off + 6)))))
-	done
+	trace=$(first_auxtrace "$AUX" "$aux_off" "$aux_end")
 	cp "$AUX" "$WORK/x1.data"; put_le "$WORK/x1.data" $((trace + 8)) 8 $((1 << 40))
 	expect_error "AUXTRACE size past the end of the file" "$WORK/x1.data"
 	cp "$AUX" "$WORK/x2.data"; put_le "$WORK/x2.data" $((trace + 8)) 8 $((aux_end - trace))
@@ -471,11 +476,7 @@ if [ -f "$PT" ]; then
 	expect_error "PT: AUXTRACE_INFO too short for Intel PT" "$WORK/p3.data"
 	cp "$PT" "$WORK/p4.data"; put_le "$WORK/p4.data" $((pt_off + 8)) 4 3
 	expect_error "PT: unknown AUX area type 3" "$WORK/p4.data"
-	off=$pt_off trace=""
-	while [ "$off" -lt "$pt_end" ]; do
-		if [ "$(u16_at "$PT" "$off")" = 71 ]; then trace=$off; break; fi
-		off=$((off + $(u16_at "$PT" $((off + 6)))))
-	done
+	trace=$(first_auxtrace "$PT" "$pt_off" "$pt_end")
 	tsize=$(u64_at "$PT" $((trace + 8))) tdata=$((trace + 48))
 	pt_decode() {	# NAME FILE: status 0, no sanitizer report, every line a sample or an error
 		local status
