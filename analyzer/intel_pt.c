@@ -77,6 +77,12 @@ struct pt_queue {
 	u64 insn_time;
 	u64 tot_insn_cnt, period_insn_cnt, last_insn_cnt;
 	u32 depth;	/* the thread stack's after the last state */
+	/* the image's file sections (read_memory, update_image) */
+	u64 image_generation;
+	size_t image_sections;
+	bool section_pending;
+	u64 section_start, section_size, section_offset;
+	const char *section_path;
 	u64 scan_pos;	/* where the buffer's next PSB is looked for (check_psb), */
 	bool psb_pending;	/* and one found, not reported yet */
 	u64 psb_offset, psb_tsc;
@@ -220,12 +226,45 @@ int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 
 /* ---- decoding ---- */
 
 /* libipt's image callback: code bytes through the thread's maps */
+/*
+ * libipt's image callback: code bytes through the thread's maps. The map's file becomes a
+ * section of the queue's image (added after the decoder's call), which libipt then reads
+ * itself, until the model changes.
+ */
 static int read_memory(u8 *buffer, size_t size, const struct pt_asid *asid, u64 ip, void *data)
 {
 	struct pt_queue *ptq = data;
+	const struct itrace_code_cache *cc = &ptq->it->code_cache;
 	ssize_t n = itrace__read_code(ptq->it, ptq->q->btsq_tid, ip, buffer, size);
 
-	return n > 0 ? (int)n : -pte_nomap;
+	if (n <= 0)
+		return -pte_nomap;
+	if (cc->path && cc->start >= cc->delta && cc->delta + cc->size > cc->start) {
+		ptq->section_pending = true;
+		ptq->section_start = cc->start;
+		ptq->section_size = MIN(cc->end, cc->delta + cc->size) - cc->start;
+		ptq->section_offset = cc->start - cc->delta;
+		ptq->section_path = cc->path;
+	}
+	return (int)n;
+}
+
+/* the section read_memory found, into the image; none left from before a model change */
+static void update_image(struct pt_queue *ptq)
+{
+	if (ptq->image_generation != ptq->it->code_generation) {
+		if (ptq->image_sections)
+			pt_image_remove_by_asid(ptq->image, NULL);
+		ptq->image_sections = 0;
+		ptq->image_generation = ptq->it->code_generation;
+		ptq->section_pending = false;
+	}
+	if (!ptq->section_pending)
+		return;
+	ptq->section_pending = false;
+	if (pt_image_add_file(ptq->image, ptq->section_path, ptq->section_offset,
+			      ptq->section_size, NULL, ptq->section_start) >= 0)
+		ptq->image_sections++;
 }
 
 static void free_decoder(struct pt_queue *ptq)
@@ -443,6 +482,7 @@ static void decode_step(struct pt_queue *ptq)
 	int status;
 
 	while (!ptq->fifo_cnt && !ptq->end) {
+		update_image(ptq);
 		if (!ptq->dec && !next_buffer(ptq))
 			return;
 		if (!ptq->synced) {

@@ -771,6 +771,7 @@ struct itrace_code {
 	struct dso *dso;	/* not a reference: dsos live as long as the machine */
 	const u8 *data;	/* the file mapped, or NULL */
 	size_t size;
+	char *path;
 };
 #define MAX_CODE_FILES 64
 
@@ -778,9 +779,11 @@ static void code_files_close(struct itrace *it)
 {
 	if (!it->code)
 		return;
-	for (size_t i = 0; i < MAX_CODE_FILES && it->code[i].dso; i++)
+	for (size_t i = 0; i < MAX_CODE_FILES && it->code[i].dso; i++) {
 		if (it->code[i].data)
 			munmap((void *)it->code[i].data, it->code[i].size);
+		free(it->code[i].path);
+	}
 	free(it->code);
 	it->code = NULL;
 }
@@ -801,6 +804,7 @@ static const struct itrace_code *code_file(struct itrace *it, struct dso *dso)
 	if (i == MAX_CODE_FILES) {	/* full: the oldest goes */
 		if (it->code[0].data)
 			munmap((void *)it->code[0].data, it->code[0].size);
+		free(it->code[0].path);
 		memmove(it->code, it->code + 1, (MAX_CODE_FILES - 1) * sizeof(*it->code));
 		i = MAX_CODE_FILES - 1;
 		itrace__code_changed(it);
@@ -820,6 +824,7 @@ static const struct itrace_code *code_file(struct itrace *it, struct dso *dso)
 		if (p != MAP_FAILED) {
 			c->data = p;
 			c->size = (size_t)st.st_size;
+			c->path = xstrdup(path);
 		}
 	}
 	close(fd);
@@ -829,6 +834,7 @@ static const struct itrace_code *code_file(struct itrace *it, struct dso *dso)
 void itrace__code_changed(struct itrace *it)
 {
 	it->code_cache.start = it->code_cache.end = 0;
+	it->code_generation++;
 }
 
 /* perf's intel_pt_walk_next_insn / intel_bts_get_next_insn: thread -> map -> dso file */
@@ -848,7 +854,7 @@ static int code_lookup(struct itrace *it, s32 tid, u64 ip)
 		c = code_file(it, al.map->dso);
 	if (c && c->data) {
 		*cc = (struct itrace_code_cache){ tid, al.map->start, al.map->end, ip - al.addr,
-						  c->data, c->size };
+						  c->data, c->size, c->path };
 	}
 	thread__put(t);
 	return c && c->data ? 0 : -1;

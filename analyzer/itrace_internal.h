@@ -80,6 +80,7 @@ struct itrace_code_cache {
 	u64 delta;	/* file offset = ip - delta */
 	const u8 *data;
 	size_t size;
+	const char *path;	/* the file's */
 };
 
 struct itrace {
@@ -108,6 +109,7 @@ struct itrace {
 	bool stopped;	/* the consumer asked to stop */
 	struct itrace_code *code;	/* mapped dso files, for the instructions */
 	struct itrace_code_cache code_cache;
+	u64 code_generation;	/* counts the model's changes (itrace__code_changed) */
 	struct intel_pt *pt;	/* Intel PT's (intel_pt.c) */
 	size_t capstone;	/* a capstone handle (csh), once an instruction's length was needed */
 };
