@@ -84,6 +84,7 @@ struct pt_queue {
 	u64 section_start, section_size, section_offset;
 	const char *section_path;
 	u64 scan_pos;	/* where the buffer's next PSB is looked for (check_psb), */
+	u64 next_psb;	/* where it is (~0: not looked for yet; the size: none) */
 	bool psb_pending;	/* and one found, not reported yet */
 	u64 psb_offset, psb_tsc;
 	u32 cbr;	/* the last core:bus ratio */
@@ -297,6 +298,7 @@ static bool next_buffer(struct pt_queue *ptq)
 		pt_insn_set_image(ptq->dec, ptq->image);
 		ptq->synced = false;
 		ptq->scan_pos = 0;
+		ptq->next_psb = ~0ull;
 		ptq->psb_pending = false;
 		return true;
 	}
@@ -440,25 +442,31 @@ static void check_psb(struct pt_queue *ptq, bool at_sync)
 	const u8 *data = ptq->it->session->base + b->data_offset, *p;
 	u64 offset;
 
-	update_time(ptq);
-	if (ptq->psb_pending && ptq->tsc != ptq->psb_tsc)
-		report_psb(ptq);
-	if (pt_insn_get_offset(ptq->dec, &offset) < 0 || offset <= ptq->scan_pos)
-		return;
-	offset = MIN(offset, b->size);
-	p = memmem(data + ptq->scan_pos, offset - ptq->scan_pos, psb, sizeof(psb));
-	if (p) {	/* (PSBs come many packets apart) */
-		if (ptq->psb_pending)
+	if (ptq->psb_pending) {
+		update_time(ptq);
+		if (ptq->tsc != ptq->psb_tsc)
 			report_psb(ptq);
-		ptq->psb_pending = true;
-		ptq->psb_offset = (u64)(p - data);
-		ptq->psb_tsc = ptq->tsc;
-		ptq->scan_pos = ptq->psb_offset + sizeof(psb);
-		if (at_sync)	/* its PSB+ was read */
-			report_psb(ptq);
-	} else if (offset >= sizeof(psb)) {	/* one cut at the offset is looked for again */
-		ptq->scan_pos = MAX(ptq->scan_pos, offset - (sizeof(psb) - 1));
 	}
+	/* the buffer's next PSB, looked for once: passed when the decoder's offset is past it */
+	if (ptq->next_psb == ~0ull) {
+		p = ptq->scan_pos < b->size
+			    ? memmem(data + ptq->scan_pos, b->size - ptq->scan_pos, psb, sizeof(psb))
+			    : NULL;
+		ptq->next_psb = p ? (u64)(p - data) : b->size;
+	}
+	if (ptq->next_psb >= b->size || pt_insn_get_offset(ptq->dec, &offset) < 0 ||
+	    offset <= ptq->next_psb)
+		return;
+	update_time(ptq);
+	if (ptq->psb_pending)
+		report_psb(ptq);
+	ptq->psb_pending = true;
+	ptq->psb_offset = ptq->next_psb;
+	ptq->psb_tsc = ptq->tsc;
+	ptq->scan_pos = ptq->next_psb + sizeof(psb);
+	ptq->next_psb = ~0ull;
+	if (at_sync)	/* its PSB+ was read */
+		report_psb(ptq);
 }
 
 static void end_buffer(struct pt_queue *ptq)

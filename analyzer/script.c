@@ -880,7 +880,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->cpu = sample->cpu;
 	item->flags = sample->flags;
 	item->call_depth = sample->call_depth;
-	snprintf(item->synth, sizeof(item->synth), "%s", sample->synth ? sample->synth : "");
+	item->synth[0] = '\0';
+	if (sample->synth)
+		snprintf(item->synth, sizeof(item->synth), "%s", sample->synth);
 	item->insn_len = sample->insn && sample->insn_len <= sizeof(item->insn) ? sample->insn_len : 0;
 	if (item->insn_len)
 		memcpy(item->insn, sample->insn, item->insn_len);
