@@ -51,23 +51,13 @@ static const struct itrace_ops bts_ops;
 int intel_bts__init(struct itrace *it, const struct perf_event_header *info, u64 offset)
 {
 	u64 priv[BTS_PRIV_MAX] = { 0 };
-	size_t have = (info->size - sizeof(*info) - 8) / sizeof(u64);
 
 	/* intel_bts_process_auxtrace_info: up to the snapshot word, which may be missing */
-	if (have < BTS_SNAPSHOT_MODE) {
-		error_set("%s: offset %#llx: Intel BTS AUXTRACE_INFO record of %u bytes is too short",
-			  it->session->path, (unsigned long long)offset, info->size);
-		return -1;
-	}
-	memcpy(priv, (const u8 *)(info + 1) + 8, MIN(have, (size_t)BTS_PRIV_MAX) * sizeof(u64));
-	it->pmu_type = (u32)priv[BTS_PMU_TYPE];
-	it->time_shift = priv[BTS_TIME_SHIFT];
-	it->time_mult = priv[BTS_TIME_MULT];
-	it->time_zero = priv[BTS_TIME_ZERO];
-	it->snapshot_mode = priv[BTS_SNAPSHOT_MODE];
 	it->ops = &bts_ops;
-	if (itrace__check_time(it, "Intel BTS", offset))
+	if (itrace__read_info(it, info, offset, "Intel BTS", BTS_SNAPSHOT_MODE, priv,
+			      BTS_PRIV_MAX) < 0)
 		return -1;
+	it->snapshot_mode = priv[BTS_SNAPSHOT_MODE];
 	if (it->dont_decode)
 		return 0;
 	if (it->opts.calls)

@@ -173,24 +173,15 @@ static void synth_events(struct itrace *it, struct intel_pt *pt)
 int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 offset)
 {
 	u64 priv[PT_PRIV_MAX] = { 0 };
-	size_t have = (info->size - sizeof(*info) - 8) / sizeof(u64);
 	struct intel_pt *pt;
+	int have;
 
 	/* intel_pt_process_auxtrace_info: at least up to the per-cpu word */
-	if (have < PT_PER_CPU_MMAPS) {
-		error_set("%s: offset %#llx: Intel PT AUXTRACE_INFO record of %u bytes is too short",
-			  it->session->path, (unsigned long long)offset, info->size);
-		return -1;
-	}
-	memcpy(priv, (const u8 *)(info + 1) + 8, MIN(have, (size_t)PT_PRIV_MAX) * sizeof(u64));
-	it->pmu_type = (u32)priv[PT_PMU_TYPE];
-	it->time_shift = priv[PT_TIME_SHIFT];
-	it->time_mult = priv[PT_TIME_MULT];
-	it->time_zero = priv[PT_TIME_ZERO];
-	it->snapshot_mode = priv[PT_SNAPSHOT_MODE];
 	it->ops = &pt_ops;
-	if (itrace__check_time(it, "Intel PT", offset))
+	have = itrace__read_info(it, info, offset, "Intel PT", PT_PER_CPU_MMAPS, priv, PT_PRIV_MAX);
+	if (have < 0)
 		return -1;
+	it->snapshot_mode = priv[PT_SNAPSHOT_MODE];
 	pt = xcalloc(1, sizeof(*pt));
 	it->pt = pt;
 	pt->cap_user_time_zero = priv[PT_CAP_USER_TIME_ZERO] == 1;

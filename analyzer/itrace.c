@@ -7,6 +7,7 @@
 #include "analyzer/itrace.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -549,8 +550,21 @@ u64 itrace__tsc_to_time(const struct itrace *it, u64 tsc)
 	return it->time_zero + quot * it->time_mult + ((rem * it->time_mult) >> it->time_shift);
 }
 
-int itrace__check_time(struct itrace *it, const char *what, u64 offset)
+int itrace__read_info(struct itrace *it, const struct perf_event_header *info, u64 offset,
+		      const char *what, size_t min, u64 *priv, size_t max)
 {
+	size_t have = (info->size - sizeof(*info) - 8) / sizeof(u64);
+
+	if (have < min) {
+		error_set("%s: offset %#llx: %s AUXTRACE_INFO record of %u bytes is too short",
+			  it->session->path, (unsigned long long)offset, what, info->size);
+		return -1;
+	}
+	memcpy(priv, (const u8 *)(info + 1) + 8, MIN(have, max) * sizeof(u64));
+	it->pmu_type = (u32)priv[0];
+	it->time_shift = priv[1];
+	it->time_mult = priv[2];
+	it->time_zero = priv[3];
 	/* perf 6.1 divides by it converting every timestamp (and dies of SIGFPE) */
 	if (!it->time_mult) {
 		error_set("%s: offset %#llx: %s AUXTRACE_INFO has a zero time multiplier",
@@ -563,7 +577,7 @@ int itrace__check_time(struct itrace *it, const char *what, u64 offset)
 			  (unsigned long long)it->time_shift);
 		return -1;
 	}
-	return 0;
+	return (int)MIN(have, (size_t)INT_MAX);
 }
 
 static void heapify(struct itrace_heap_item *h, size_t pos, u32 queue_nr, u64 ordinal)

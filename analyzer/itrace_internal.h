@@ -122,8 +122,13 @@ int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 
 /* perf's tsc.c: perf_time_to_tsc and tsc_to_perf_time, with the AUXTRACE_INFO fields */
 u64 itrace__time_to_tsc(const struct itrace *it, u64 ns);
 u64 itrace__tsc_to_time(const struct itrace *it, u64 tsc);
-/* the time fields' checks (a zero multiplier: perf 6.1 divides by it) */
-int itrace__check_time(struct itrace *it, const char *what, u64 offset);
+/*
+ * An AUXTRACE_INFO record's priv words (at least min of them; up to max into priv) and the
+ * ones BTS and PT share, first in both layouts: PMU type, time shift, multiplier and zero
+ * (a zero multiplier is an error: perf 6.1 divides by it). The words it has, or -1.
+ */
+int itrace__read_info(struct itrace *it, const struct perf_event_header *info, u64 offset,
+		      const char *what, size_t min, u64 *priv, size_t max);
 /* perf's auxtrace_heap */
 void itrace__heap_add(struct itrace *it, u32 queue_nr, u64 ordinal);
 void itrace__heap_pop(struct itrace *it);
