@@ -64,7 +64,7 @@ perf script -i "$WORK/pt-1.data" --itrace=b >"$WORK/perf-1.txt" 2>/dev/null
 "$ANALYZE" script -i "$WORK/pt-1.data" --itrace=b >"$WORK/analyze-1.txt" 2>/dev/null
 same1=$(same "$WORK/perf-1.txt" "$WORK/analyze-1.txt")
 
-SMALL=$((MB / 4))
+SMALL=$((MB / 4 > 0 ? MB / 4 : 1))
 make_trace "$SMALL" "$WORK/pt-small.data"
 make_trace "$MB" "$WORK/pt.data"
 OUT=/dev/null
