@@ -3,7 +3,7 @@
 
 PKGS     := libelf libdw libzstd libxxhash capstone libtraceevent
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
-            libcapstone-dev libtraceevent-dev libcriterion-dev chromium
+            libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev chromium
 BENCH_PKGS := linux-perf zstd
 PKGS_NEEDED ?= $(DEB_PKGS)
 CC       ?= cc
@@ -15,7 +15,8 @@ CFLAGS   ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -MMD -MP
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LDLIBS   += $(PKG_LIBS) -lpthread -lm
+# libipt (Intel PT) has no pkg-config file
+LDLIBS   += $(PKG_LIBS) -lipt -lpthread -lm
 
 ifeq ($(V),1)
 Q :=

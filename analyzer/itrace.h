@@ -1,10 +1,11 @@
 /*
  * itrace: AUX-area trace decoding (`--itrace`), perf 6.1's auxtrace layer as the commands
  * see it: the options, the trace buffers of a file queued from its AUXTRACE records (or the
- * AUXTRACE feature's index), and a decoder (Intel BTS, natively) that turns them into branch
- * samples handed to the command's callback as they are decoded, in perf's order: a buffer is
- * decoded before the first record whose time reaches the buffer's reference, at its thread's
- * EXIT, or at the end. Trace bytes are read from the file mapping where they lie, never
+ * AUXTRACE feature's index), and a decoder (Intel BTS natively, Intel PT through libipt) that
+ * turns them into samples handed to the command's callback as they are decoded, in perf's
+ * order: BTS decodes a buffer before the first record whose time reaches the buffer's
+ * reference, at its thread's EXIT, or at the end; PT decodes each queue up to the time of
+ * the next record. Trace bytes are read from the file mapping where they lie, never
  * copied. Pipe-mode inputs and data directories are not decoded (their records are skipped).
  */
 #ifndef ANALYZER_ITRACE_H
@@ -23,9 +24,12 @@ struct itrace_opts {
 	bool set;		/* --itrace given */
 	bool dont_decode;	/* --no-itrace */
 	bool instructions, branches, calls, returns, errors, transactions;
+	bool ptwrites, pwr_events;	/* w, p: Intel PT's */
 	u64 period;		/* i: the instruction period */
 	int period_type;	/* 0 instructions, 1 ticks, 2 nanoseconds */
 	u64 initial_skip;	/* s: events to skip first */
+	bool insn_bytes;	/* the command prints instructions (-F insn): BTS reads them */
+	bool thread_stack;	/* and call depths (-F callindent): perf's thread stack */
 };
 
 /*
@@ -67,6 +71,7 @@ struct itrace_error {
 	s32 cpu, pid, tid;
 	u64 ip;
 	const char *msg;
+	u64 time;	/* PT's: the decoder's time then (0: none) */
 };
 
 struct itrace_consumer {
@@ -77,6 +82,9 @@ struct itrace_consumer {
 
 struct itrace;
 
+#define ITRACE_MAX_EVSELS 8	/* synthesized events a decoder may add */
+#define PERF_TYPE_SYNTH 0x80000000u	/* perf's util/event.h: their attr type (INT_MAX + 1) */
+
 /*
  * Set up from an AUXTRACE_INFO record at file offset `offset` (its bytes native-endian).
  * NULL with error_get() set (naming the file and offset) when the record is malformed or its
@@ -86,8 +94,9 @@ struct itrace *itrace__new(struct perf_session *session, struct machine *machine
 			   const struct itrace_opts *opts, struct itrace_consumer *consumer,
 			   const struct perf_event_header *info, u64 offset);
 void itrace__delete(struct itrace *itrace);
-/* The synthesized event the samples come from (perf's "branches"), or NULL. */
-struct evsel *itrace__evsel(struct itrace *itrace);
+/* The i-th synthesized event the samples come from (perf's "branches", "instructions"), or
+ * NULL past the last. */
+struct evsel *itrace__evsel(struct itrace *itrace, size_t i);
 /* An AUXTRACE record at `offset` of the data (its trace bytes follow it). 0 or -1. */
 int itrace__add_buffer(struct itrace *itrace, const struct perf_event_header *event, u64 offset);
 /* Before a kernel record (time: its timestamp, 0 if none) is delivered. 0 or -1. */

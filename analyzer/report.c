@@ -73,7 +73,8 @@ struct report {
 	struct itrace_opts itrace_opts;
 	struct itrace *itrace;
 	struct itrace_consumer itrace_consumer;
-	bool aux_hists;	/* a file (not a pipe or directory): hists[nr_evsels] is the decoder's */
+	size_t aux_hists;	/* a file (not a pipe or directory): hists[nr_evsels + i] are the
+				   decoder's, one per synthesized event */
 	bool no_decode;	/* --stats, -D: perf counts the records, decodes nothing */
 };
 
@@ -338,7 +339,7 @@ static int report_itrace_sample(struct itrace_consumer *consumer, struct event_c
 {
 	struct report *rep = container_of(consumer, struct report, itrace_consumer);
 
-	ctx->evsel->idx = (int)rep->session.nr_evsels;	/* the histogram after the events' */
+	/* the histograms after the events' (itrace__add_evsel numbers its events so) */
 	return process_sample(rep, ctx);
 }
 
@@ -685,7 +686,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 			machine__add_build_ids(&rep.machine, ids, size, true);
 	}
 	/* a pipe describes its events as it goes: room for as many as it may add */
-	rep.aux_hists = !rep.session.is_pipe && !rep.session.is_dir;	/* (an index-less file too) */
+	/* (an index-less file too) */
+	rep.aux_hists = !rep.session.is_pipe && !rep.session.is_dir ? ITRACE_MAX_EVSELS : 0;
 	rep.no_decode = stats;
 	if (!rep.itrace_opts.set)	/* perf report's default: everything, instructions too */
 		itrace_opts__set_default(&rep.itrace_opts, false);
@@ -719,8 +721,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		rep.hists[i].has_callchain =
 			rep.session.evsels[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN;
 	}
-	if (rep.aux_hists)
-		rep.hists[rep.session.nr_evsels].cumulate = children;
+	for (size_t i = 0; i < rep.aux_hists; i++)
+		rep.hists[rep.session.nr_evsels + i].cumulate = children;
 	hcc = (struct hists_callchain){ .chains = rep.chains, .machine = &rep.machine,
 					.param = &rep.cc_param, .use_callchain = use_callchain,
 					.skip_first = sort_str && !strncmp(sort_str, "sym", 3),
@@ -815,7 +817,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	for (size_t i = 0; i < rep.session.nr_evsels + rep.aux_hists; i++) {
 		struct hists *h = &rep.hists[i];
 		struct evsel *evsel = i < rep.session.nr_evsels ? &rep.session.evsels[i]
-								: itrace__evsel(rep.itrace);
+					: itrace__evsel(rep.itrace, i - rep.session.nr_evsels);
 		char unit;
 		unsigned long nr;
 

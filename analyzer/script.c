@@ -51,8 +51,8 @@ static const struct {
 	{ "sym", SF_SYM }, { "dso", SF_DSO }, { "addr", SF_ADDR }, { "symoff", SF_SYMOFFSET },
 	{ "srcline", 0 }, { "period", SF_PERIOD }, { "iregs", 0 }, { "uregs", 0 },
 	{ "brstack", 0 }, { "brstacksym", 0 }, { "data_src", 0 }, { "weight", 0 },
-	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", SF_CALLINDENT }, { "insn", 0 }, { "insnlen", 0 },
-	{ "synth", 0 }, { "phys_addr", 0 }, { "metric", 0 }, { "misc", 0 }, { "srccode", 0 },
+	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", SF_CALLINDENT }, { "insn", SF_INSN }, { "insnlen", 0 },
+	{ "synth", SF_SYNTH }, { "phys_addr", 0 }, { "metric", 0 }, { "misc", 0 }, { "srccode", 0 },
 	{ "ipc", 0 }, { "tod", 0 }, { "data_page_size", 0 }, { "code_page_size", 0 },
 	{ "ins_lat", 0 }, { "brstackinsnlen", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
 	{ "cgroup", 0 }, { "retire_lat", 0 }, { "brstackoff", 0 }, { "flags", SF_FLAGS },
@@ -65,6 +65,8 @@ static const struct {
 
 int script_output_type(u32 attr_type)
 {
+	if (attr_type == PERF_TYPE_SYNTH)
+		return SCRIPT_TYPE_SYNTH;
 	return attr_type < SCRIPT_TYPE_OTHER ? (int)attr_type : SCRIPT_TYPE_OTHER;
 }
 
@@ -74,6 +76,7 @@ void script_fields__init(struct script_fields *f)
 	for (int t = 0; t < SCRIPT_TYPES; t++)
 		f->fields[t] = SF_DEFAULT;
 	f->fields[PERF_TYPE_SOFTWARE] |= SF_BPF_OUTPUT;
+	f->fields[SCRIPT_TYPE_SYNTH] = (SF_DEFAULT & ~SF_PERIOD) | SF_SYNTH;
 	f->fields[PERF_TYPE_TRACEPOINT] = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_EVNAME | SF_TRACE;
 }
 
@@ -100,6 +103,8 @@ const char *script_fields__strerror(enum script_fields_error err)
 
 static int field_type(const char *prefix)
 {
+	if (strcmp(prefix, "synth") == 0)
+		return SCRIPT_TYPE_SYNTH;
 	static const char *const names[] = { "hw", "sw", "trace", NULL, "raw", "break" };
 
 	for (int t = 0; t < (int)ARRAY_SIZE(names); t++)
@@ -221,7 +226,8 @@ enum script_fields_error script_fields__parse(struct script_fields *f, const cha
 				fprintf(stderr, "'%s' not valid for %s events. Ignoring.\n", tok,
 					event_type_name(6));
 			if (field_invalid(field_names[i].field, t)) {
-				if (type < 0)
+				/* (the synth type's warning came with other's, as perf orders them) */
+				if (type < 0 && t != SCRIPT_TYPE_SYNTH)
 					fprintf(stderr, "'%s' not valid for %s events. Ignoring.\n", tok,
 						event_type_name(t));
 				continue;
@@ -302,6 +308,8 @@ struct script {
 	struct itrace_opts itrace_opts;
 	struct itrace *itrace;
 	struct itrace_consumer itrace_consumer;
+	int callindent_spacing;	/* perf's static spacing of callindent */
+	int pad_dso;		/* --call-trace: dso names padded to 50 (pad_output_len_dso) */
 	u32 nr_itrace_errors;
 	bool itrace_refused;
 	bool dump;	/* -D */	/* the decoder's event lacks a field -F asked for */
@@ -394,7 +402,7 @@ static void widen_name(struct script *s, struct evsel *evsel)
 static int script_check_fields(struct script *s)
 {
 	static const char *const type_names[] = { "HW", "SW", "TP", "HW_CACHE", "RAW", "BKPT",
-						   "OTHER" };
+						   "OTHER", "SYNTH" };
 
 	s->use_callchain = false;
 	for (size_t i = 0; i < s->session.nr_evsels; i++)
@@ -455,6 +463,10 @@ struct line_item {
 	u64 ip, time, period;
 	u32 pid, tid, cpu;
 	u32 flags;		/* AUX-trace samples' branch kind */
+	u8 insn_len;		/* and instruction (Intel PT's) */
+	u8 insn[16];
+	u32 call_depth;		/* and the calls open then (-F callindent) */
+	char synth[48];		/* a synthesized event's data as text (-F synth) */
 	u32 nr_frames;		/* of frames[], when callchain */
 	u32 first_unwound;	/* frames[] from this one on were unwound (dwarf): perf 6.1
 				   looks for inlined functions in those only (unwind_entry) */
@@ -638,6 +650,74 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 	}
 }
 
+/* perf_sample__fprintf_insn: " insn: xx xx" when the decoder gave the instruction */
+static void print_insn(struct script *s, const struct line_item *item, u32 fields)
+{
+	if (!(fields & SF_INSN) || !item->insn_len)
+		return;
+	static const char hex[] = "0123456789abcdef";
+
+	fmt_put_str(&s->out, " insn:");
+	for (u8 i = 0; i < item->insn_len; i++) {	/* " %02x" */
+		outbuf_putc(&s->out, ' ');
+		outbuf_putc(&s->out, hex[item->insn[i] >> 4]);
+		outbuf_putc(&s->out, hex[item->insn[i] & 15]);
+	}
+}
+
+/* the symbol's name at addr in dso, or NULL */
+static const char *sym_name(struct script *s, struct dso *dso, u64 addr)
+{
+	struct addr_location al = { .dso = dso, .addr = addr };
+
+	machine__resolve_symbol(&s->machine, &al);
+	return al.sym ? symbol__name(al.symtab, al.sym) : NULL;
+}
+
+/*
+ * perf_sample__fprintf_callindent: the dso (when neither ip nor addr is printed), then the
+ * function called (or begun in) or returned from (or ended in), indented by the calls open;
+ * the width is kept across lines, as perf's static spacing does.
+ */
+static void print_callindent(struct script *s, const struct line_item *item, u32 fields)
+{
+	u32 depth = item->call_depth + (item->flags & IP_FLAG_RETURN ? 1 : 0);
+	struct outbuf *ob = &s->out;
+	const char *name = NULL;
+	char num[32];
+	u64 ip = 0;
+	int len = 0;
+
+	if (item->flags & (IP_FLAG_CALL | IP_FLAG_TRACE_BEGIN)) {
+		if (!(name = sym_name(s, item->addr_dso, item->addr_in_dso)))
+			ip = item->sample_addr;
+	} else if (item->flags & (IP_FLAG_RETURN | IP_FLAG_TRACE_END)) {
+		if (!(name = sym_name(s, item->dso, item->addr)))
+			ip = item->ip;
+	}
+	if ((fields & SF_DSO) && !(fields & (SF_IP | SF_ADDR))) {	/* map__fprintf_dsoname */
+		const char *dso = item->dso ? item->dso->long_name : "[unknown]";
+
+		outbuf_putc(ob, '(');
+		fmt_put_padded(ob, dso, strlen(dso), s->pad_dso, true);
+		fmt_put_str(ob, ")\t");
+	}
+	if (name || ip) {
+		if (!name) {
+			snprintf(num, sizeof(num), "%16llx", (unsigned long long)ip);
+			name = num;
+		}
+		len = (int)(depth * 4 + strlen(name));
+		for (u32 i = 0; i < depth * 4; i++)
+			outbuf_putc(ob, ' ');
+		fmt_put_str(ob, name);
+	}
+	if (len > s->callindent_spacing || (len && len < s->callindent_spacing - 52))
+		s->callindent_spacing = (len + 4 + 31) / 32 * 32;
+	for (; len < s->callindent_spacing; len++)
+		outbuf_putc(ob, ' ');
+}
+
 /* perf script's process_event for the fields above: a sample's line (and frames). */
 static void print_line(struct script *s, const struct line_item *item)
 {
@@ -668,6 +748,8 @@ static void print_line(struct script *s, const struct line_item *item)
 		outbuf_putc(ob, ' ');
 	}
 	if (is_bts_event(&evsel->attr)) {	/* perf_sample__fprintf_bts */
+		if (fields & SF_CALLINDENT)
+			print_callindent(s, item, fields);
 		if (fields & SF_IP) {
 			outbuf_putc(ob, ' ');
 			fmt_put_hex(ob, item->ip, 16);
@@ -678,6 +760,7 @@ static void print_line(struct script *s, const struct line_item *item)
 			fmt_put_hex(ob, item->sample_addr, 16);
 			print_sym_dso(s, item->addr_dso, item->addr_in_dso, fields);
 		}
+		print_insn(s, item, fields);
 		outbuf_putc(ob, '\n');
 		if (ob->error)
 			__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
@@ -687,6 +770,13 @@ static void print_line(struct script *s, const struct line_item *item)
 	    s->tf)	/* NULL only for a pipe's attr that came after its first sample */
 		trace_fields__fprintf(s->tf, outbuf_stream(ob), evsel->attr.config, item->cpu,
 				      item->raw_data, item->raw_size);
+	if ((fields & SF_SYNTH) && item->synth[0]) {	/* perf_sample__fprintf_synth */
+		size_t len = strlen(item->synth);
+
+		fmt_put_str(ob, item->synth);
+		for (; len < 34; len++)	/* perf_sample__fprintf_pt_spacing */
+			outbuf_putc(ob, ' ');
+	}
 	if (fields & SF_ADDR) {	/* perf_sample__fprintf_addr */
 		fmt_put_hex(ob, item->sample_addr, 16);
 		if (addr_correlates_sym(&evsel->attr))
@@ -706,6 +796,7 @@ static void print_line(struct script *s, const struct line_item *item)
 	 * bpf-output): with none, that is one empty line. Raw data itself is not shown yet.
 	 * (Printed for software events only: the field is invalid for the other types.)
 	 */
+	print_insn(s, item, fields);
 	if ((fields & SF_BPF_OUTPUT) && evsel->attr.type == PERF_TYPE_SOFTWARE &&
 	    evsel->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
 		outbuf_putc(ob, '\n');
@@ -789,6 +880,13 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->tid = sample->tid;
 	item->cpu = sample->cpu;
 	item->flags = sample->flags;
+	item->call_depth = sample->call_depth;
+	item->synth[0] = '\0';
+	if (sample->synth)
+		snprintf(item->synth, sizeof(item->synth), "%s", sample->synth);
+	item->insn_len = sample->insn && sample->insn_len <= sizeof(item->insn) ? sample->insn_len : 0;
+	if (item->insn_len)
+		memcpy(item->insn, sample->insn, item->insn_len);
 	item->callchain = callchain;
 	item->nr_frames = nr_frames;
 	item->first_unwound = nr_frames;
@@ -801,7 +899,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->sample_addr = sample->addr;
 	item->addr_dso = NULL;
 	item->addr_in_dso = sample->addr;
-	if (((s->f.fields[script_output_type(evsel->attr.type)] & SF_ADDR) ||
+	if (((s->f.fields[script_output_type(evsel->attr.type)] & (SF_ADDR | SF_CALLINDENT)) ||
 	     (is_bts_event(&evsel->attr) && bts_shows_addr(s, &evsel->attr))) &&
 	    addr_correlates_sym(&evsel->attr)) {	/* perf's thread__resolve */
 		struct addr_location al;
@@ -813,7 +911,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	}
 	if (callchain) {
 		sample_frames__resolve(&s->machine, t, chain, user_at, item->frames, nr_frames);
-	} else if (s->f.fields[script_output_type(evsel->attr.type)] & SF_IP) {
+	} else if (s->f.fields[script_output_type(evsel->attr.type)] & (SF_IP | SF_CALLINDENT)) {
 		struct addr_location al;
 
 		machine__resolve_map(&s->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
@@ -945,7 +1043,8 @@ static int itrace_sample(struct itrace_consumer *consumer, struct event_ctx *ctx
 
 static void itrace_error(struct itrace_consumer *consumer, const struct itrace_error *e)
 {
-	print_auxtrace_error(container_of(consumer, struct script, itrace_consumer), 1, e, 0, true);
+	print_auxtrace_error(container_of(consumer, struct script, itrace_consumer), 1, e, e->time,
+			     true);
 }
 
 /*
@@ -968,22 +1067,23 @@ static int start_itrace(struct script *s, struct event_ctx *ctx)
 				ctx->event, ctx->file_offset);
 	if (!s->itrace)
 		return -1;
-	evsel = itrace__evsel(s->itrace);
-	if (!evsel)
-		return 0;
-	t = script_output_type(evsel->attr.type);
-	if (!s->f.user_set[t] || s->f.wildcard_set[t]) {
-		bool first = true;
+	for (size_t n = 0; (evsel = itrace__evsel(s->itrace, n)); n++) {
+		t = script_output_type(evsel->attr.type);
+		if (!s->f.user_set[t] || s->f.wildcard_set[t]) {
+			bool first = true;
 
-		for (size_t i = 0; i < s->session.nr_evsels; i++)
-			first &= script_output_type(s->session.evsels[i].attr.type) != t;
-		if (first && check_type(s, t, evsel)) {
-			/* perf: the AUXTRACE_INFO record fails, -EINVAL */
-			s->check_failed = s->itrace_refused = true;
-			return 1;
+			for (size_t i = 0; i < s->session.nr_evsels; i++)
+				first &= script_output_type(s->session.evsels[i].attr.type) != t;
+			for (size_t i = 0; i < n; i++)
+				first &= script_output_type(itrace__evsel(s->itrace, i)->attr.type) != t;
+			if (first && check_type(s, t, evsel)) {
+				/* perf: the AUXTRACE_INFO record fails, -EINVAL */
+				s->check_failed = s->itrace_refused = true;
+				return 1;
+			}
 		}
+		widen_name(s, evsel);
 	}
-	widen_name(s, evsel);
 	return 0;
 }
 
@@ -1147,6 +1247,36 @@ static int parse_fields(const char *arg, void *data)
 	return err ? -1 : 0;
 }
 
+/* perf 6.1's trace options: -F edits, --itrace letters and --ns, each as perf sets them */
+static int trace_option(struct script *s, const char *fields, const char *itrace, int pad_dso)
+{
+	if (parse_fields(fields, &s->f))
+		return -1;
+	itrace_opts__parse(&s->itrace_opts, itrace);
+	s->ns = true;
+	if (pad_dso)	/* (perf never sets it back) */
+		s->pad_dso = pad_dso;
+	return 0;
+}
+
+/* --insn-trace: every instruction, with the trace's errors as perf 6.1 prints them ("e") */
+static int parse_insn_trace(const char *arg, void *data)
+{
+	return trace_option(data, "+insn,-event,-period", "i0nse", 0);
+}
+
+/* --call-trace: calls with their depth, dso names padded to 50 (pad_output_len_dso) */
+static int parse_call_trace(const char *arg, void *data)
+{
+	return trace_option(data, "-ip,-addr,-event,-period,+callindent", "cewp", 50);
+}
+
+/* --call-ret-trace: calls and returns, with their kinds */
+static int parse_call_ret_trace(const char *arg, void *data)
+{
+	return trace_option(data, "-ip,-addr,-event,-period,+callindent,+flags", "crewp", 0);
+}
+
 int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
@@ -1158,6 +1288,9 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	struct script s = { .consumer.deliver = script_deliver };
 	struct option_callback fields_cb = { parse_fields, &s.f };
 	struct option_callback itrace_cb = { parse_itrace, &s.itrace_opts };
+	struct option_callback insn_trace_cb = { parse_insn_trace, &s };
+	struct option_callback call_trace_cb = { parse_call_trace, &s };
+	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, &s };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
 		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
@@ -1182,6 +1315,9 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		{ 0, "inline", OPT_BOOL, &show_inline, NULL, "Show inline function" },
 		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options: i[period] synthesize instructions events, b branches, c calls (only), r returns (only), x transactions, e errors, s<N> skip initial events; default ce (Intel BTS decoded)", false, true },
 		{ 0, "no-itrace", OPT_BOOL, &s.itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
+		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
+		{ 0, "call-trace", OPT_CALLBACK, &call_trace_cb, NULL, "Show call trace from itrace", false, true },
+		{ 0, "call-ret-trace", OPT_CALLBACK, &call_ret_trace_cb, NULL, "Show call and return trace from itrace", false, true },
 		OPT_END_MARK,
 	};
 	struct symsrc_config symsrc = { 0 };
@@ -1205,8 +1341,12 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 		fprintf(stderr, "analyze script: bad cpu list '%s'\n", cpus);
 		return 255;
 	}
-	s.ns = ns;
+	s.ns |= ns;
 	s.dump = dump_raw;
+	for (int t = 0; t < SCRIPT_TYPES; t++) {
+		s.itrace_opts.insn_bytes |= !!(s.f.fields[t] & SF_INSN);
+		s.itrace_opts.thread_stack |= !!(s.f.fields[t] & SF_CALLINDENT);
+	}
 	if (!s.itrace_opts.set)	/* perf script's default: calls and errors */
 		itrace_opts__set_default(&s.itrace_opts, true);
 	s.no_callchain = hide_callgraph;

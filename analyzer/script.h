@@ -32,10 +32,13 @@ enum script_field {
 	SF_ADDR = 1 << 13,	/* the sample's addr (and, for page faults, its symbol and dso) */
 	SF_FLAGS = 1 << 14,	/* branch flags: an empty column outside AUX traces */
 	SF_CALLINDENT = 1 << 15,	/* BTS/PT call indentation: nothing outside them */
+	SF_INSN = 1 << 16,	/* AUX-trace samples: the instruction's bytes */
+	SF_SYNTH = 1 << 17,	/* perf's synthesized events (psb, cbr): their data as text */
 };
 
-/* perf's output types: the attr types 0..5 (hw sw trace hw_cache raw break), then others. */
-enum { SCRIPT_TYPE_OTHER = 6, SCRIPT_TYPES };
+/* perf's output types: the attr types 0..5 (hw sw trace hw_cache raw break), then others,
+ * then the events AUX-trace decoders synthesize with perf's PERF_TYPE_SYNTH. */
+enum { SCRIPT_TYPE_OTHER = 6, SCRIPT_TYPE_SYNTH, SCRIPT_TYPES };
 
 struct script_fields {
 	u32 fields[SCRIPT_TYPES];

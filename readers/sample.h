@@ -28,6 +28,10 @@ struct perf_sample {
 	u64 data_page_size, code_page_size;
 	u16 misc;	/* the record header's misc: cpumode and flags */
 	u32 flags;	/* samples decoded from AUX traces: the branch kind (itrace.h IP_FLAG_*) */
+	u8 insn_len;	/* and the instruction's bytes (Intel PT), insn_len of them */
+	const u8 *insn;
+	u32 call_depth;	/* and the calls open in the thread then (perf's thread stack) */
+	const char *synth;	/* a synthesized event's (psb, cbr): its data as perf prints it */
 	const u64 *callchain;	/* callchain[0] is nr */
 	u32 raw_size;
 	const void *raw_data;

@@ -405,6 +405,16 @@ else
 	done
 fi
 
+# first_auxtrace FILE FROM END: the offset of the first AUXTRACE record after FROM (records
+# step by header.size; no trace bytes come before the first AUXTRACE record)
+first_auxtrace() {
+	local off=$2
+	while [ "$off" -lt "$3" ]; do
+		if [ "$(u16_at "$1" "$off")" = 71 ]; then echo "$off"; return; fi
+		off=$((off + $(u16_at "$1" $((off + 6)))))
+	done
+}
+
 # 14. AUX-area traces (tests/fixtures/bts: AUXTRACE_INFO first, then side band and AUXTRACE
 #     records whose trace bytes follow them outside header.size): script decodes them.
 AUX=tests/fixtures/bts/perf.data
@@ -412,12 +422,7 @@ if [ -f "$AUX" ]; then
 	CMD=script
 	aux_off=$(u64_at "$AUX" 40) aux_end=$(($(u64_at "$AUX" 40) + $(u64_at "$AUX" 48)))
 	[ "$(u16_at "$AUX" "$aux_off")" = 70 ] || { echo "FAIL bts: AUXTRACE_INFO is not first"; fail=$((fail + 1)); }
-	# the first AUXTRACE record: records step by header.size, an AUXTRACE one by its size too
-	off=$aux_off trace=""
-	while [ "$off" -lt "$aux_end" ]; do
-		if [ "$(u16_at "$AUX" "$off")" = 71 ]; then trace=$off; break; fi
-		off=$((off + $(u16_at "$AUX" $((off + 6)))))
-	done
+	trace=$(first_auxtrace "$AUX" "$aux_off" "$aux_end")
 	cp "$AUX" "$WORK/x1.data"; put_le "$WORK/x1.data" $((trace + 8)) 8 $((1 << 40))
 	expect_error "AUXTRACE size past the end of the file" "$WORK/x1.data"
 	cp "$AUX" "$WORK/x2.data"; put_le "$WORK/x2.data" $((trace + 8)) 8 $((aux_end - trace))
@@ -453,6 +458,55 @@ if [ -f "$AUX" ]; then
 		echo "FAIL bts: report --stats does not count its 2 AUXTRACE records"
 		head -3 "$WORK/err" | sed 's/^/    /'
 		fail=$((fail + 1))
+	fi
+	CMD=report
+fi
+# Intel PT (tests/fixtures/pt): its AUXTRACE_INFO's time fields, and trace bytes changed one
+# at a time: perf's error samples ("instruction trace error"), never a crash.
+PT=tests/fixtures/pt/perf.data
+if [ -f "$PT" ]; then
+	CMD=script
+	pt_off=$(u64_at "$PT" 40) pt_end=$(($(u64_at "$PT" 40) + $(u64_at "$PT" 48)))
+	[ "$(u16_at "$PT" "$pt_off")" = 70 ] || { echo "FAIL pt: AUXTRACE_INFO is not first"; fail=$((fail + 1)); }
+	cp "$PT" "$WORK/p1.data"; put_le "$WORK/p1.data" $((pt_off + 16 + 16)) 8 0
+	expect_error "PT: zero time multiplier (perf 6.1: SIGFPE)" "$WORK/p1.data"
+	cp "$PT" "$WORK/p2.data"; put_le "$WORK/p2.data" $((pt_off + 16 + 8)) 8 64
+	expect_error "PT: time shift of 64" "$WORK/p2.data"
+	cp "$PT" "$WORK/p3.data"; put_le "$WORK/p3.data" $((pt_off + 6)) 2 64
+	expect_error "PT: AUXTRACE_INFO too short for Intel PT" "$WORK/p3.data"
+	cp "$PT" "$WORK/p4.data"; put_le "$WORK/p4.data" $((pt_off + 8)) 4 3
+	expect_error "PT: unknown AUX area type 3" "$WORK/p4.data"
+	trace=$(first_auxtrace "$PT" "$pt_off" "$pt_end")
+	tsize=$(u64_at "$PT" $((trace + 8))) tdata=$((trace + 48))
+	pt_decode() {	# NAME FILE: status 0, no sanitizer report, every line a sample or an error
+		local status
+		timeout "$TIMEOUT" "$ANALYZE" --buildid-dir tests/fixtures/buildid-cache script -i "$2" \
+			--kallsyms /dev/null --itrace=ibe >"$WORK/out" 2>"$WORK/err" </dev/null
+		status=$?
+		if [ "$status" = 0 ] && ! grep -q -E "Sanitizer|runtime error" "$WORK/err" &&
+			! grep -v -E "(branches|instructions):u:|^ instruction trace error type 1 " "$WORK/out" |
+			grep -q .; then
+			pass=$((pass + 1))
+		else
+			echo "FAIL PT: $1: status $status"; head -3 "$WORK/err" | sed 's/^/    /'
+			fail=$((fail + 1))
+		fi
+	}
+	# every trace byte in turn: 0xff (bad opcodes), its bits flipped
+	errors=0
+	for ((i = 0; i < tsize; i++)); do
+		orig=$(od -An -t u1 -j $((tdata + i)) -N 1 "$PT")
+		for v in 255 $((255 - orig)); do
+			cp "$PT" "$WORK/p5.data"; put_le "$WORK/p5.data" $((tdata + i)) 1 "$v"
+			pt_decode "trace byte $i set to $v" "$WORK/p5.data"
+			grep -q "^ instruction trace error" "$WORK/out" && errors=$((errors + 1))
+		done
+	done
+	# perf's error samples come with corrupt packets: most of these runs have some
+	if [ "$errors" -gt "$tsize" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL PT: corrupt packets gave error samples in $errors runs only"; fail=$((fail + 1))
 	fi
 	CMD=report
 fi

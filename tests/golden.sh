@@ -9,7 +9,7 @@
 # whose arguments start with `flamegraph` is `analyze flamegraph` with the arguments after that
 # word (--folded): make-fixtures.sh folded perf script's output into its expected output.
 # Cases listed in tests/fixtures/PENDING need work not done yet (the file says which): they
-# are run and counted, but do not fail the suite.
+# are run and counted, but do not fail the suite. GOLDEN_ONLY="name ..." runs those fixtures only.
 set -u
 cd "$(dirname "$0")/.."
 ANALYZE=${ANALYZE:-./analyze}
@@ -22,6 +22,9 @@ trap 'rm -rf "$HOME"' EXIT
 unset PERF_BUILDID_DIR
 # the host's own debuginfo must not leak in: the fixtures ship every symbol file they need
 export ANALYZE_DEBUG_DIR=$HOME/no-debuginfo
+
+# GOLDEN_ONLY: the fixtures to run (all when unset)
+only() { [ -z "${GOLDEN_ONLY:-}" ] || [[ " $GOLDEN_ONLY " == *" ${1##*/} "* ]]; }
 
 tipless() { sed -E 's/^# \((Tip: .*|Cannot load tips\.txt file.*)\)$/# (Tip: <random>)/' "$1"; }
 
@@ -86,6 +89,7 @@ is_pending() { grep -q "^$1 " "$FIX/PENDING" 2>/dev/null; }
 for dir in "$FIX"/*/; do
 	dir=${dir%/}
 	[ -f "$dir/cases" ] || continue
+	only "$dir" || continue
 	# git does not keep mtimes; perf's "captured on" line prints the file's mtime
 	touch -d '2026-01-01 00:00:00 UTC' "$dir/perf.data"
 	if [ -d "$dir/perf.data" ]; then touch -d '2026-01-01 00:00:00 UTC' "$dir/perf.data"/*; fi
@@ -119,6 +123,7 @@ swapped=0
 for dir in "$FIX"/*/; do
 	dir=${dir%/}
 	[ -f "$dir/cases" ] || continue
+	only "$dir" || continue
 	# perf-byteswap handles plain files only: not directories, pipe-mode files (header size
 	# 16) or compressed ones (feature bit HEADER_COMPRESSED, 27: byte 72 + 3, bit 3)
 	[ -f "$dir/perf.data" ] || continue

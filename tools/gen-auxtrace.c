@@ -1,9 +1,10 @@
 /*
- * gen-auxtrace: write a perf.data holding an Intel BTS AUX-area trace, as `perf record -e
- * intel_bts// --per-thread` would, from a small script of what happened (a known execution
- * of a fixture binary). perf 6.1 decodes such a file in software, so it stays the oracle
- * for `analyze script --itrace` on machines without BTS. Formats bytes only, through
- * readers/writer; what the script says is the caller's.
+ * gen-auxtrace: write a perf.data holding an Intel BTS (or, with --pt, an Intel PT) AUX-area
+ * trace, as `perf record -e intel_bts// --per-thread` (intel_pt//u) would, from a small
+ * script of what happened (a known execution of a fixture binary). perf 6.1 decodes such a
+ * file in software, so it stays the oracle for `analyze script --itrace` on machines without
+ * the PMU. Formats bytes only, through readers/writer (PT packets through libipt's
+ * encoder); what the script says is the caller's.
  *
  * Script lines (one record each, times increase by 100 ns a record unless `time` sets them):
  *   time NS                       the time of the next record
@@ -12,8 +13,16 @@
  *   mmap START LEN PGOFF BUILDID PATH   MMAP2 r-x of PATH; BUILDID (hex) goes to BUILD_ID
  *   itrace_start                  ITRACE_START of the task
  *   branch FROM TO [MISC]         a 24-byte BTS record for the next buffer (MISC 0x10)
- *   buffer IDX CPU                AUX, then AUXTRACE of the task with the branches so far
+ *   buffer IDX CPU                AUX, then AUXTRACE of the task with the trace so far
  *                                 (reference: the time as TSC)
+ * Intel PT packets for the next buffer (--pt; addresses hex, full 48-bit IPs):
+ *   psb | psbend | pad | ovf      the packet
+ *   tsc                           TSC of the time (the time advances as for a record)
+ *   cbr RATIO | mode64            CBR; MODE.Exec 64-bit
+ *   tnt BITS                      TNT-8 of up to 6 bits, "1" taken, "0" not, oldest first
+ *   tip|tip.pge|tip.pgd|fup [IP]  the IP packet (no IP: suppressed)
+ *   raw HEX                       bytes as they are (corrupt packets)
+ *   mark | repeat N               the bytes since the mark, N more times (large traces)
  *   exit                          EXIT of the task
  *   round                         FINISHED_ROUND
  */
@@ -24,21 +33,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <intel-pt.h>
+
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "readers/writer.h"
 
 #define USAGE "usage: gen-auxtrace -o PATH [--pmu-type N] [--aux-type N] [--time-shift N] " \
-	      "[--time-mult N] [--time-zero N] [--no-index] SCRIPT"
+	      "[--time-mult N] [--time-zero N] [--no-index] [--pt] SCRIPT"
 #define STEP_NS 100
 #define EVENT_ID 42
-#define MAX_BRANCHES 65536
+#define MAX_TRACE (256u << 20)	/* one buffer's bytes at most */
 #define MAX_BUILD_IDS 16
 
 /* perf's auxtrace.h: enum auxtrace_type; intel-bts.h: the priv[] words of AUXTRACE_INFO */
 #define AUXTRACE_INTEL_BTS 2
 enum { BTS_PMU_TYPE, BTS_TIME_SHIFT, BTS_TIME_MULT, BTS_TIME_ZERO, BTS_CAP_USER_TIME_ZERO,
        BTS_SNAPSHOT_MODE, BTS_PRIV_MAX };
+/* intel-pt.h (perf 6.1): the priv[] words of an Intel PT AUXTRACE_INFO */
+#define AUXTRACE_INTEL_PT 1
+enum { PT_PMU_TYPE, PT_TIME_SHIFT, PT_TIME_MULT, PT_TIME_ZERO, PT_CAP_USER_TIME_ZERO,
+       PT_TSC_BIT, PT_NORETCOMP_BIT, PT_HAVE_SCHED_SWITCH, PT_SNAPSHOT_MODE, PT_PER_CPU_MMAPS,
+       PT_MTC_BIT, PT_MTC_FREQ_BITS, PT_TSC_CTC_N, PT_TSC_CTC_D, PT_CYC_BIT,
+       PT_MAX_NONTURBO_RATIO, PT_FILTER_STR_LEN, PT_PRIV_MAX };
+/* the intel_pt PMU's format (sysfs format/): pt config:0, tsc config:10, noretcomp
+ * config:11, branch config:13, mtc config:9, mtc_period config:14-17, cyc config:1 */
+#define PT_CONFIG_TSC (1ull << 10)
+#define PT_CONFIG (1ull | PT_CONFIG_TSC | 1ull << 13)
 
 struct bts_branch {
 	u64 from, to, misc;
@@ -55,8 +76,10 @@ struct gen {
 	bool time_set;
 	u32 pid, tid;
 	u64 time_shift, time_mult, time_zero;
-	struct bts_branch *branches;
-	size_t nr_branches;
+	bool pt;
+	u8 *trace;		/* the next buffer's bytes */
+	size_t trace_size, trace_alloc;
+	size_t mark;		/* where `mark` was: `repeat` copies the bytes since */
 	u64 aux_offset;
 	u64 *index;	/* {file_offset, size} of every AUXTRACE record */
 	size_t nr_index, index_alloc;
@@ -174,6 +197,17 @@ static int do_itrace_start(struct gen *g)
 	return emit(g, &r, sizeof(r));
 }
 
+static int add_trace(struct gen *g, const void *bytes, size_t size)
+{
+	if (size > MAX_TRACE - g->trace_size)
+		return -1;
+	if (g->trace_size + size > g->trace_alloc)
+		ARRAY_GROW(g->trace, g->trace_alloc, g->trace_size + size);
+	memcpy(g->trace + g->trace_size, bytes, size);
+	g->trace_size += size;
+	return 0;
+}
+
 /* AUX (the kernel's: where the data went in the AUX area), then perf's AUXTRACE and its data. */
 static int do_buffer(struct gen *g, const char *args)
 {
@@ -186,11 +220,17 @@ static int do_buffer(struct gen *g, const char *args)
 		u64 size, offset, reference;
 		u32 idx, tid, cpu, reserved;
 	} rec = { { PERF_RECORD_AUXTRACE, 0, sizeof(rec) }, 0, 0, 0, 0, 0, 0, 0 };
-	size_t size = g->nr_branches * sizeof(struct bts_branch);
+	size_t size;
 	int idx, cpu;
 
 	if (sscanf(args, "%d %d", &idx, &cpu) != 2 || idx < 0)
 		return -1;
+	/* perf pads AUX data to 8 bytes (PERF_AUXTRACE_RECORD_ALIGNMENT), the padding counted
+	 * in its size: zeros, PT's PAD packets */
+	while (g->trace_size % 8)
+		if (add_trace(g, "", 1))
+			return -1;
+	size = g->trace_size;
 	aux.aux_offset = g->aux_offset;
 	aux.aux_size = size;
 	if (emit(g, &aux, sizeof(aux)))
@@ -207,16 +247,150 @@ static int do_buffer(struct gen *g, const char *args)
 	g->index[g->nr_index++] = perf_writer__offset(g->w);
 	g->index[g->nr_index++] = sizeof(rec);	/* the record's header.size (auxtrace.c) */
 	if (perf_writer__write(g->w, &rec, sizeof(rec)) ||
-	    perf_writer__write(g->w, g->branches, size))
+	    perf_writer__write(g->w, g->trace, size))
 		return -1;
-	g->nr_branches = 0;
+	g->trace_size = g->mark = 0;
 	return 0;
+}
+
+
+static int do_branch(struct gen *g, const char *args)
+{
+	struct bts_branch b = { .misc = 0x10 };	/* predicted */
+
+	if (sscanf(args, "%" SCNx64 " %" SCNx64 " %" SCNx64, &b.from, &b.to, &b.misc) < 2)
+		return -1;
+	return add_trace(g, &b, sizeof(b));
+}
+
+/* One PT packet through libipt's encoder, appended to the next buffer. */
+static int encode(struct gen *g, const struct pt_packet *packet)
+{
+	u8 buf[64];
+	struct pt_config config;
+	struct pt_encoder *enc;
+	int n;
+
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + sizeof(buf);
+	enc = pt_alloc_encoder(&config);
+	if (!enc)
+		return -1;
+	n = pt_enc_next(enc, packet);
+	pt_free_encoder(enc);
+	return n > 0 ? add_trace(g, buf, (size_t)n) : -1;
+}
+
+static int pt_ip_packet(struct gen *g, enum pt_packet_type type, const char *args)
+{
+	struct pt_packet p = { .type = type };
+
+	if (*args) {
+		p.payload.ip.ipc = pt_ipc_sext_48;
+		p.payload.ip.ip = strtoull(args, NULL, 16);
+	} else {
+		p.payload.ip.ipc = pt_ipc_suppressed;
+	}
+	return encode(g, &p);
+}
+
+static int pt_tnt(struct gen *g, const char *bits)
+{
+	struct pt_packet p = { .type = ppt_tnt_8 };
+	size_t n = strlen(bits);
+
+	if (!n || n > 6)
+		return -1;
+	/* the oldest branch is the most significant bit of the payload */
+	for (size_t i = 0; i < n; i++) {
+		if (bits[i] != '0' && bits[i] != '1')
+			return -1;
+		p.payload.tnt.payload = p.payload.tnt.payload << 1 | (u64)(bits[i] - '0');
+	}
+	p.payload.tnt.bit_size = (u8)n;
+	return encode(g, &p);
+}
+
+static int pt_raw(struct gen *g, const char *hex)
+{
+	for (;;) {
+		unsigned v;
+
+		while (*hex == ' ')
+			hex++;
+		if (!*hex)
+			return 0;
+		if (!hex[1] || sscanf(hex, "%2x", &v) != 1 || add_trace(g, &(u8){ (u8)v }, 1))
+			return -1;
+		hex += 2;
+	}
+}
+
+static int pt_repeat(struct gen *g, u64 n)
+{
+	size_t start = MIN(g->mark, g->trace_size), len = g->trace_size - start;
+
+	if (!n || !len)
+		return 0;
+	if (len > (MAX_TRACE - g->trace_size) / n)
+		return -1;
+	if (g->trace_size + n * len > g->trace_alloc)
+		ARRAY_GROW(g->trace, g->trace_alloc, g->trace_size + n * len);
+	for (u64 i = 0; i < n; i++, g->trace_size += len)
+		memcpy(g->trace + g->trace_size, g->trace + start, len);
+	return 0;
+}
+
+/* the PT packet lines; 1 when the line is not one */
+static int pt_line(struct gen *g, const char *op, const char *args)
+{
+	struct pt_packet p = { 0 };
+
+	if (!strcmp(op, "psb"))
+		p.type = ppt_psb;
+	else if (!strcmp(op, "psbend"))
+		p.type = ppt_psbend;
+	else if (!strcmp(op, "pad"))
+		p.type = ppt_pad;
+	else if (!strcmp(op, "ovf"))
+		p.type = ppt_ovf;
+	else if (!strcmp(op, "tsc")) {
+		p.type = ppt_tsc;
+		p.payload.tsc.tsc = time_to_tsc(g, next_time(g));
+	} else if (!strcmp(op, "cbr")) {
+		p.type = ppt_cbr;
+		p.payload.cbr.ratio = (u8)strtoul(args, NULL, 0);
+	} else if (!strcmp(op, "mode64")) {
+		p.type = ppt_mode;
+		p.payload.mode.leaf = pt_mol_exec;
+		p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+	} else if (!strcmp(op, "tnt"))
+		return pt_tnt(g, args);
+	else if (!strcmp(op, "tip"))
+		return pt_ip_packet(g, ppt_tip, args);
+	else if (!strcmp(op, "tip.pge"))
+		return pt_ip_packet(g, ppt_tip_pge, args);
+	else if (!strcmp(op, "tip.pgd"))
+		return pt_ip_packet(g, ppt_tip_pgd, args);
+	else if (!strcmp(op, "fup"))
+		return pt_ip_packet(g, ppt_fup, args);
+	else if (!strcmp(op, "raw"))
+		return pt_raw(g, args);
+	else if (!strcmp(op, "mark")) {
+		g->mark = g->trace_size;
+		return 0;
+	} else if (!strcmp(op, "repeat"))
+		return pt_repeat(g, strtoull(args, NULL, 0));
+	else
+		return 1;
+	return encode(g, &p);
 }
 
 static int do_line(struct gen *g, char *line)
 {
 	char *args;
-	struct bts_branch *b;
+	int ret;
 
 	line[strcspn(line, "\n")] = '\0';
 	args = line + strcspn(line, " \t");
@@ -246,17 +420,10 @@ static int do_line(struct gen *g, char *line)
 
 		return perf_writer__write(g->w, &r, sizeof(r));
 	}
-	if (!strcmp(line, "branch")) {
-		if (g->nr_branches == MAX_BRANCHES)
-			return -1;
-		b = &g->branches[g->nr_branches];
-		b->misc = 0x10;	/* predicted */
-		if (sscanf(args, "%" SCNx64 " %" SCNx64 " %" SCNx64, &b->from, &b->to, &b->misc) < 2)
-			return -1;
-		g->nr_branches++;
-		return 0;
-	}
-	return -1;
+	if (!strcmp(line, "branch") && !g->pt)
+		return do_branch(g, args);
+	ret = g->pt ? pt_line(g, line, args) : 1;
+	return ret ? -1 : 0;
 }
 
 /* BUILD_ID: perf's write_buildid records, names padded to 64 (header.c, NAME_ALIGN). */
@@ -283,6 +450,32 @@ static int set_build_ids(struct gen *g)
 	return ret;
 }
 
+/* intel-pt.c's intel_pt_info_fill as perf 6.1 writes it for intel_pt//u --per-thread */
+static int write_pt_info(struct gen *g, u64 aux_type, u64 pmu_type)
+{
+	u64 rec[2 + PT_PRIV_MAX] = { 0 };
+	struct perf_event_header *h = (struct perf_event_header *)rec;
+	u64 *priv = rec + 2;
+
+	*h = (struct perf_event_header){ PERF_RECORD_AUXTRACE_INFO, 0, sizeof(rec) };
+	rec[1] = aux_type;
+	priv[PT_PMU_TYPE] = pmu_type;
+	priv[PT_TIME_SHIFT] = g->time_shift;
+	priv[PT_TIME_MULT] = g->time_mult;
+	priv[PT_TIME_ZERO] = g->time_zero;
+	priv[PT_CAP_USER_TIME_ZERO] = 1;
+	priv[PT_TSC_BIT] = PT_CONFIG_TSC;
+	priv[PT_NORETCOMP_BIT] = 1ull << 11;
+	priv[PT_HAVE_SCHED_SWITCH] = 0;
+	priv[PT_MTC_BIT] = 1ull << 9;
+	priv[PT_MTC_FREQ_BITS] = 0xfull << 14;
+	priv[PT_TSC_CTC_N] = 2;
+	priv[PT_TSC_CTC_D] = 1;
+	priv[PT_CYC_BIT] = 1ull << 1;
+	priv[PT_MAX_NONTURBO_RATIO] = 24;
+	return perf_writer__write(g->w, rec, sizeof(rec));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -293,6 +486,7 @@ int main(int argc, char **argv)
 		{ "time-mult", required_argument, NULL, 'm' },
 		{ "time-zero", required_argument, NULL, 'z' },
 		{ "no-index", no_argument, NULL, 'n' },
+		{ "pt", no_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gen g = { .time = 1000000000, .time_shift = 10, .time_mult = 2048 };
@@ -313,6 +507,7 @@ int main(int argc, char **argv)
 		case 'm': g.time_mult = strtoull(optarg, NULL, 0); break;
 		case 'z': g.time_zero = strtoull(optarg, NULL, 0); break;
 		case 'n': index = false; break;
+		case 't': g.pt = true; break;
 		default: fprintf(stderr, "%s\n", USAGE); return 2;
 		}
 	}
@@ -331,9 +526,11 @@ int main(int argc, char **argv)
 		fclose(in);
 		return 1;
 	}
-	g.branches = xmalloc(MAX_BRANCHES * sizeof(*g.branches));
+	if (g.pt && aux_type == AUXTRACE_INTEL_BTS)
+		aux_type = AUXTRACE_INTEL_PT;
 	/* perf record -e intel_bts// --per-thread: the AUX event, sampling the side band too */
 	attr.type = (u32)pmu_type;
+	attr.config = g.pt ? PT_CONFIG : 0;
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			   PERF_SAMPLE_PERIOD | PERF_SAMPLE_IDENTIFIER;
@@ -342,9 +539,12 @@ int main(int argc, char **argv)
 	attr.comm = attr.mmap = attr.mmap2 = attr.task = attr.sample_id_all = 1;
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
-	if (perf_writer__add_attr(g.w, &attr, &id, 1, "intel_bts//u"))
+	if (perf_writer__add_attr(g.w, &attr, &id, 1, g.pt ? "intel_pt//u" : "intel_bts//u"))
 		goto fail;
-	{
+	if (g.pt) {
+		if (write_pt_info(&g, aux_type, pmu_type))
+			goto fail;
+	} else {
 		/* intel-bts.h: pmu type, time shift, mult, zero, cap_user_time_zero, snapshot */
 		u64 rec[2 + BTS_PRIV_MAX] = { 0 };
 		struct perf_event_header *h = (struct perf_event_header *)rec;
@@ -390,14 +590,14 @@ int main(int argc, char **argv)
 	if (perf_writer__finish(g.w))
 		goto fail;
 	perf_writer__delete(g.w);
-	free(g.branches);
+	free(g.trace);
 	free(g.index);
 	fclose(in);
 	return 0;
 fail:
 	fprintf(stderr, "gen-auxtrace: %s\n", error_get());
 	perf_writer__delete(g.w);
-	free(g.branches);
+	free(g.trace);
 	free(g.index);
 	fclose(in);
 	return 1;
