@@ -1,7 +1,9 @@
 # analyze: one non-recursive Makefile. Objects go under build/, dependencies via -MMD.
 # Targets: all run test asan refcheck fuzz bench install clean deps format.
 
-PKGS     := libelf libdw libzstd libxxhash capstone libtraceevent
+PKGS     := libelf libdw libzstd libxxhash libtraceevent
+# capstone's headers only: analyzer/itrace.c loads the library when it first disassembles
+CFLAGS_ONLY_PKGS := capstone
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
             libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev chromium
 BENCH_PKGS := linux-perf zstd
@@ -13,7 +15,7 @@ PREFIX   ?= /usr/local
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -MMD -MP
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(CFLAGS_ONLY_PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # libipt (Intel PT) has no pkg-config file
 LDLIBS   += $(PKG_LIBS) -lipt -lpthread -lm
