@@ -16,6 +16,8 @@ TIMEIT=${TIMEIT:-build/tools/timeit}
 DATA=$WORK/dwarf.data
 HEADING='## DWARF unwinding (issue 6)'
 mkdir -p "$WORK"
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 # deep call paths and recursion (our binary, frame pointers and CFI), and bench/run.sh's busy
 # mix: gzip, sha256sum and sort spend their time in their own code and in libc
@@ -80,32 +82,5 @@ dso's file, its CFI and the compiled rules of every pc met for the whole run, so
 a few map lookups and the rules' arithmetic. Target: dwarf unwinding at least 3x faster than
 perf 6.1. (\`report --no-children\` shows call graphs: the same output once report prints them.)
 MD
-# replace the section (its heading up to the next "## " heading, or the end), or append it
-if [ -f bench/RESULTS.md ]; then
-	python3 - bench/RESULTS.md "$section" "$HEADING" <<'PY'
-import sys
-path, section, heading = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
-lines = open(path).read().splitlines(True)
-out, i, done = [], 0, False
-while i < len(lines):
-    if lines[i].rstrip("\n") == heading:
-        i += 1
-        while i < len(lines) and not lines[i].startswith("## "):
-            i += 1
-        out.append(section if section.endswith("\n") else section + "\n")
-        if i < len(lines):
-            out.append("\n")
-        done = True
-        continue
-    out.append(lines[i])
-    i += 1
-if not done:
-    if out and not out[-1].endswith("\n"):
-        out.append("\n")
-    out.append("\n" + section)
-open(path, "w").write("".join(out))
-PY
-else
-	cp "$section" bench/RESULTS.md
-fi
+replace_section bench/RESULTS.md "$HEADING" "$section"
 cat "$section"

@@ -43,21 +43,56 @@ same() {
 	then echo yes; else echo no; fi
 }
 
+# load_note: the machine's load when a bench began, for the text under its table
+load_note() { awk '{printf "load average %s when it began", $1}' /proc/loadavg; }
+
 samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}'; }
 size_mb() { du -sm "$1" | cut -f1; }
 
 # replace_section FILE HEADING SECTION-FILE: FILE's section from HEADING to the next "## "
-# heading (or the end) becomes SECTION-FILE's text; appended when FILE has no such section
+# heading (or the end) becomes SECTION-FILE's text, followed by one blank line when another
+# section follows; appended when FILE has no such section
 replace_section() {
 	local file=$1 heading=$2 section=$3 tmp
 	tmp=$(mktemp)
 	if [ -f "$file" ] && grep -qxF "$heading" "$file"; then
 		awk -v h="$heading" -v s="$section" '
-			$0 == h { while ((getline line < s) > 0) print line; skip = 1; next }
-			skip && /^## / { skip = 0 }
+			$0 == h {
+				last = "x"
+				while ((getline line < s) > 0) { print line; last = line }
+				skip = 1; next
+			}
+			skip && /^## / { if (last != "") print ""; skip = 0 }
 			!skip { print }' "$file" >"$tmp"
 	else
-		{ [ -f "$file" ] && cat "$file"; echo; cat "$section"; } >"$tmp"
+		{ [ -f "$file" ] && cat "$file" && echo; cat "$section"; } >"$tmp"
 	fi
 	mv "$tmp" "$file"
+}
+
+# merge_sections FILE NEW: every "## " section of NEW replaces its namesake in FILE (see
+# replace_section), and NEW's text before its first section replaces FILE's; FILE's other
+# sections are kept
+merge_sections() {
+	local file=$1 new=$2 dir heading n=0 f
+	dir=$(mktemp -d)
+	awk -v d="$dir" '
+		/^## / { n++ }
+		{ print > (d "/" sprintf("%03d", n)) }' "$new"
+	[ -f "$dir/000" ] || : >"$dir/000"
+	if [ -f "$file" ]; then
+		awk '/^## / { found = 1 } found { print }' "$file" >"$dir/rest"
+		cat "$dir/000" "$dir/rest" >"$file"
+	else
+		cp "$dir/000" "$file"
+	fi
+	for f in "$dir"/[0-9][0-9][0-9]; do
+		[ "$f" = "$dir/000" ] && continue
+		heading=$(head -1 "$f")
+		# the section without its trailing blank lines
+		awk '{ l[NR] = $0 } END { n = NR; while (n > 0 && l[n] == "") n--; for (i = 1; i <= n; i++) print l[i] }' \
+			"$f" >"$f.trim"
+		replace_section "$file" "$heading" "$f.trim"
+	done
+	rm -rf "$dir"
 }

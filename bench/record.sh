@@ -81,8 +81,8 @@ pct() { awk "BEGIN{printf \"%+.1f%%\", ($1 / $2 - 1) * 100}"; }
 cat >"$section" <<EOF
 $HEADING
 
-$(date -u +%F), $(nproc) vCPUs $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), shared
-with other jobs (timings are noisy). Workload: tests/fixtures/src/burn.c, two at a time for
+$(date -u +%F), $(nproc) vCPUs $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo),
+$(load_note) (timings are noisy when it is not near 0). Workload: tests/fixtures/src/burn.c, two at a time for
 the system-wide rows ($SECS s, -F 20000); fds and mmaps counted in /proc/PID half way through;
 CPU time is user+sys of the recorder and its workload (/usr/bin/time); lost events as
 \`perf report --stats\` counts them. Best of $RUNS runs for peak RSS and slowdown.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: time analyze and perf 6.1 on the same large system-wide recordings, in one run,
-# and write the figures and ratios to bench/RESULTS.md. The recordings are made on demand
+# and write the figures and ratios to bench/RESULTS.md (its opening and its three sections;
+# the other benchmarks' sections are kept). The recordings are made on demand
 # (never committed) under bench/out/: a plain file (perf record -a -F 20000) and a
 # --threads -z data directory of the same busy workload. BENCH_SECONDS sets their length
 # (default 25 s each, about a million samples); BENCH_REUSE=1 reuses existing recordings;
@@ -91,7 +92,7 @@ for ((r = 0; r < RUNS; r++)); do
 done
 mbps() { awk "BEGIN{ printf \"%.0f\", $1 / 1048576 / $2 }"; }
 
-cat >bench/RESULTS.md <<MD
+cat >"$WORK/results.md" <<MD
 # Benchmark results
 
 Made by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB,
@@ -154,4 +155,5 @@ are the same, byte for byte, and how much text they write.
 Target: at least 5x faster than perf 6.1 (over 500 MB/s of output) with a peak RSS no higher
 than perf's.
 MD
-cat bench/RESULTS.md
+merge_sections bench/RESULTS.md "$WORK/results.md"
+cat "$WORK/results.md"
