@@ -74,7 +74,7 @@ replace_section() {
 # replace_section), and NEW's text before its first section replaces FILE's; FILE's other
 # sections are kept
 merge_sections() {
-	local file=$1 new=$2 dir heading n=0 f
+	local file=$1 new=$2 dir heading f
 	dir=$(mktemp -d)
 	awk -v d="$dir" '
 		/^## / { n++ }
