@@ -143,7 +143,12 @@ struct callchains {
 	struct symtab inl;	/* the inline frames' symbols (callchains__inline) */
 	u32 *inlined;		/* by chain: 1 + its chain with inlines, 0 not made yet */
 	size_t inlined_alloc;
+	char **lines;		/* by frame: its srcline (address and srcline keys), NULL not
+				   made yet, no_line for none */
+	size_t lines_alloc;
 };
+
+static char no_line[1];
 
 struct callchains *callchains__new(void)
 {
@@ -165,6 +170,10 @@ void callchains__delete(struct callchains *cc)
 	free(cc->raw);
 	symtab__exit(&cc->inl);
 	free(cc->inlined);
+	for (size_t i = 0; i < cc->lines_alloc; i++)
+		if (cc->lines[i] != no_line)
+			free(cc->lines[i]);
+	free(cc->lines);
 	free(cc);
 }
 
@@ -443,6 +452,26 @@ static u32 inline_frame(struct callchains *cc, const struct cc_frame *f, const s
 	return frame_intern(cc, &g);
 }
 
+/* cc->lines for every frame, the new ones NULL */
+static void lines_fit(struct callchains *cc)
+{
+	size_t old = cc->lines_alloc;
+
+	if (old >= cc->nr_frames)
+		return;
+	ARRAY_GROW(cc->lines, cc->lines_alloc, cc->nr_frames);
+	memset(cc->lines + old, 0, (cc->lines_alloc - old) * sizeof(*cc->lines));
+}
+
+/* The srcline of frame (frame_srcline) is line (NULL: none) */
+static void set_line(struct callchains *cc, u32 frame, const char *line)
+{
+	lines_fit(cc);
+	if (cc->lines[frame] && cc->lines[frame] != no_line)
+		free(cc->lines[frame]);
+	cc->lines[frame] = line ? xstrdup(line) : no_line;
+}
+
 /* cc->inlined for every chain, the new ones 0 */
 static void inlined_fit(struct callchains *cc)
 {
@@ -476,25 +505,28 @@ u32 callchains__inline(struct callchains *cc, struct machine *machine, struct in
 		const struct cc_frame *f = &cc->frames[ids[i]];
 		const struct symtab *symtab;
 		const struct symbol *sym = NULL;
-		const char *const *names;
+		const char *const *names, *const *lines;
 		size_t nr = 0;
 
 		if (f->unwound && f->dso)
 			sym = callchains__sym(cc, machine, ids[i], &symtab);
 		if (sym)
 			nr = inlines__find(inlines, f->dso, f->addr, symbol__name(symtab, sym),
-					   &names);
+					   &names, &lines);
 		ARRAY_GROW(cc->scratch, cc->scratch_alloc, n + (nr ? nr : 1));
 		if (!nr) {
 			cc->scratch[n++] = ids[i];
 			continue;
 		}
 		for (size_t k = 0; k < nr; k++) {
-			const char *name = names[order == CC_ORDER_CALLER ? nr - 1 - k : k];
-
+			size_t r = order == CC_ORDER_CALLER ? nr - 1 - k : k;
 			/* frame_intern may move the frames: f is looked up again */
-			cc->scratch[n++] = name ? inline_frame(cc, &cc->frames[ids[i]], sym, name)
-						: ids[i];
+			u32 id = names[r] ? inline_frame(cc, &cc->frames[ids[i]], sym, names[r])
+					  : ids[i];
+
+			/* a record's srcline is its own (perf's inline_list), not the pc's */
+			set_line(cc, id, lines[r]);
+			cc->scratch[n++] = id;
 		}
 	}
 	free(ids);
@@ -548,6 +580,43 @@ static const struct symbol *frame_sym(struct tree *t, u32 frame, const struct sy
 }
 
 /*
+ * perf's srcline of a frame (machine.c callchain_srcline, srcline.c get_srcline) under the
+ * address and srcline keys: NULL without a map; addr2line's answer for the pc
+ * (inlines__srcline); without one, "+OFFSET" in its symbol under the address key and NULL
+ * under the srcline key. Made once a frame (perf keeps one a dso and address).
+ */
+static const char *frame_srcline(struct tree *t, u32 frame)
+{
+	struct callchains *cc = t->cc;
+	const struct cc_frame *f = &cc->frames[frame];
+	const struct symtab *symtab;
+	const struct symbol *sym;
+	char buf[4096];
+
+	lines_fit(cc);
+	if (cc->lines[frame])
+		return cc->lines[frame] == no_line ? NULL : cc->lines[frame];
+	sym = frame_sym(t, frame, &symtab);
+	if (!f->dso) {
+		cc->lines[frame] = no_line;
+		return NULL;
+	}
+	if (!t->p->lines || !inlines__srcline(t->p->lines, f->dso, f->addr, buf, sizeof(buf))) {
+		if (t->p->param->key != CC_KEY_ADDRESS) {
+			cc->lines[frame] = no_line;
+			return NULL;
+		}
+		if (sym)
+			snprintf(buf, sizeof(buf), "+%llu",
+				 (unsigned long long)(f->addr - sym->start));
+		else	/* perf's "DSO[ADDR]" (never printed: frames without a symbol show the ip) */
+			snprintf(buf, sizeof(buf), "[%llx]", (unsigned long long)f->addr);
+	}
+	cc->lines[frame] = xstrdup(buf);
+	return cc->lines[frame];
+}
+
+/*
  * perf's match_chain(new, existing): < 0 when the existing frame comes before the new one
  * (MATCH_LT: the new one goes to its left in rb_root_in). With the function key, two
  * resolved frames compare by dso, then their symbols' starts (inlined ones by name alone);
@@ -563,7 +632,16 @@ static int frame_match(struct tree *t, u32 existing, u32 new)
 
 	if (existing == new)
 		return 0;
-	if (t->p->param->key == CC_KEY_FUNCTION) {
+	if (t->p->param->key == CC_KEY_SRCLINE) {
+		const char *ll = frame_srcline(t, existing), *lr = frame_srcline(t, new);
+
+		if (ll || lr) {
+			int ret = !ll ? 1 : !lr ? -1 : strcmp(ll, lr);
+
+			return ret < 0 ? -1 : ret > 0;
+		}
+	}
+	if (t->p->param->key != CC_KEY_ADDRESS) {
 		const struct symtab *tl, *tr;
 		const struct symbol *sl = frame_sym(t, existing, &tl), *sr = frame_sym(t, new, &tr);
 
@@ -744,9 +822,11 @@ static void frame_name(struct tree *t, u32 frame, char *buf, size_t size)
 	const struct symtab *symtab;
 	const struct symbol *sym = callchains__sym(t->cc, t->machine, frame, &symtab);
 
+	const char *line = t->p->param->key != CC_KEY_FUNCTION ? frame_srcline(t, frame) : NULL;
+
 	if (sym)
-		snprintf(buf, size, "%s%s", symbol__name(symtab, sym),
-			 symtab->inlined ? " (inlined)" : "");
+		snprintf(buf, size, "%s%s%s%s", symbol__name(symtab, sym), line ? " " : "",
+			 line ? line : "", symtab->inlined ? " (inlined)" : "");
 	else
 		snprintf(buf, size, "%#llx", (unsigned long long)t->cc->frames[frame].ip);
 }

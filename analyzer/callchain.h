@@ -116,6 +116,7 @@ struct cc_print {
 	u64 parent;		/* the entry's period (children: accumulated) */
 	u64 min_hit;		/* perf's min_callchain_hits (graph, flat, folded) */
 	bool skip_first;	/* --sort starting with "sym": the single root's first frame */
+	struct inlines *lines;	/* the address and srcline keys: where frames' lines come from */
 };
 
 /*

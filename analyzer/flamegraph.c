@@ -249,7 +249,7 @@ static void add_stack(void *data, void *p)
 
 		/* an unwound frame in inlined code: a frame a function, as script prints it */
 		if (i >= item->nr_frames - item->nr_unwound && f->dso && sym_name)
-			n = inlines__find(fg->inlines, f->dso, f->addr, sym_name, &names);
+			n = inlines__find(fg->inlines, f->dso, f->addr, sym_name, &names, NULL);
 		if (!n) {	/* the frame alone */
 			names = NULL;
 			n = 1;

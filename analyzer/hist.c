@@ -968,7 +968,7 @@ static void print_callchain(const struct hists *hists, const struct hists_print_
 		.parent = hists->cumulate ? he->period_acc : he->period,
 		/* perf's min_callchain_hits: u64 of the double product */
 		.min_hit = (u64)((double)hists->total_period * (cc->param->min_percent / 100)),
-		.skip_first = cc->skip_first,
+		.skip_first = cc->skip_first, .lines = cc->lines,
 	};
 
 	struct cc_contrib *c = xmalloc((he->contrib_nr ? he->contrib_nr : 1) * sizeof(*c));

@@ -127,6 +127,7 @@ struct hists_callchain {
 	bool use_callchain;	/* print the graphs (not -g none) */
 	bool skip_first;	/* --sort starting with "sym" (perf's callchain__fprintf_graph) */
 	struct inlines *inlines;	/* dwarf recordings: the unwound frames' inlined functions */
+	struct inlines *lines;		/* the address and srcline keys: frames' source lines */
 	enum callchain_order order;	/* the chains' (as interned) */
 };
 

@@ -606,11 +606,6 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		return 129;
 	if (max_stack)
 		rep.max_stack = (u32)MAX(0, atoi(max_stack));
-	if (rep.cc_param.key != CC_KEY_FUNCTION) {
-		/* perf prints source lines there (addr2line): not done yet */
-		fprintf(stderr, "analyze report: the call graph keys address and srcline are not supported yet\n");
-		return 129;
-	}
 	/* -D: the raw dump, then perf's stats block; samples are only counted, as --stats does */
 	rep.stats_tool = stats;
 	stats |= dump_raw;
@@ -739,8 +734,10 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	/* perf unwinds dwarf samples when it uses callchains: all but --no-children -g none */
 	if (rep.chains) {
 		rep.unwinder = unwinder__new(&rep.session, PERF_MAX_STACK_DEPTH);
-		rep.inlines = show_inline ? inlines__new(&rep.machine.symsrc) : NULL;
-		hcc.inlines = rep.inlines;
+		if (show_inline || rep.cc_param.key != CC_KEY_FUNCTION)
+			rep.inlines = inlines__new(&rep.machine.symsrc);
+		hcc.inlines = show_inline ? rep.inlines : NULL;
+		hcc.lines = rep.cc_param.key != CC_KEY_FUNCTION ? rep.inlines : NULL;
 	}
 	regcomp(&rep.parent_regex, "^sys_|^do_page_fault", REG_EXTENDED);
 

@@ -622,7 +622,7 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 	machine__resolve_symbol(&s->machine, &al);
 	if (unwound && al.sym && frame->dso && s->inlines)
 		n = inlines__find(s->inlines, frame->dso, frame->addr,
-				  symbol__name(al.symtab, al.sym), &names);
+				  symbol__name(al.symtab, al.sym), &names, NULL);
 	if (!n) {
 		outbuf_putc(ob, '\t');
 		fmt_put_hex(ob, frame->addr, 16);

@@ -24,6 +24,7 @@
 #include "symtab/demangle.h"
 #include "symtab/symtab.h"
 #include "symtab/symtab_elf.h"
+#include "symtab/symtab_internal.h"
 
 #define PATH_BUF 4096
 #define MAX_DEPTH 64	/* functions nested at one pc we look at */
@@ -39,6 +40,7 @@ struct inline_dso {
 struct inline_node {
 	size_t nr;
 	const char **names;	/* NULL entries: the frame's own symbol */
+	const char **lines;	/* each record's "FILE:LINE", or NULL */
 };
 
 struct inlines {
@@ -64,9 +66,12 @@ struct inlines *inlines__new(const struct symsrc_config *cfg)
 
 static void node_free(struct inline_node *node)
 {
-	for (size_t i = 0; i < node->nr; i++)
+	for (size_t i = 0; i < node->nr; i++) {
 		free((char *)node->names[i]);
+		free((char *)node->lines[i]);
+	}
 	free(node->names);
+	free(node->lines);
 	free(node);
 }
 
@@ -120,18 +125,18 @@ static Elf *open_elf(const char *path, int *fd)
  * The files perf's dso__load tries for a user dso's symbols, in its order (but the
  * debuglink): the build-id cache's copy and its debuginfo, the debug directory's, the path.
  */
-static int candidate(const struct symsrc_config *cfg, const struct dso *dso, int i, char *buf,
-		     size_t size)
+static int candidate(const struct symsrc_config *cfg, const struct dso *dso, const u8 *bid,
+		     size_t bid_size, int i, char *buf, size_t size)
 {
 	const char *debug_dir = symsrc_debug_dir(cfg);
 	char hex[2 * sizeof(dso->build_id) + 1];
 
-	for (size_t j = 0; j < dso->build_id_size && j < sizeof(dso->build_id); j++)
-		sprintf(hex + 2 * j, "%02x", dso->build_id[j]);
+	for (size_t j = 0; j < bid_size && j < sizeof(dso->build_id); j++)
+		sprintf(hex + 2 * j, "%02x", bid[j]);
 	switch (i) {
 	case 0:
 	case 1:
-		if (!dso->build_id_size || !cfg->buildid_dir)
+		if (!bid_size || !cfg->buildid_dir)
 			return -1;
 		snprintf(buf, size, "%s/.build-id/%.2s/%s/%s", cfg->buildid_dir, hex, hex + 2,
 			 i ? "debug" : "elf");
@@ -143,7 +148,7 @@ static int candidate(const struct symsrc_config *cfg, const struct dso *dso, int
 		snprintf(buf, size, "%s%s", debug_dir, dso->long_name);
 		return 0;
 	case 4:
-		if (!dso->build_id_size)
+		if (!bid_size)
 			return -1;
 		snprintf(buf, size, "%s/.build-id/%.2s/%s.debug", debug_dir, hex, hex + 2);
 		return 0;
@@ -167,16 +172,28 @@ static void inline_dso_open(struct inlines *in, struct inline_dso *id, const str
 	char path[PATH_BUF];
 	GElf_Shdr shdr;
 	bool have_text = false;
+	u8 bid[sizeof(dso->build_id)];
+	size_t bid_size = MIN(dso->build_id_size, sizeof(bid));
 
 	if (dso->kind != DSO_KIND_USER || dso->long_name[0] == '[' ||
 	    !strncmp(dso->long_name, "/tmp/perf-", 10))
 		return;
+	memcpy(bid, dso->build_id, bid_size);
+	if (!bid_size && symtab_is_regular_file(dso->long_name)) {
+		/* perf reads a build-id the recording did not give from the file (dso__load) */
+		int n;
+
+		symtab_join_symfs(path, sizeof(path), in->cfg->symfs, dso->long_name);
+		n = symtab__filename_build_id(path, bid);
+		bid_size = n > 0 ? MIN((size_t)n, sizeof(bid)) : 0;
+	}
 	for (int i = 0; i < 6 && (!id->elf || !have_text); i++) {
 		int fd;
 		Elf *elf;
 		bool keep = false;
 
-		if (candidate(in->cfg, dso, i, path, sizeof(path)) || !(elf = open_elf(path, &fd)))
+		if (candidate(in->cfg, dso, bid, bid_size, i, path, sizeof(path)) ||
+		    !(elf = open_elf(path, &fd)))
 			continue;
 		if (!have_text && symtab_elf_section_by_name(elf, NULL, &shdr, ".dynsym", NULL)) {
 			have_text = true;
@@ -193,7 +210,15 @@ static void inline_dso_open(struct inlines *in, struct inline_dso *id, const str
 			close(fd);
 		}
 	}
-	if (!id->elf && !(id->elf = open_elf(dso->long_name, &id->fd)))
+	/*
+	 * perf then takes the dso's path: here its build-id cache copy when there is one, the
+	 * same bytes, so that a host's other build of the path does not answer
+	 */
+	for (int i = 0; i < 6 && !id->elf; i += 5) {
+		if (!candidate(in->cfg, dso, bid, bid_size, i, path, sizeof(path)))
+			id->elf = open_elf(path, &id->fd);
+	}
+	if (!id->elf)
 		return;
 	if (!symtab_elf_section_by_name(id->elf, NULL, &shdr, ".debug_line", NULL))
 		return;
@@ -236,73 +261,98 @@ static bool non_mangled(int lang)
 }
 
 /*
- * BFD's name for the innermost function when its DWARF gives no linkage name: the ELF
- * symbol that best covers vaddr (elf_find_function's better_fit: the closest start, then
- * functions over others, typed over untyped, the smaller; the first of equals), when it
- * starts where the function does.
+ * BFD's elf_find_function over elf's symbol table section symsec (".symtab" or ".dynsym"):
+ * the function symbol that best covers vaddr in its section (better_fit: the closest start,
+ * then functions over others, typed over untyped, the smaller; the first of equals), its
+ * name, and the file BFD names for it: the last STT_FILE symbol before it, when the
+ * function is local or no symbol came between that file symbol and the first one.
  */
-static const char *symbol_at(struct inline_dso *id, u64 vaddr, u64 low_pc)
+static bool elf_find_function(Elf *elf, const char *symsec, u64 vaddr, GElf_Sym *out,
+			      const char **name, const char **file)
 {
+	enum { NOTHING_SEEN, SYMBOL_SEEN, FILE_AFTER_SYMBOL_SEEN } state = NOTHING_SEEN;
 	GElf_Shdr shdr;
-	Elf_Scn *scn = symtab_elf_section_by_name(id->elf, NULL, &shdr, ".symtab", NULL);
+	Elf_Scn *scn = symtab_elf_section_by_name(elf, NULL, &shdr, symsec, NULL);
 	Elf_Data *data;
 	GElf_Sym best = { 0 };
-	const char *name = NULL;
+	const char *last_file = NULL;
 	bool have = false;
 	size_t nr, shndx = 0;
 	Elf_Scn *sec = NULL;
 
+	*name = *file = NULL;
 	if (!scn || !shdr.sh_entsize || !(data = elf_getdata(scn, NULL)))
-		return NULL;
+		return false;
 	/* the section holding vaddr */
-	while ((sec = elf_nextscn(id->elf, sec)) != NULL) {
-		GElf_Shdr s;
+	while ((sec = elf_nextscn(elf, sec)) != NULL) {
+		GElf_Shdr sh;
 
-		if (gelf_getshdr(sec, &s) && (s.sh_flags & SHF_ALLOC) && vaddr >= s.sh_addr &&
-		    vaddr < s.sh_addr + s.sh_size) {
+		if (gelf_getshdr(sec, &sh) && (sh.sh_flags & SHF_ALLOC) && vaddr >= sh.sh_addr &&
+		    vaddr < sh.sh_addr + sh.sh_size) {
 			shndx = elf_ndxscn(sec);
 			break;
 		}
 	}
 	nr = shdr.sh_size / shdr.sh_entsize;
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 1; i < nr; i++) {
 		GElf_Sym sym;
 		int type;
-		u64 size;
+		u64 size, best_size = best.st_size ? best.st_size : 1;
 		bool better;
 
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != shndx)
+		if (!gelf_getsym(data, (int)i, &sym))
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		if (type == STT_FILE) {
+			last_file = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (state == SYMBOL_SEEN)
+				state = FILE_AFTER_SYMBOL_SEEN;
+			continue;
+		}
+		if (state == NOTHING_SEEN)
+			state = SYMBOL_SEEN;
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||
+		    sym.st_shndx != shndx || sym.st_value > vaddr)
 			continue;
 		size = sym.st_size ? sym.st_size : 1;
-		if (sym.st_value > vaddr)
-			continue;
 		if (!have || sym.st_value > best.st_value) {
 			better = true;
 		} else if (sym.st_value < best.st_value) {
 			better = false;
-		} else if (best.st_value + (best.st_size ? best.st_size : 1) <= vaddr) {
-			better = size > (best.st_size ? best.st_size : 1);
+		} else if (best.st_value + best_size <= vaddr) {
+			better = size > best_size;
 		} else if (sym.st_value + size <= vaddr) {
 			better = false;
 		} else {
 			int bt = GELF_ST_TYPE(best.st_info);
 			bool bf = bt == STT_FUNC || bt == STT_GNU_IFUNC, sf = type != STT_NOTYPE;
 
-			if (bf != sf)
-				better = sf;
-			else
-				better = size < (best.st_size ? best.st_size : 1);
+			better = bf != sf ? sf : size < best_size;
 		}
 		if (better) {
 			best = sym;
-			name = elf_strptr(id->elf, shdr.sh_link, sym.st_name);
+			*name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			*file = last_file && (GELF_ST_BIND(sym.st_info) == STB_LOCAL ||
+					      state != FILE_AFTER_SYMBOL_SEEN) ? last_file : NULL;
 			have = true;
 		}
 	}
-	return have && best.st_value == low_pc ? name : NULL;
+	*out = best;
+	return have;
+}
+
+/*
+ * BFD's name for the innermost function when its DWARF gives no linkage name: the ELF
+ * symbol that best covers vaddr (elf_find_function), when it starts where the function does.
+ */
+static const char *symbol_at(struct inline_dso *id, u64 vaddr, u64 low_pc)
+{
+	GElf_Sym best;
+	const char *name, *file;
+
+	if (!elf_find_function(id->elf, ".symtab", vaddr, &best, &name, &file))
+		return NULL;
+	return best.st_value == low_pc ? name : NULL;
 }
 
 static u64 die_size(Dwarf_Die *die)
@@ -365,6 +415,92 @@ static size_t dies_at(Dwarf_Die *parent, u64 vaddr, Dwarf_Die *out, size_t max, 
 	return 0;
 }
 
+/* "FILE:LINE" as perf makes it of addr2line's answer (srcline_from_fileline), or NULL */
+static char *file_line(const char *file, int line)
+{
+	const char *base;
+	char *out;
+
+	if (!file)
+		return NULL;
+	base = strrchr(file, '/');
+	if (asprintf(&out, "%s:%u", base ? base + 1 : file, (unsigned)line) < 0)
+		return NULL;
+	return out;
+}
+
+/* The name of file number file of cudie's line table ("<unknown>" for none), or NULL */
+static const char *file_name(Dwarf_Files *files, size_t nfiles, size_t file)
+{
+	return file < nfiles ? dwarf_filesrc(files, file, NULL, NULL) : NULL;
+}
+
+/*
+ * Whether the row at index i of lines still has the file register's initial value: file 1,
+ * and no row before it in its sequence has another. BFD (binutils 2.40, perf's addr2line)
+ * starts a DWARF 5 sequence on file 0, the CU's own file, not 1 (assemblers set the register
+ * only when a row's file differs from it).
+ */
+static bool initial_file(Dwarf_Lines *lines, size_t i)
+{
+	while (i-- > 0) {
+		Dwarf_Line *row = dwarf_onesrcline(lines, i);
+		Dwarf_Files *files;
+		size_t file;
+		bool end;
+
+		if (!row || dwarf_lineendsequence(row, &end) || end)
+			return true;
+		if (dwarf_line_file(row, &files, &file) || file != 1)
+			return false;
+	}
+	return true;
+}
+
+/* addr2line's line for vaddr in the line table of cudie, or NULL */
+static char *pc_line(Dwarf_Die *cudie, u64 vaddr)
+{
+	Dwarf_Line *line = dwarf_getsrc_die(cudie, vaddr);
+	Dwarf_Lines *lines;
+	Dwarf_Files *files;
+	Dwarf_Die die;
+	Dwarf_Half version = 0;
+	size_t file, nfiles, nlines;
+	int lineno = 0;
+
+	if (!line || dwarf_line_file(line, &files, &file) ||
+	    dwarf_getsrcfiles(cudie, &files, &nfiles))
+		return NULL;
+	if (dwarf_lineno(line, &lineno))
+		lineno = 0;
+	if (file == 1 && dwarf_cu_die(cudie->cu, &die, &version, NULL, NULL, NULL, NULL, NULL) &&
+	    version >= 5 && !dwarf_getsrclines(cudie, &lines, &nlines)) {
+		for (size_t i = 0; i < nlines; i++) {
+			if (dwarf_onesrcline(lines, i) == line) {
+				file = initial_file(lines, i) ? 0 : 1;
+				break;
+			}
+		}
+	}
+	return file_line(file_name(files, nfiles, file), lineno);
+}
+
+/* where the inlined instance die was inlined (BFD's find_inliner_info), or NULL */
+static char *call_site(Dwarf_Die *cudie, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Files *files;
+	Dwarf_Word file, line = 0;
+	size_t nfiles;
+
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &file) ||
+	    dwarf_getsrcfiles(cudie, &files, &nfiles))
+		return NULL;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &line))
+		line = 0;
+	return file_line(file_name(files, nfiles, file), (int)line);
+}
+
 /* addr2line -i's records for vaddr: the innermost function first, out to the subprogram. */
 static struct inline_node *parse_inlines(struct inline_dso *id, u64 vaddr, const char *sym_name)
 {
@@ -399,17 +535,19 @@ static struct inline_node *parse_inlines(struct inline_dso *id, u64 vaddr, const
 			break;	/* no function name for the pc: addr2line's "??", nothing added */
 		name = name ? name : "??";
 		node->names = xreallocarray(node->names, node->nr + 1, sizeof(*node->names));
+		node->lines = xreallocarray(node->lines, node->nr + 1, sizeof(*node->lines));
+		node->lines[node->nr] = i == n - 1 ? pc_line(&cudie, vaddr)
+						   : call_site(&cudie, &dies[i + 1]);
 		node->names[node->nr++] = strcmp(name, sym_name) ? xstrdup(name) : NULL;
 		free(demangled);
 	}
 	return node;
 }
 
-size_t inlines__find(struct inlines *in, struct dso *dso, u64 addr, const char *sym_name,
-		     const char *const **names)
+/* dso's file and DWARF, opened on the first question about it */
+static struct inline_dso *inline_dso_get(struct inlines *in, struct dso *dso)
 {
 	struct inline_dso *id = hashmap_find(&in->dsos, (u64)(uintptr_t)dso);
-	struct inline_node *node;
 
 	if (!id) {
 		id = xzalloc(sizeof(*id));
@@ -419,6 +557,15 @@ size_t inlines__find(struct inlines *in, struct dso *dso, u64 addr, const char *
 		pthread_once(&elf_once, elf_init_once);
 		inline_dso_open(in, id, dso);
 	}
+	return id;
+}
+
+size_t inlines__find(struct inlines *in, struct dso *dso, u64 addr, const char *sym_name,
+		     const char *const **names, const char *const **lines)
+{
+	struct inline_dso *id = inline_dso_get(in, dso);
+	struct inline_node *node;
+
 	if (!id->dwarf)
 		return 0;
 	node = hashmap_find(&id->nodes, addr);
@@ -427,5 +574,38 @@ size_t inlines__find(struct inlines *in, struct dso *dso, u64 addr, const char *
 		hashmap_insert(&id->nodes, addr, node);
 	}
 	*names = (const char *const *)node->names;
+	if (lines)
+		*lines = (const char *const *)node->lines;
 	return node->nr;
+}
+
+/*
+ * addr2line's answer for vaddr: the DWARF line table's row, else (BFD's elf_find_function)
+ * the function symbol covering it with no line, "FILE:?" (FILE its STT_FILE symbol's name or
+ * "??"), which perf reads as line 0; else "??:0", which perf takes for no answer.
+ */
+bool inlines__srcline(struct inlines *in, struct dso *dso, u64 addr, char *buf, size_t size)
+{
+	struct inline_dso *id = inline_dso_get(in, dso);
+	u64 vaddr = addr + id->text_offset;
+	Dwarf_Die cudie;
+	GElf_Shdr shdr;
+	GElf_Sym sym;
+	const char *file, *name;
+	char *line = NULL;
+
+	if (!id->elf)
+		return false;
+	if (id->dwarf && dwarf_addrdie(id->dwarf, vaddr, &cudie))
+		line = pc_line(&cudie, vaddr);
+	if (!line && elf_find_function(id->elf,
+				       symtab_elf_section_by_name(id->elf, NULL, &shdr, ".symtab",
+								  NULL) ? ".symtab" : ".dynsym",
+				       vaddr, &sym, &name, &file))
+		line = file_line(file ? file : "??", 0);
+	if (!line)
+		return false;
+	snprintf(buf, size, "%s", line);
+	free(line);
+	return true;
 }

@@ -20,10 +20,21 @@ void inlines__delete(struct inlines *inlines);
 
 /*
  * The records for the pc at addr (map-relative, as callchain frames keep it) in dso, whose
- * symbol is sym_name: their number, with *names pointing at that many names (valid until the
- * next call), or 0 when perf shows the frame as it is (no .debug_line, no DWARF for the pc).
+ * symbol is sym_name: their number, with *names pointing at that many names and, when lines
+ * is not NULL, *lines at their srclines ("FILE:LINE" or NULL: the pc's line for the first,
+ * then the call sites; valid as long as inlines), or 0 when perf shows the frame as it is
+ * (no .debug_line, no DWARF for the pc).
  */
 size_t inlines__find(struct inlines *inlines, struct dso *dso, u64 addr, const char *sym_name,
-		     const char *const **names);
+		     const char *const **names, const char *const **lines);
+
+/*
+ * perf's srcline of a frame (srcline.c get_srcline, without inlines): "FILE:LINE" of the pc
+ * at addr (map-relative) in dso, the line table's row for it in the file perf gives
+ * addr2line, FILE without its directories; false when perf gets none (a kernel or
+ * anonymous dso, no .debug_line, no row for the pc).
+ */
+bool inlines__srcline(struct inlines *inlines, struct dso *dso, u64 addr, char *buf,
+		      size_t size);
 
 #endif
