@@ -576,6 +576,8 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 		size_t x;
 
 		proto.sym = callchains__sym(cc->chains, cc->machine, ids[i], &proto.symtab);
+		if (proto.sym && proto.sym->object)	/* all perf shows of the ip: see SORT_SYM */
+			proto.ip = f->addr - proto.sym->start;
 		if (f->level)	/* perf's fill_callchain_info keeps the level of a frame without map */
 			level = f->level;
 		proto.level = level;
@@ -925,7 +927,20 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 		char level[] = { '[', he->level, ']', ' ', '\0' };
 		int n = line_str(l, level, 0, -1);
 
-		if (he->sym && he->dso) {
+		if (he->sym && he->dso && he->sym->object) {
+			/*
+			 * perf's ip - map->unmap_ip(sym->start): a callchain entry's offset in
+			 * the symbol (kept in ip), a sample's map-relative address less the
+			 * symbol's absolute start (a number that wraps)
+			 */
+			u64 off = he->map ? he->ip - (he->map->identity ? he->sym->start
+						      : he->sym->start + he->map->start -
+							  he->map->pgoff)
+					  : he->ip;
+
+			n += line_str(l, symbol__name(he->symtab, he->sym), 0, -1);
+			n += line_printf(l, "+0x%llx", (unsigned long long)off);
+		} else if (he->sym && he->dso) {
 			n += line_str(l, symbol__name(he->symtab, he->sym), 0, width - n);
 			if (he->symtab->inlined)	/* past the column, as perf */
 				n += line_str(l, " (inlined)", 0, -1);

@@ -49,7 +49,8 @@ struct hist_entry {
 	const struct symbol *sym;
 	const struct symtab *symtab;
 	const char *parent;	/* interned, NULL for [other] */
-	u64 ip;
+	u64 ip;		/* a sample's map-relative address, a callchain entry's raw ip (its
+			   offset in the symbol when that is a data symbol: see SORT_SYM) */
 	s32 cpu, socket;
 	char level;
 	bool filtered;

@@ -277,7 +277,8 @@ u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const cha
 		.name = symtab_pool_add(b->st, name, name_len),
 		.left = SYM_NIL,
 		.right = SYM_NIL,
-		.binding = binding,
+		.binding = binding & (u8)~SYM_OBJECT,
+		.object = binding & SYM_OBJECT,
 		.red = 1,
 	};
 	/*
@@ -619,6 +620,7 @@ void builder_finish(struct sym_builder *b)
 			st->big_ends[st->nr_big_ends++].end = s->end;
 		}
 		st->syms[i].name = s->name;
+		st->syms[i].object = s->object;
 		final_of[n] = (u32)i;
 		if (s->end < s->start || size >= UINT32_MAX || eff_end == 0 ||
 		    (i && s->start < max_end))

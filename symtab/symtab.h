@@ -23,7 +23,8 @@ struct symbol {
 	u64 start;	/* in the dso's symbol address space (see above) */
 	u32 size;	/* end = start + size after perf's fixups; UINT32_MAX if larger (rare:
 			   kallsyms gaps, broken ELF); symtab__find still uses the exact end */
-	u32 name;	/* offset into symtab->names */
+	u32 name : 31;	/* offset into symtab->names */
+	u32 object : 1;	/* a data symbol (perf's STT_OBJECT): report shows NAME+0xOFFSET */
 };
 
 /*

@@ -348,7 +348,10 @@ static int load_sym(struct sym_builder *b, struct symsrc *syms_ss, struct symsrc
 		if (!load_segment_of(runtime_ss->elf, sym.st_value, &phdr))
 			continue;
 		sym.st_value -= phdr.p_vaddr - phdr.p_offset;
-		add_named(b, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info), name);
+		add_named(b, sym.st_value, sym.st_size,
+			  (u8)(GELF_ST_BIND(sym.st_info) |
+			       (GELF_ST_TYPE(sym.st_info) == STT_OBJECT ? SYM_OBJECT : 0)),
+			  name);
 		nr++;
 	}
 	if (nr > 0) {

@@ -16,6 +16,7 @@
 #define SYM_BIND_LOCAL 0
 #define SYM_BIND_GLOBAL 1
 #define SYM_BIND_WEAK 2
+#define SYM_OBJECT 0x80	/* or'ed into builder_add's binding: a data symbol */
 
 struct bsym {
 	u64 start, end;	/* end is exclusive; end == start for a size-0 symbol */
@@ -24,6 +25,7 @@ struct bsym {
 	u32 prev, next;	/* in-order neighbours, SYM_NIL at the ends */
 	u8 binding;
 	u8 red;
+	bool object;
 };
 
 struct sym_builder {

@@ -207,6 +207,8 @@ static int add_cb(void *arg, const char *name, char type, u64 start)
 		return 0;
 	binding = type == 'W' ? SYM_BIND_WEAK :
 		  isupper((unsigned char)type) ? SYM_BIND_GLOBAL : SYM_BIND_LOCAL;
+	if (t == 'D' || t == 'B')	/* perf's kallsyms2elf_type */
+		binding |= SYM_OBJECT;
 	builder_add(b, start, 0, binding, name, strlen(name));
 	return 0;
 }

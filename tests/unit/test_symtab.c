@@ -156,6 +156,9 @@ Test(symtab, find_semantics_and_fixups)
 	cr_assert_str_eq(name_at(&st, t2->start + 5), "t2_zero");
 	/* objects are kept too */
 	cr_assert_not_null(by_name(&st, "t5_object"));
+	/* perf prints a data symbol's entries as NAME+0xOFFSET: the type is kept */
+	cr_assert(by_name(&st, "t5_object")->object);
+	cr_assert_not(by_name(&st, "t1_sized")->object);
 
 	/* overlap: perf's rb-tree walk answers the inner symbol here */
 	t7o = by_name(&st, "t7_outer");
@@ -323,6 +326,10 @@ Test(symtab, kallsyms_rules)
 	s = by_name(&st, "last_data");
 	cr_assert_not_null(s);
 	cr_assert_eq(s->start + s->size, 0xffffffff81002000ULL);	/* roundup(end + 4096) */
+	/* perf's kallsyms2elf_type: data and bss symbols are objects, text and weak ones not */
+	cr_assert(s->object);
+	cr_assert_not(by_name(&st, "weak_fn")->object);
+	cr_assert_not(by_name(&st, "local_fn")->object);
 	cr_assert(kb.valid);
 	cr_assert_eq(kb.start, 0xffffffff81000000ULL);
 	cr_assert_eq(kb.end, 0xffffffff81002000ULL);
