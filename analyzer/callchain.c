@@ -403,12 +403,7 @@ const struct symbol *callchains__sym(struct callchains *cc, struct machine *mach
 {
 	struct cc_sym *s;
 
-	if (cc->syms_alloc < cc->nr_frames) {
-		size_t old = cc->syms_alloc;
-
-		ARRAY_GROW(cc->syms, cc->syms_alloc, cc->nr_frames);
-		memset(cc->syms + old, 0, (cc->syms_alloc - old) * sizeof(*cc->syms));
-	}
+	ARRAY_GROW_ZEROED(cc->syms, cc->syms_alloc, cc->nr_frames);
 	if (cc->frames[frame].inl) {
 		*symtab = &cc->inl;
 		return &cc->inl.syms[cc->frames[frame].inl - 1];
@@ -452,35 +447,13 @@ static u32 inline_frame(struct callchains *cc, const struct cc_frame *f, const s
 	return frame_intern(cc, &g);
 }
 
-/* cc->lines for every frame, the new ones NULL */
-static void lines_fit(struct callchains *cc)
-{
-	size_t old = cc->lines_alloc;
-
-	if (old >= cc->nr_frames)
-		return;
-	ARRAY_GROW(cc->lines, cc->lines_alloc, cc->nr_frames);
-	memset(cc->lines + old, 0, (cc->lines_alloc - old) * sizeof(*cc->lines));
-}
-
 /* The srcline of frame (frame_srcline) is line (NULL: none) */
 static void set_line(struct callchains *cc, u32 frame, const char *line)
 {
-	lines_fit(cc);
+	ARRAY_GROW_ZEROED(cc->lines, cc->lines_alloc, cc->nr_frames);
 	if (cc->lines[frame] && cc->lines[frame] != no_line)
 		free(cc->lines[frame]);
 	cc->lines[frame] = line ? xstrdup(line) : no_line;
-}
-
-/* cc->inlined for every chain, the new ones 0 */
-static void inlined_fit(struct callchains *cc)
-{
-	size_t old = cc->inlined_alloc;
-
-	if (old >= cc->nr_chains)
-		return;
-	ARRAY_GROW(cc->inlined, cc->inlined_alloc, cc->nr_chains);
-	memset(cc->inlined + old, 0, (cc->inlined_alloc - old) * sizeof(*cc->inlined));
 }
 
 u32 callchains__inline(struct callchains *cc, struct machine *machine, struct inlines *inlines,
@@ -489,7 +462,7 @@ u32 callchains__inline(struct callchains *cc, struct machine *machine, struct in
 	u32 len = cc->chains[chain].len, n = 0, *ids;
 	bool any = false;
 
-	inlined_fit(cc);
+	ARRAY_GROW_ZEROED(cc->inlined, cc->inlined_alloc, cc->nr_chains);
 	if (cc->inlined[chain])
 		return cc->inlined[chain] - 1;
 	for (u32 i = 0; i < len && !any; i++)
@@ -531,7 +504,7 @@ u32 callchains__inline(struct callchains *cc, struct machine *machine, struct in
 	}
 	free(ids);
 	n = chain_intern(cc, cc->scratch, n);
-	inlined_fit(cc);
+	ARRAY_GROW_ZEROED(cc->inlined, cc->inlined_alloc, cc->nr_chains);
 	cc->inlined[chain] = cc->inlined[n] = n + 1;	/* made: it has its inlines */
 	return n;
 }
@@ -593,7 +566,7 @@ static const char *frame_srcline(struct tree *t, u32 frame)
 	const struct symbol *sym;
 	char buf[4096];
 
-	lines_fit(cc);
+	ARRAY_GROW_ZEROED(cc->lines, cc->lines_alloc, cc->nr_frames);
 	if (cc->lines[frame])
 		return cc->lines[frame] == no_line ? NULL : cc->lines[frame];
 	sym = frame_sym(t, frame, &symtab);

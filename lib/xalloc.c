@@ -72,3 +72,12 @@ void grow_array(void **arr, size_t *alloc, size_t need, size_t elem)
 	*arr = xreallocarray(*arr, n, elem);
 	*alloc = n;
 }
+
+void grow_array_zeroed(void **arr, size_t *alloc, size_t need, size_t elem)
+{
+	size_t old = *alloc;
+
+	grow_array(arr, alloc, need, elem);
+	if (*alloc > old)
+		memset((char *)*arr + old * elem, 0, (*alloc - old) * elem);
+}

@@ -19,5 +19,9 @@ char *xstrndup(const char *s, size_t n);
 void grow_array(void **arr, size_t *alloc, size_t need, size_t elem);
 #define ARRAY_GROW(arr, alloc, need) \
 	grow_array((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+/* grow_array, the new elements zeroed */
+void grow_array_zeroed(void **arr, size_t *alloc, size_t need, size_t elem);
+#define ARRAY_GROW_ZEROED(arr, alloc, need) \
+	grow_array_zeroed((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
 
 #endif
