@@ -5,11 +5,14 @@
 # and are kept between runs. Prints, per target: executions, coverage (edges) and features,
 # corpus size, and how many inputs it found a bug with in this run (build/fuzz/crashes/<target>/;
 # the log of each target: build/fuzz/logs/<target>.log).
-# FUZZ_JOBS runs that many targets at once (default 1). FUZZ_TARGETS picks some.
+# FUZZ_JOBS runs that many targets at once (default 1). FUZZ_TARGETS picks some. FUZZ_TIMEOUT
+# is the seconds one input may take before it counts as a hang (default 20; raise it on a
+# loaded machine, where an input that takes a second alone can take half a minute).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 RUNS=${FUZZ_RUNS:--1}
+TIMEOUT=${FUZZ_TIMEOUT:-20}
 JOBS=${FUZZ_JOBS:-1}
 OUT=build/fuzz
 FIX=tests/fixtures
@@ -49,7 +52,7 @@ run_one() {
 	local t=$1 bin=$OUT/$1 log=$OUT/logs/$1.log
 	[ "$t" = fuzz_compressed ] && bin=$OUT/fuzz_report
 	mkdir -p "$OUT/crashes/$t"
-	"$bin" "$OUT/corpus/$t" -dict=tests/fuzz/perf.dict -max_len=$MAX_LEN -timeout=20 \
+	"$bin" "$OUT/corpus/$t" -dict=tests/fuzz/perf.dict -max_len=$MAX_LEN -timeout="$TIMEOUT" \
 		-rss_limit_mb=2048 -max_total_time="$SECONDS_EACH" -runs="$RUNS" -close_fd_mask=3 \
 		-print_final_stats=1 -artifact_prefix="$OUT/crashes/$t/" >"$log" 2>&1 || true
 	local execs cov ft corp found
