@@ -49,7 +49,7 @@ static const struct {
 	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "time", SF_TIME },
 	{ "cpu", SF_CPU }, { "event", SF_EVNAME }, { "trace", SF_TRACE }, { "ip", SF_IP },
 	{ "sym", SF_SYM }, { "dso", SF_DSO }, { "addr", SF_ADDR }, { "symoff", SF_SYMOFFSET },
-	{ "srcline", 0 }, { "period", SF_PERIOD }, { "iregs", 0 }, { "uregs", 0 },
+	{ "srcline", SF_SRCLINE }, { "period", SF_PERIOD }, { "iregs", 0 }, { "uregs", 0 },
 	{ "brstack", 0 }, { "brstacksym", 0 }, { "data_src", 0 }, { "weight", 0 },
 	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", SF_CALLINDENT }, { "insn", SF_INSN }, { "insnlen", 0 },
 	{ "synth", SF_SYNTH }, { "phys_addr", 0 }, { "metric", 0 }, { "misc", 0 }, { "srccode", 0 },
@@ -314,6 +314,8 @@ struct script {
 	bool itrace_refused;
 	bool dump;	/* -D */	/* the decoder's event lacks a field -F asked for */
 	struct inlines *inlines;	/* frames' inlined functions (used where lines are made) */
+	struct inlines *lines;		/* -F srcline: where source lines come from (inlines, or
+					   its own with --no-inline) */
 };
 
 static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, const char *what,
@@ -376,6 +378,10 @@ static int check_type(struct script *s, int t, struct evsel *evsel)
 	}
 	if ((s->f.fields[t] & SF_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
 		fprintf(stderr, "Display of DSO requested but no address to convert.\n");
+		return -1;
+	}
+	if ((s->f.fields[t] & SF_SRCLINE) && !(s->f.fields[t] & SF_IP)) {
+		fprintf(stderr, "Display of source line number requested but sample IP is not\nselected. Hence, no address to lookup the source line number.\n");
 		return -1;
 	}
 	if (stype_check(s, t, evsel, PERF_SAMPLE_TID, "TID", SF_TID | SF_PID) ||
@@ -504,6 +510,37 @@ static void print_sym_dso(struct script *s, struct dso *dso, u64 addr, u32 field
 	}
 }
 
+/*
+ * map__fprintf_srcline: "\n  FILE:LINE" for the ip at addr in dso, as addr2line gives it, or
+ * "\n  DSO[ADDR]" when it gives nothing; nothing for its "??:0" (a function without a line)
+ */
+static void print_srcline(struct script *s, struct dso *dso, u64 addr, u32 fields)
+{
+	char buf[4096];
+
+	if (!(fields & SF_SRCLINE) || !dso)
+		return;
+	if (!inlines__srcline(s->lines, dso, addr, buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "%s[%llx]",
+			 dso->short_name ? dso->short_name : dso->long_name, (unsigned long long)addr);
+	else if (!strncmp(buf, "??:0", 4))
+		return;
+	fmt_put_str(&s->out, "\n  ");
+	fmt_put_str(&s->out, buf);
+}
+
+/* A line of a frame's inline records: the record's own srcline, as it is ("??:0" too) */
+static void print_record_line(struct script *s, const struct sample_frame *frame,
+			      const char *line, u32 fields)
+{
+	if (!line) {
+		print_srcline(s, frame->dso, frame->addr, fields);
+	} else if (fields & SF_SRCLINE) {
+		fmt_put_str(&s->out, "\n  ");
+		fmt_put_str(&s->out, line);
+	}
+}
+
 static bool thread_filtered(struct script *s, const struct thread *t)
 {
 	return (s->comms.nr && !name_list__has(&s->comms, thread__comm_str(t))) ||
@@ -615,18 +652,29 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 			bool unwound)
 {
 	struct addr_location al = { .dso = frame->dso, .addr = frame->addr };
-	const char *const *names = NULL;
+	const char *const *names = NULL, *const *lines = NULL;
 	struct outbuf *ob = &s->out;
 	size_t n = 0;
 
 	machine__resolve_symbol(&s->machine, &al);
 	if (unwound && al.sym && frame->dso && s->inlines)
 		n = inlines__find(s->inlines, frame->dso, frame->addr,
-				  symbol__name(al.symtab, al.sym), &names, NULL);
+				  symbol__name(al.symtab, al.sym), &names, &lines);
 	if (!n) {
+		char line[4096];
+
 		outbuf_putc(ob, '\t');
 		fmt_put_hex(ob, frame->addr, 16);
 		print_sym_dso(s, frame->dso, frame->addr, fields);
+		/*
+		 * an unwound frame's line comes from its inline records: with no DWARF for the
+		 * pc, addr2line's one record of the function ("??:0" too) when it has one
+		 */
+		if ((fields & SF_SRCLINE) && unwound && al.sym && frame->dso && s->inlines &&
+		    inlines__srcline(s->lines, frame->dso, frame->addr, line, sizeof(line)))
+			print_record_line(s, frame, line, fields);
+		else
+			print_srcline(s, frame->dso, frame->addr, fields);
 		outbuf_putc(ob, '\n');
 		return;
 	}
@@ -635,6 +683,7 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 		fmt_put_hex(ob, frame->addr, 16);
 		if (!names[i]) {
 			print_sym_dso(s, frame->dso, frame->addr, fields);
+			print_record_line(s, frame, lines[i], fields);
 		} else {
 			if (fields & SF_SYM) {
 				outbuf_putc(ob, ' ');
@@ -644,6 +693,7 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 					fmt_put_hex(ob, al.addr - al.sym->start, 0);
 				}
 			}
+			print_record_line(s, frame, lines[i], fields);
 			fmt_put_str(ob, " (inlined)");
 		}
 		outbuf_putc(ob, '\n');
@@ -760,6 +810,8 @@ static void print_line(struct script *s, const struct line_item *item)
 			fmt_put_hex(ob, item->sample_addr, 16);
 			print_sym_dso(s, item->addr_dso, item->addr_in_dso, fields);
 		}
+		if (fields & SF_IP)	/* the branch's source line last (print_srcline_last) */
+			print_srcline(s, item->dso, item->addr, fields);
 		print_insn(s, item, fields);
 		outbuf_putc(ob, '\n');
 		if (ob->error)
@@ -790,6 +842,7 @@ static void print_line(struct script *s, const struct line_item *item)
 		outbuf_putc(ob, ' ');
 		fmt_put_hex(ob, item->ip, 16);
 		print_sym_dso(s, item->dso, item->addr, fields);
+		print_srcline(s, item->dso, item->addr, fields);
 	}
 	/*
 	 * perf prints a bpf-output event's raw data under it (a software event's default field
@@ -1377,6 +1430,10 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	s.session.wq = wq;
 	sample_frames__init_machine(&s.machine, &s.session, &symsrc, &loader, wq);
 	s.inlines = show_inline ? inlines__new(&s.machine.symsrc) : NULL;
+	s.lines = s.inlines;
+	for (int t = 0; t < SCRIPT_TYPES && !s.lines; t++)
+		if (s.f.fields[t] & SF_SRCLINE)
+			s.lines = inlines__new(&s.machine.symsrc);
 	name_list__parse(&s.comms, comms);
 	name_list__parse(&s.pids, pids);
 	name_list__parse(&s.tids, tids);
@@ -1442,6 +1499,8 @@ int cmd_script(int argc, const char **argv, const struct report_config *cfg)
 	trace_fields__delete(s.tf);
 	itrace__delete(s.itrace);
 	unwinder__delete(s.unwinder);
+	if (s.lines != s.inlines)
+		inlines__delete(s.lines);
 	inlines__delete(s.inlines);
 	machine__exit(&s.machine);
 	dso_loader__exit(&loader);

@@ -34,6 +34,7 @@ enum script_field {
 	SF_CALLINDENT = 1 << 15,	/* BTS/PT call indentation: nothing outside them */
 	SF_INSN = 1 << 16,	/* AUX-trace samples: the instruction's bytes */
 	SF_SYNTH = 1 << 17,	/* perf's synthesized events (psb, cbr): their data as text */
+	SF_SRCLINE = 1 << 18,	/* each ip's source line, under it */
 };
 
 /* perf's output types: the attr types 0..5 (hw sw trace hw_cache raw break), then others,
