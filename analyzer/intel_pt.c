@@ -528,8 +528,15 @@ static void decode_step(struct pt_queue *ptq)
 			return;
 		}
 		end_insn(ptq, insn.ip, true, 0);
-		check_psb(ptq, false);
-		update_time(ptq);
+		/*
+		 * libipt reads packets (which move its time and offset) only to follow a branch
+		 * or to fetch an event, which the status then shows: after any other
+		 * instruction both are as they were.
+		 */
+		if (insn.iclass != ptic_other || (status & pts_event_pending)) {
+			check_psb(ptq, false);
+			update_time(ptq);
+		}
 		ptq->insn = insn;
 		ptq->insn_time = ptq->tsc;
 		ptq->have_insn = ptq->walked = true;
