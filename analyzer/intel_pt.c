@@ -93,8 +93,30 @@ struct pt_queue {
 	struct pt_state state;	/* perf's have_sample: a state to synthesize first */
 	bool have_sample;
 	/* the states one decoding step made, oldest first */
-	struct pt_state fifo[4];
-	unsigned fifo_head, fifo_cnt;
+	struct pt_state *fifo;
+	size_t fifo_head, fifo_cnt, fifo_alloc;
+	/*
+	 * Tick periods: perf's decoder has read the packets up to the one the next branch
+	 * needs before it walks the instructions to it, so their period is reckoned with the
+	 * timestamp libipt gives only once that branch is decoded. The instructions since the
+	 * last such branch wait here (a walk).
+	 */
+	struct walked_insn *walk;
+	size_t walk_cnt, walk_alloc;
+	u64 period_time;	/* perf's decoder->timestamp (TSC), */
+	u64 period_insn_time;	/* its timestamp_insn_cnt, */
+	u64 last_masked;	/* last_masked_timestamp */
+	bool continuous;	/* continuous_period */
+	bool seg_open;		/* within one of perf's walk_insn calls, */
+	u64 seg_max, seg_cnt;	/* its max_insn_cnt and the instructions it walked */
+};
+
+/* an instruction that ended, waiting for the walk's timestamp (see pt_queue.walk) */
+struct walked_insn {
+	struct pt_insn insn;
+	u64 next_ip, time, tot_insn_cnt;
+	bool have_next_ip;
+	u32 extra;
 };
 
 struct intel_pt {
@@ -104,6 +126,9 @@ struct intel_pt {
 	u64 cbr2khz;	/* a CBR's kHz (intel_pt_process_auxtrace_info) */
 	u32 max_non_turbo_ratio;
 	u64 insn_period;	/* instructions a sample */
+	/* a period in TSC ticks (i<N>ns, i<N>t), perf's INTEL_PT_PERIOD_TICKS: the power of two
+	 * at or below it (intel_pt_setup_period); 0 when the period counts instructions */
+	u64 period_ticks;
 	u32 branches_filter;
 	u64 num_events;
 };
@@ -132,6 +157,15 @@ static bool timeless_decoding(struct itrace *it, const struct intel_pt *pt)
 	return timeless;
 }
 
+enum { PERIOD_TYPE_INSTRUCTIONS, PERIOD_TYPE_TICKS, PERIOD_TYPE_NANOSECS };	/* itrace_opts */
+
+/* perf's intel_pt_ns_to_ticks: nanoseconds as TSC ticks, with the AUXTRACE_INFO fields */
+static u64 ns_to_ticks(const struct itrace *it, u64 ns)
+{
+	return ((ns / it->time_mult) << it->time_shift) +
+	       ((ns % it->time_mult) << it->time_shift) / it->time_mult;
+}
+
 /* perf's intel_pt_synth_events: branches, then instructions */
 static void synth_events(struct itrace *it, struct intel_pt *pt)
 {
@@ -152,12 +186,21 @@ static void synth_events(struct itrace *it, struct intel_pt *pt)
 		pt->branches = itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE,
 						 PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1,
 						 type | PERF_SAMPLE_ADDR, NULL);
-	/* (intel_pt_alloc_queue: no period is every instruction; time periods are not done) */
-	if (it->opts.instructions && (it->opts.period_type == 0 || !it->opts.period))
+	if (it->opts.instructions) {
+		u64 period = it->opts.period;
+
+		if (it->opts.period_type == PERIOD_TYPE_NANOSECS)
+			period = ns_to_ticks(it, period);
 		pt->instructions = itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE,
-						     PERF_COUNT_HW_INSTRUCTIONS,
-						     it->opts.period, type, NULL);
-	pt->insn_period = it->opts.period ? it->opts.period : 1;
+						     PERF_COUNT_HW_INSTRUCTIONS, period, type,
+						     NULL);
+		/* intel_pt_alloc_queue: no period (or none in ticks) is every instruction */
+		if (it->opts.period_type != PERIOD_TYPE_INSTRUCTIONS && period)
+			pt->period_ticks = 1ull << (63 - __builtin_clzll(period));
+	}
+	pt->insn_period = it->opts.period && it->opts.period_type == PERIOD_TYPE_INSTRUCTIONS
+				  ? it->opts.period
+				  : 1;
 	if (it->opts.transactions)
 		itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, type,
 				  "transactions");
@@ -327,13 +370,15 @@ static void update_time(struct pt_queue *ptq)
 		ptq->tsc = tsc;
 }
 
+/* a state at the end of the fifo, with the last instruction walked (perf's state.insn) */
 static struct pt_state *new_state(struct pt_queue *ptq, int type, u64 from, u64 to, u32 flags)
 {
 	struct pt_state *st;
 
-	if (ptq->fifo_cnt == ARRAY_SIZE(ptq->fifo))	/* (a step makes at most three) */
-		return &ptq->fifo[ptq->fifo_head];
-	st = &ptq->fifo[(ptq->fifo_head + ptq->fifo_cnt++) % ARRAY_SIZE(ptq->fifo)];
+	if (!ptq->fifo_cnt)
+		ptq->fifo_head = 0;
+	ARRAY_GROW(ptq->fifo, ptq->fifo_alloc, ptq->fifo_head + ptq->fifo_cnt + 1);
+	st = &ptq->fifo[ptq->fifo_head + ptq->fifo_cnt++];
 	*st = (struct pt_state){ type, from, to, ptq->tsc, ptq->tot_insn_cnt, flags, 0 };
 	if (ptq->walked) {	/* (none before the first instruction) */
 		st->insn_len = ptq->insn.size;
@@ -343,46 +388,184 @@ static struct pt_state *new_state(struct pt_queue *ptq, int type, u64 from, u64 
 }
 
 /*
- * The last instruction ends (the next one is at next_ip, or an event ended the trace, with
- * extra its flags): it counts, and a taken branch or a period reached makes a state, timed
- * when the instruction was decoded.
+ * perf's intel_pt_next_period: how many instructions (counting from the one about to be
+ * walked) until the tick period is reached, each instruction taken for a tick past the last
+ * timestamp.
  */
-static void end_insn(struct pt_queue *ptq, u64 next_ip, bool have_next_ip, u32 extra)
+static u64 next_period(struct pt_queue *ptq)
 {
-	const struct pt_insn *in = &ptq->insn;
+	u64 ticks = ptq->it->pt->period_ticks, mask = ~(ticks - 1);
+	u64 timestamp = ptq->period_time + ptq->period_insn_time, masked = timestamp & mask;
+
+	if (ptq->continuous) {
+		if (masked > ptq->last_masked)
+			return 1;
+	} else {
+		timestamp++;
+		masked = timestamp & mask;
+		if (masked > ptq->last_masked) {
+			ptq->last_masked = masked;
+			ptq->continuous = true;
+		}
+	}
+	if (masked < ptq->last_masked)
+		return ticks;
+	return ticks - (timestamp - masked);
+}
+
+/* perf's intel_pt_sample_insn for a tick period */
+static void sample_tick_insn(struct pt_queue *ptq)
+{
+	u64 ticks = ptq->it->pt->period_ticks;
+	u64 masked = (ptq->period_time + ptq->period_insn_time) & ~(ticks - 1);
+
+	if (masked > ptq->last_masked)
+		ptq->last_masked = masked;
+	else
+		ptq->last_masked += ticks;
+}
+
+/* tracing stopped or the decoder lost its place: perf's continuous_period = false */
+static void period_break(struct pt_queue *ptq)
+{
+	ptq->continuous = false;
+	ptq->seg_open = false;
+}
+
+/*
+ * An instruction ended: a taken branch or a period reached makes a state, timed when the
+ * instruction was decoded. With a tick period, time is the timestamp perf's decoder had
+ * when it walked the instruction (see pt_queue.walk).
+ */
+static void insn_states(struct pt_queue *ptq, const struct walked_insn *w, u64 time)
+{
+	const struct pt_insn *in = &w->insn;
 	struct intel_pt *pt = ptq->it->pt;
 	struct pt_state *st = NULL;
 	int flags;
-	bool taken, period;
+	bool taken, period = false;
 
-	if (!ptq->have_insn)
-		return;
-	ptq->have_insn = false;
-	ptq->tot_insn_cnt++;
-	period = pt->instructions && ++ptq->period_insn_cnt >= pt->insn_period;
-	if (period)
+	if (pt->period_ticks) {
+		/* perf's walk_insn: a walk ends at a branch or at the period */
+		if (time != ptq->period_time) {	/* a timestamp came before this walk */
+			ptq->period_time = time;
+			ptq->period_insn_time = 0;
+		}
+		if (!ptq->seg_open) {
+			ptq->seg_open = true;
+			ptq->seg_max = next_period(ptq);
+			ptq->seg_cnt = 0;
+		}
+		ptq->period_insn_time++;
+		period = ++ptq->seg_cnt >= ptq->seg_max;
+		if (period)
+			sample_tick_insn(ptq);
+		if (period || in->iclass != ptic_other)
+			ptq->seg_open = false;
+	} else if (pt->instructions && ++ptq->period_insn_cnt >= pt->insn_period) {
 		ptq->period_insn_cnt = 0;
+		period = true;
+	}
 	taken = in->iclass != ptic_other && in->iclass != ptic_error &&
-		(!have_next_ip || next_ip != in->ip + in->size || in->iclass == ptic_call ||
+		(!w->have_next_ip || w->next_ip != in->ip + in->size || in->iclass == ptic_call ||
 		 in->iclass == ptic_return);
-	if (!taken && !extra && !period)
+	if (!taken && !w->extra && !period)
 		return;	/* most instructions: nothing to sample */
 	flags = MAX(itrace__insn_flags(in->raw, in->size), 0);
-	if (taken || extra)
-		st = new_state(ptq, STATE_BRANCH, in->ip, have_next_ip ? next_ip : 0,
-			       (u32)flags | extra);
+	if (taken || w->extra)
+		st = new_state(ptq, STATE_BRANCH, in->ip, w->have_next_ip ? w->next_ip : 0,
+			       (u32)flags | w->extra);
 	if (period) {
 		if (st)
 			st->type |= STATE_INSTRUCTION;
 		else
 			st = new_state(ptq, STATE_INSTRUCTION, in->ip, 0, (u32)flags);
 	}
-	if (st)
-		st->timestamp = ptq->insn_time;
+	if (!st)
+		return;
+	st->timestamp = w->time;
+	st->tot_insn_cnt = w->tot_insn_cnt;
+	st->insn_len = in->size;
+	memcpy(st->insn, in->raw, MIN(sizeof(st->insn), (size_t)in->size));
+}
+
+/* the instructions waiting for their walk's timestamp: time is it */
+static void flush_walk(struct pt_queue *ptq, u64 time)
+{
+	for (size_t i = 0; i < ptq->walk_cnt; i++)
+		insn_states(ptq, &ptq->walk[i], time);
+	ptq->walk_cnt = 0;
+}
+
+/* whether libipt asked the trace where the instruction goes (perf's walk ends there) */
+static bool insn_queries(const struct pt_insn *in)
+{
+	size_t i = 0;
+
+	switch (in->iclass) {
+	case ptic_other:
+		return false;
+	case ptic_call:
+	case ptic_jump:	/* direct ones follow their displacement */
+		while (i < in->size && ((in->raw[i] & 0xf0) == 0x40 || in->raw[i] == 0x66 ||
+					in->raw[i] == 0x67 || in->raw[i] == 0xf2 ||
+					in->raw[i] == 0xf3 || in->raw[i] == 0x2e ||
+					in->raw[i] == 0x3e || in->raw[i] == 0x26 ||
+					in->raw[i] == 0x36 || in->raw[i] == 0x64 || in->raw[i] == 0x65))
+			i++;
+		return i < in->size && in->raw[i] == 0xff;
+	default:
+		return true;
+	}
+}
+
+/*
+ * The last instruction ends (the next one is at next_ip, or an event ended the trace, with
+ * extra its flags): it counts, and makes its states now, or with a tick period once its
+ * walk's timestamp is known.
+ */
+static void end_insn(struct pt_queue *ptq, u64 next_ip, bool have_next_ip, u32 extra)
+{
+	struct walked_insn w, *p = &w;
+
+	if (!ptq->have_insn)
+		return;
+	ptq->have_insn = false;
+	ptq->tot_insn_cnt++;
+	if (!ptq->it->pt->period_ticks) {
+		const struct pt_insn *in = &ptq->insn;
+
+		/* most instructions: no state, whatever the next ip */
+		if (in->iclass == ptic_other && !extra && !ptq->it->pt->instructions)
+			return;
+		w.insn = *in;	/* (only the walked fields are read) */
+	} else {
+		ARRAY_GROW(ptq->walk, ptq->walk_alloc, ptq->walk_cnt + 1);
+		p = &ptq->walk[ptq->walk_cnt++];
+		p->insn = ptq->insn;
+	}
+	p->next_ip = next_ip;
+	p->have_next_ip = have_next_ip;
+	p->extra = extra;
+	p->time = ptq->insn_time;
+	p->tot_insn_cnt = ptq->tot_insn_cnt;
+	if (!ptq->it->pt->period_ticks)
+		insn_states(ptq, p, 0);
+	else if (extra || insn_queries(&ptq->insn))
+		flush_walk(ptq, ptq->insn_time);
+}
+
+/* a walk cut short (an event, an error, the buffer's end): its instructions take the time
+ * of the last one decoded (what libipt read for the event is perf's next walk's) */
+static void flush_now(struct pt_queue *ptq)
+{
+	if (ptq->walk_cnt)
+		flush_walk(ptq, ptq->insn_time);
 }
 
 static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 {
+	flush_now(ptq);
 	switch (ev->type) {
 	case ptev_enabled:	/* perf: a branch from 0 to where tracing begins */
 		if (!ev->variant.enabled.resumed) {
@@ -396,6 +579,7 @@ static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 		if (ptq->have_insn)
 			end_insn(ptq, ev->variant.disabled.ip, !ev->ip_suppressed,
 				 IP_FLAG_BRANCH | IP_FLAG_TRACE_END);
+		period_break(ptq);
 		break;
 	case ptev_cbr:	/* perf: a cbr sample when the ratio changes */
 		if (ev->variant.cbr.ratio != ptq->cbr) {
@@ -406,6 +590,8 @@ static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 		break;
 	case ptev_overflow:
 		end_insn(ptq, 0, false, 0);
+		flush_now(ptq);
+		period_break(ptq);
 		new_state(ptq, 0, 0, 0, 0)->err = PT_ERR_OVR;
 		break;
 	default:
@@ -415,6 +601,7 @@ static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 
 static void report_psb(struct pt_queue *ptq)
 {
+	flush_now(ptq);
 	ptq->psb_pending = false;
 	new_state(ptq, STATE_PSB, 0, 0, 0)->psb_offset = ptq->psb_offset;
 }
@@ -467,6 +654,8 @@ static void end_buffer(struct pt_queue *ptq)
 	if (ptq->psb_pending)
 		report_psb(ptq);
 	end_insn(ptq, 0, false, 0);
+	flush_now(ptq);
+	period_break(ptq);
 	free_decoder(ptq);
 }
 
@@ -523,6 +712,8 @@ static void decode_step(struct pt_queue *ptq)
 			}
 			update_time(ptq);
 			end_insn(ptq, 0, false, 0);
+			flush_now(ptq);
+			period_break(ptq);
 			new_state(ptq, 0, insn.ip, 0, 0)->err = error_code(status);
 			ptq->synced = false;
 			return;
@@ -656,7 +847,7 @@ static bool next_state(struct pt_queue *ptq, struct pt_state *st)
 		if (!ptq->fifo_cnt)
 			return false;
 		*st = ptq->fifo[ptq->fifo_head];
-		ptq->fifo_head = (ptq->fifo_head + 1) % ARRAY_SIZE(ptq->fifo);
+		ptq->fifo_head++;
 		ptq->fifo_cnt--;
 		if (!st->err)
 			return true;
@@ -838,6 +1029,8 @@ static void pt_exit(struct itrace *it)
 			continue;
 		free_decoder(ptq);
 		pt_image_free(ptq->image);
+		free(ptq->fifo);
+		free(ptq->walk);
 		free(ptq);
 	}
 	free(it->pt);
