@@ -40,6 +40,8 @@ static const char *const error_messages[] = {
 };
 
 #define MAX_TIMESTAMP (~0ull)
+/* perf's PERF_ITRACE_DEFAULT_CALLCHAIN_SZ: the frames of a synthesized call chain */
+#define CALLCHAIN_SZ 16
 #define SAMPLE_MASK                                                                           \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |            \
 	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |     \
@@ -95,6 +97,7 @@ struct pt_queue {
 	/* the states one decoding step made, oldest first */
 	struct pt_state *fifo;
 	size_t fifo_head, fifo_cnt, fifo_alloc;
+	u64 chain[1 + CALLCHAIN_SZ + 1];	/* nr, then thread_stack__sample's entries */
 	/*
 	 * Tick periods: perf's decoder has read the packets up to the one the next branch
 	 * needs before it walks the instructions to it, so their period is reckoned with the
@@ -131,7 +134,10 @@ struct intel_pt {
 	u64 period_ticks;
 	u32 branches_filter;
 	u64 num_events;
+	bool callchain;		/* synthesized samples but branches carry the thread stack */
+	bool use_thread_stack;
 };
+
 
 static const struct itrace_ops pt_ops;
 
@@ -186,6 +192,8 @@ static void synth_events(struct itrace *it, struct intel_pt *pt)
 		pt->branches = itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE,
 						 PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1,
 						 type | PERF_SAMPLE_ADDR, NULL);
+	if (pt->callchain)	/* every synthesized event after the branches */
+		type |= PERF_SAMPLE_CALLCHAIN;
 	if (it->opts.instructions) {
 		u64 period = it->opts.period;
 
@@ -254,6 +262,13 @@ int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 
 		pt->branches_filter |= IP_FLAG_CALL | IP_FLAG_ASYNC | IP_FLAG_TRACE_END;
 	if (it->opts.returns)
 		pt->branches_filter |= IP_FLAG_RETURN | IP_FLAG_TRACE_BEGIN;
+	/* intel_pt_process_auxtrace_info: perf report's default is instructions with call
+	 * chains, no branches */
+	if (!it->opts.set && it->opts.default_report) {
+		it->opts.branches = false;
+		pt->callchain = true;
+	}
+	pt->use_thread_stack = pt->callchain || it->opts.thread_stack;
 	synth_events(it, pt);
 	return 0;
 }
@@ -736,6 +751,38 @@ static void decode_step(struct pt_queue *ptq)
 
 /* ---- samples ---- */
 
+/* perf's callchain_context */
+static u64 chain_context(const struct itrace *it, u64 ip)
+{
+	return itrace__kernel_ip(it, ip) ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER;
+}
+
+/*
+ * perf's thread_stack__sample (with callchain_sz + 1 entries): the context, ip, then the
+ * return addresses of the calls open, innermost first, a context entry where it changes.
+ */
+static void sample_chain(struct pt_queue *ptq, u64 ip)
+{
+	const struct itrace_stack *ts = &ptq->q->stack;
+	u64 *ips = ptq->chain + 1, context = chain_context(ptq->it, ip), last = context;
+	size_t sz = CALLCHAIN_SZ + 1, i, j;
+
+	ips[0] = context;
+	ips[1] = ip;
+	for (i = 2, j = 1; i < sz && j <= ts->cnt; i++, j++) {
+		ip = ts->entries[ts->cnt - j].ret_addr;
+		context = chain_context(ptq->it, ip);
+		if (context != last) {
+			if (i >= sz - 1)
+				break;
+			ips[i++] = context;
+			last = context;
+		}
+		ips[i] = ip;
+	}
+	ptq->chain[0] = i;
+}
+
 static int deliver(struct pt_queue *ptq, struct evsel *evsel, const struct pt_state *st,
 		   u64 period, const char *synth)
 {
@@ -762,6 +809,10 @@ static int deliver(struct pt_queue *ptq, struct evsel *evsel, const struct pt_st
 	ctx.sample.insn_len = st->insn_len;
 	ctx.sample.call_depth = ptq->depth;
 	ctx.sample.synth = synth;
+	if (it->pt->callchain && evsel != it->pt->branches) {
+		sample_chain(ptq, st->from_ip);
+		ctx.sample.callchain = ptq->chain;
+	}
 	if (it->consumer->sample(it->consumer, &ctx)) {
 		it->stopped = true;
 		return -1;
@@ -806,9 +857,6 @@ static int synth_samples(struct pt_queue *ptq)
 	if (!ptq->have_sample)
 		return 0;
 	ptq->have_sample = false;
-	if (it->opts.thread_stack)	/* (its trace number: the queue's first buffer's) */
-		ptq->depth = itrace_stack__event(&ptq->q->stack, st->flags, st->from_ip, st->to_ip,
-						 st->insn_len, ptq->q->buffers[0].nr + 1);
 	if (st->type & (STATE_PSB | STATE_CBR))
 		return synth_pwr(ptq, st);
 	if (pt->instructions && (st->type & STATE_INSTRUCTION)) {
@@ -818,6 +866,11 @@ static int synth_samples(struct pt_queue *ptq)
 		if (deliver(ptq, pt->instructions, st, period, NULL))
 			return -1;
 	}
+	/* the thread stack moves after the instruction sample's chain, before the branch's */
+	if (pt->use_thread_stack && (st->type & STATE_BRANCH))	/* (its trace number: the
+								   queue's first buffer's) */
+		ptq->depth = itrace_stack__event(&ptq->q->stack, st->flags, st->from_ip, st->to_ip,
+						 st->insn_len, ptq->q->buffers[0].nr + 1);
 	if (pt->branches && (st->type & STATE_BRANCH)) {
 		if (pt->branches_filter && !(pt->branches_filter & st->flags))
 			return 0;
