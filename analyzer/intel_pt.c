@@ -88,6 +88,7 @@ struct pt_queue {
 	u64 scan_pos;	/* where the buffer's next PSB is looked for (check_psb), */
 	u64 next_psb;	/* where it is (~0: not looked for yet; the size: none) */
 	bool psb_pending;	/* and one found, not reported yet */
+	bool psb_done;		/* no PSB after next_psb */
 	u64 psb_offset, psb_tsc;
 	u32 cbr;	/* the last core:bus ratio */
 	u64 tsc;	/* the last timestamp the trace gave */
@@ -98,6 +99,9 @@ struct pt_queue {
 	struct pt_state *fifo;
 	size_t fifo_head, fifo_cnt, fifo_alloc;
 	u64 chain[1 + CALLCHAIN_SZ + 1];	/* nr, then thread_stack__sample's entries */
+	/* the samples' record and context: zeroed once, the fields a sample has set for each */
+	struct perf_event_header header;
+	struct event_ctx ctx;
 	/*
 	 * Tick periods: perf's decoder has read the packets up to the one the next branch
 	 * needs before it walks the instructions to it, so their period is reckoned with the
@@ -349,6 +353,7 @@ static bool next_buffer(struct pt_queue *ptq)
 		ptq->scan_pos = 0;
 		ptq->next_psb = ~0ull;
 		ptq->psb_pending = false;
+		ptq->psb_done = false;
 		return true;
 	}
 	ptq->end = true;
@@ -447,6 +452,26 @@ static void period_break(struct pt_queue *ptq)
 	ptq->seg_open = false;
 }
 
+/* perf's intel_pt_insn_type: libipt's class says it for near branches, the bytes for the
+ * rest (far calls are also syscalls and interrupts) */
+static int insn_flags(const struct pt_insn *in)
+{
+	switch (in->iclass) {
+	case ptic_other:
+		return 0;
+	case ptic_call:
+		return IP_FLAG_BRANCH | IP_FLAG_CALL;
+	case ptic_return:
+		return IP_FLAG_BRANCH | IP_FLAG_RETURN;
+	case ptic_jump:
+		return IP_FLAG_BRANCH;
+	case ptic_cond_jump:
+		return IP_FLAG_BRANCH | IP_FLAG_CONDITIONAL;
+	default:
+		return MAX(itrace__insn_flags(in->raw, in->size), 0);
+	}
+}
+
 /*
  * An instruction ended: a taken branch or a period reached makes a state, timed when the
  * instruction was decoded. With a tick period, time is the timestamp perf's decoder had
@@ -486,7 +511,7 @@ static void insn_states(struct pt_queue *ptq, const struct walked_insn *w, u64 t
 		 in->iclass == ptic_return);
 	if (!taken && !w->extra && !period)
 		return;	/* most instructions: nothing to sample */
-	flags = MAX(itrace__insn_flags(in->raw, in->size), 0);
+	flags = insn_flags(in);
 	if (taken || w->extra)
 		st = new_state(ptq, STATE_BRANCH, in->ip, w->have_next_ip ? w->next_ip : 0,
 			       (u32)flags | w->extra);
@@ -627,7 +652,7 @@ static void report_psb(struct pt_queue *ptq)
  * after a sync is reported once the decoder's time has moved on to its TSC (or the buffer
  * ends, or another PSB comes).
  */
-static void check_psb(struct pt_queue *ptq, bool at_sync)
+static void check_psb_slow(struct pt_queue *ptq, bool at_sync)
 {
 	static const u8 psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
 				    2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
@@ -646,6 +671,7 @@ static void check_psb(struct pt_queue *ptq, bool at_sync)
 			    ? memmem(data + ptq->scan_pos, b->size - ptq->scan_pos, psb, sizeof(psb))
 			    : NULL;
 		ptq->next_psb = p ? (u64)(p - data) : b->size;
+		ptq->psb_done = !p;
 	}
 	if (ptq->next_psb >= b->size || pt_insn_get_offset(ptq->dec, &offset) < 0 ||
 	    offset <= ptq->next_psb)
@@ -660,6 +686,13 @@ static void check_psb(struct pt_queue *ptq, bool at_sync)
 	ptq->next_psb = ~0ull;
 	if (at_sync)	/* its PSB+ was read */
 		report_psb(ptq);
+}
+
+/* (most calls: no PSB left in the buffer, none waiting) */
+static inline void check_psb(struct pt_queue *ptq, bool at_sync)
+{
+	if (!ptq->psb_done || ptq->psb_pending)
+		check_psb_slow(ptq, at_sync);
 }
 
 static void end_buffer(struct pt_queue *ptq)
@@ -787,33 +820,33 @@ static int deliver(struct pt_queue *ptq, struct evsel *evsel, const struct pt_st
 		   u64 period, const char *synth)
 {
 	struct itrace *it = ptq->it;
-	struct perf_event_header header = { PERF_RECORD_SAMPLE, 0, sizeof(header) };
-	struct event_ctx ctx;
+	struct perf_sample *sample = &ptq->ctx.sample;
 
-	header.misc = itrace__kernel_ip(it, st->from_ip) ? PERF_RECORD_MISC_KERNEL
-							 : PERF_RECORD_MISC_USER;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.event = &header;
-	ctx.evsel = evsel;
-	ctx.file_offset = it->info_offset;
-	ctx.sample.ip = st->from_ip;
-	ctx.sample.addr = st->to_ip;
-	ctx.sample.pid = (u32)ptq->q->pid;
-	ctx.sample.tid = (u32)ptq->q->btsq_tid;
-	ctx.sample.cpu = (u32)ptq->q->btsq_cpu;
-	ctx.sample.time = it->pt->timeless ? 0 : itrace__tsc_to_time(it, ptq->timestamp);
-	ctx.sample.period = period;
-	ctx.sample.misc = header.misc;
-	ctx.sample.flags = st->flags;
-	ctx.sample.insn = st->insn;
-	ctx.sample.insn_len = st->insn_len;
-	ctx.sample.call_depth = ptq->depth;
-	ctx.sample.synth = synth;
+	ptq->header = (struct perf_event_header){ PERF_RECORD_SAMPLE, 0, sizeof(ptq->header) };
+	ptq->header.misc = itrace__kernel_ip(it, st->from_ip) ? PERF_RECORD_MISC_KERNEL
+							      : PERF_RECORD_MISC_USER;
+	ptq->ctx.event = &ptq->header;
+	ptq->ctx.evsel = evsel;
+	ptq->ctx.file_offset = it->info_offset;
+	sample->ip = st->from_ip;
+	sample->addr = st->to_ip;
+	sample->pid = (u32)ptq->q->pid;
+	sample->tid = (u32)ptq->q->btsq_tid;
+	sample->cpu = (u32)ptq->q->btsq_cpu;
+	sample->time = it->pt->timeless ? 0 : itrace__tsc_to_time(it, ptq->timestamp);
+	sample->period = period;
+	sample->misc = ptq->header.misc;
+	sample->flags = st->flags;
+	sample->insn = st->insn;
+	sample->insn_len = st->insn_len;
+	sample->call_depth = ptq->depth;
+	sample->synth = synth;
+	sample->callchain = NULL;
 	if (it->pt->callchain && evsel != it->pt->branches) {
 		sample_chain(ptq, st->from_ip);
-		ctx.sample.callchain = ptq->chain;
+		sample->callchain = ptq->chain;
 	}
-	if (it->consumer->sample(it->consumer, &ctx)) {
+	if (it->consumer->sample(it->consumer, &ptq->ctx)) {
 		it->stopped = true;
 		return -1;
 	}
