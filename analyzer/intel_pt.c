@@ -70,6 +70,7 @@ struct pt_queue {
 	struct itrace_queue *q;
 	struct pt_insn_decoder *dec;
 	struct pt_image *image;
+	u8 *joined;	/* the buffer with what the next ones hold before a PSB (join_next) */
 	size_t buffer;	/* the buffer dec decodes (q->buffers[buffer - 1]); 0: none yet */
 	bool synced, end;
 	int status;	/* libipt's status after the last call */
@@ -321,13 +322,58 @@ static void update_image(struct pt_queue *ptq)
 		ptq->image_sections++;
 }
 
+/* intel-pt-pkt-decoder: a PSB packet's bytes */
+static const u8 psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+
 static void free_decoder(struct pt_queue *ptq)
 {
 	if (!ptq->dec)
 		return;
 	pt_insn_free_decoder(ptq->dec);
 	ptq->dec = NULL;
+	free(ptq->joined);
+	ptq->joined = NULL;
 	itrace__drop_buffer(ptq->it, &ptq->q->buffers[ptq->buffer - 1]);
+}
+
+/*
+ * perf 6.1 reads a queue's buffers as one stream (intel_pt_get_trace: each buffer after the
+ * first is "consecutive" outside snapshot mode) where a libipt decoder has one buffer, which
+ * it reads from its first PSB on. So what the next buffers hold before their first PSB is
+ * joined to b's bytes, in a copy the decoder reads on into as perf does (the next decoder
+ * starts at that PSB). NULL when there is nothing to join (the next buffer starts with a
+ * PSB, as gen-auxtrace's large traces do, or b has none: it decodes nothing).
+ */
+static u8 *join_next(struct pt_queue *ptq, const struct itrace_buffer *b, size_t *size)
+{
+	const struct itrace_queue *q = ptq->q;
+	const u8 *base = ptq->it->session->base;
+	size_t total = b->size, i;
+	u8 *joined;
+
+	if (ptq->it->snapshot_mode || !memmem(base + b->data_offset, b->size, psb, sizeof(psb)))
+		return NULL;
+	for (i = ptq->buffer; i < q->nr; i++) {	/* how much: up to the next PSB */
+		const u8 *data = base + q->buffers[i].data_offset;
+		const u8 *p = memmem(data, q->buffers[i].size, psb, sizeof(psb));
+
+		total += p ? (size_t)(p - data) : q->buffers[i].size;
+		if (p)
+			break;
+	}
+	if (total == b->size)
+		return NULL;
+	joined = xmalloc(total);
+	memcpy(joined, base + b->data_offset, b->size);
+	*size = b->size;
+	for (i = ptq->buffer; *size < total; i++) {
+		const u8 *data = base + q->buffers[i].data_offset;
+		size_t len = MIN(q->buffers[i].size, total - *size);
+
+		memcpy(joined + *size, data, len);
+		*size += len;
+	}
+	return joined;
 }
 
 /* the next buffer of the queue in a decoder of its own; false at the end */
@@ -339,15 +385,21 @@ static bool next_buffer(struct pt_queue *ptq)
 	free_decoder(ptq);
 	while (ptq->buffer < q->nr) {
 		const struct itrace_buffer *b = &q->buffers[ptq->buffer++];
+		size_t size = b->size;
 
 		if (!b->size)
 			continue;
 		pt_config_init(&config);
-		config.begin = (u8 *)ptq->it->session->base + b->data_offset;
-		config.end = config.begin + b->size;
+		ptq->joined = join_next(ptq, b, &size);
+		config.begin = ptq->joined ? ptq->joined
+					   : (u8 *)ptq->it->session->base + b->data_offset;
+		config.end = config.begin + size;
 		ptq->dec = pt_insn_alloc_decoder(&config);
-		if (!ptq->dec)
+		if (!ptq->dec) {
+			free(ptq->joined);
+			ptq->joined = NULL;
 			continue;
+		}
 		pt_insn_set_image(ptq->dec, ptq->image);
 		ptq->synced = false;
 		ptq->scan_pos = 0;
@@ -654,8 +706,6 @@ static void report_psb(struct pt_queue *ptq)
  */
 static void check_psb_slow(struct pt_queue *ptq, bool at_sync)
 {
-	static const u8 psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
-				    2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
 	const struct itrace_buffer *b = &ptq->q->buffers[ptq->buffer - 1];
 	const u8 *data = ptq->it->session->base + b->data_offset, *p;
 	u64 offset;
