@@ -40,6 +40,8 @@ static const char *const error_messages[] = {
 };
 
 #define MAX_TIMESTAMP (~0ull)
+/* perf's PERF_ITRACE_DEFAULT_CALLCHAIN_SZ: the frames of a synthesized call chain */
+#define CALLCHAIN_SZ 16
 #define SAMPLE_MASK                                                                           \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |            \
 	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |     \
@@ -68,6 +70,7 @@ struct pt_queue {
 	struct itrace_queue *q;
 	struct pt_insn_decoder *dec;
 	struct pt_image *image;
+	u8 *joined;	/* the buffer with what the next ones hold before a PSB (join_next) */
 	size_t buffer;	/* the buffer dec decodes (q->buffers[buffer - 1]); 0: none yet */
 	bool synced, end;
 	int status;	/* libipt's status after the last call */
@@ -86,6 +89,7 @@ struct pt_queue {
 	u64 scan_pos;	/* where the buffer's next PSB is looked for (check_psb), */
 	u64 next_psb;	/* where it is (~0: not looked for yet; the size: none) */
 	bool psb_pending;	/* and one found, not reported yet */
+	bool psb_done;		/* no PSB after next_psb */
 	u64 psb_offset, psb_tsc;
 	u32 cbr;	/* the last core:bus ratio */
 	u64 tsc;	/* the last timestamp the trace gave */
@@ -93,8 +97,34 @@ struct pt_queue {
 	struct pt_state state;	/* perf's have_sample: a state to synthesize first */
 	bool have_sample;
 	/* the states one decoding step made, oldest first */
-	struct pt_state fifo[4];
-	unsigned fifo_head, fifo_cnt;
+	struct pt_state *fifo;
+	size_t fifo_head, fifo_cnt, fifo_alloc;
+	u64 chain[1 + CALLCHAIN_SZ + 1];	/* nr, then thread_stack__sample's entries */
+	/* the samples' record and context: zeroed once, the fields a sample has set for each */
+	struct perf_event_header header;
+	struct event_ctx ctx;
+	/*
+	 * Tick periods: perf's decoder has read the packets up to the one the next branch
+	 * needs before it walks the instructions to it, so their period is reckoned with the
+	 * timestamp libipt gives only once that branch is decoded. The instructions since the
+	 * last such branch wait here (a walk).
+	 */
+	struct walked_insn *walk;
+	size_t walk_cnt, walk_alloc;
+	u64 period_time;	/* perf's decoder->timestamp (TSC), */
+	u64 period_insn_time;	/* its timestamp_insn_cnt, */
+	u64 last_masked;	/* last_masked_timestamp */
+	bool continuous;	/* continuous_period */
+	bool seg_open;		/* within one of perf's walk_insn calls, */
+	u64 seg_max, seg_cnt;	/* its max_insn_cnt and the instructions it walked */
+};
+
+/* an instruction that ended, waiting for the walk's timestamp (see pt_queue.walk) */
+struct walked_insn {
+	struct pt_insn insn;
+	u64 next_ip, time, tot_insn_cnt;
+	bool have_next_ip;
+	u32 extra;
 };
 
 struct intel_pt {
@@ -104,9 +134,15 @@ struct intel_pt {
 	u64 cbr2khz;	/* a CBR's kHz (intel_pt_process_auxtrace_info) */
 	u32 max_non_turbo_ratio;
 	u64 insn_period;	/* instructions a sample */
+	/* a period in TSC ticks (i<N>ns, i<N>t), perf's INTEL_PT_PERIOD_TICKS: the power of two
+	 * at or below it (intel_pt_setup_period); 0 when the period counts instructions */
+	u64 period_ticks;
 	u32 branches_filter;
 	u64 num_events;
+	bool callchain;		/* synthesized samples but branches carry the thread stack */
+	bool use_thread_stack;
 };
+
 
 static const struct itrace_ops pt_ops;
 
@@ -132,6 +168,15 @@ static bool timeless_decoding(struct itrace *it, const struct intel_pt *pt)
 	return timeless;
 }
 
+enum { PERIOD_TYPE_INSTRUCTIONS, PERIOD_TYPE_TICKS, PERIOD_TYPE_NANOSECS };	/* itrace_opts */
+
+/* perf's intel_pt_ns_to_ticks: nanoseconds as TSC ticks, with the AUXTRACE_INFO fields */
+static u64 ns_to_ticks(const struct itrace *it, u64 ns)
+{
+	return ((ns / it->time_mult) << it->time_shift) +
+	       ((ns % it->time_mult) << it->time_shift) / it->time_mult;
+}
+
 /* perf's intel_pt_synth_events: branches, then instructions */
 static void synth_events(struct itrace *it, struct intel_pt *pt)
 {
@@ -152,12 +197,23 @@ static void synth_events(struct itrace *it, struct intel_pt *pt)
 		pt->branches = itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE,
 						 PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1,
 						 type | PERF_SAMPLE_ADDR, NULL);
-	/* (intel_pt_alloc_queue: no period is every instruction; time periods are not done) */
-	if (it->opts.instructions && (it->opts.period_type == 0 || !it->opts.period))
+	if (pt->callchain)	/* every synthesized event after the branches */
+		type |= PERF_SAMPLE_CALLCHAIN;
+	if (it->opts.instructions) {
+		u64 period = it->opts.period;
+
+		if (it->opts.period_type == PERIOD_TYPE_NANOSECS)
+			period = ns_to_ticks(it, period);
 		pt->instructions = itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE,
-						     PERF_COUNT_HW_INSTRUCTIONS,
-						     it->opts.period, type, NULL);
-	pt->insn_period = it->opts.period ? it->opts.period : 1;
+						     PERF_COUNT_HW_INSTRUCTIONS, period, type,
+						     NULL);
+		/* intel_pt_alloc_queue: no period (or none in ticks) is every instruction */
+		if (it->opts.period_type != PERIOD_TYPE_INSTRUCTIONS && period)
+			pt->period_ticks = 1ull << (63 - __builtin_clzll(period));
+	}
+	pt->insn_period = it->opts.period && it->opts.period_type == PERIOD_TYPE_INSTRUCTIONS
+				  ? it->opts.period
+				  : 1;
 	if (it->opts.transactions)
 		itrace__add_evsel(it, aux, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, type,
 				  "transactions");
@@ -211,6 +267,13 @@ int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 
 		pt->branches_filter |= IP_FLAG_CALL | IP_FLAG_ASYNC | IP_FLAG_TRACE_END;
 	if (it->opts.returns)
 		pt->branches_filter |= IP_FLAG_RETURN | IP_FLAG_TRACE_BEGIN;
+	/* intel_pt_process_auxtrace_info: perf report's default is instructions with call
+	 * chains, no branches */
+	if (!it->opts.set && it->opts.default_report) {
+		it->opts.branches = false;
+		pt->callchain = true;
+	}
+	pt->use_thread_stack = pt->callchain || it->opts.thread_stack;
 	synth_events(it, pt);
 	return 0;
 }
@@ -259,13 +322,58 @@ static void update_image(struct pt_queue *ptq)
 		ptq->image_sections++;
 }
 
+/* intel-pt-pkt-decoder: a PSB packet's bytes */
+static const u8 psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+
 static void free_decoder(struct pt_queue *ptq)
 {
 	if (!ptq->dec)
 		return;
 	pt_insn_free_decoder(ptq->dec);
 	ptq->dec = NULL;
+	free(ptq->joined);
+	ptq->joined = NULL;
 	itrace__drop_buffer(ptq->it, &ptq->q->buffers[ptq->buffer - 1]);
+}
+
+/*
+ * perf 6.1 reads a queue's buffers as one stream (intel_pt_get_trace: each buffer after the
+ * first is "consecutive" outside snapshot mode) where a libipt decoder has one buffer, which
+ * it reads from its first PSB on. So what the next buffers hold before their first PSB is
+ * joined to b's bytes, in a copy the decoder reads on into as perf does (the next decoder
+ * starts at that PSB). NULL when there is nothing to join (the next buffer starts with a
+ * PSB, as gen-auxtrace's large traces do, or b has none: it decodes nothing).
+ */
+static u8 *join_next(struct pt_queue *ptq, const struct itrace_buffer *b, size_t *size)
+{
+	const struct itrace_queue *q = ptq->q;
+	const u8 *base = ptq->it->session->base;
+	size_t total = b->size, i;
+	u8 *joined;
+
+	if (ptq->it->snapshot_mode || !memmem(base + b->data_offset, b->size, psb, sizeof(psb)))
+		return NULL;
+	for (i = ptq->buffer; i < q->nr; i++) {	/* how much: up to the next PSB */
+		const u8 *data = base + q->buffers[i].data_offset;
+		const u8 *p = memmem(data, q->buffers[i].size, psb, sizeof(psb));
+
+		total += p ? (size_t)(p - data) : q->buffers[i].size;
+		if (p)
+			break;
+	}
+	if (total == b->size)
+		return NULL;
+	joined = xmalloc(total);
+	memcpy(joined, base + b->data_offset, b->size);
+	*size = b->size;
+	for (i = ptq->buffer; *size < total; i++) {
+		const u8 *data = base + q->buffers[i].data_offset;
+		size_t len = MIN(q->buffers[i].size, total - *size);
+
+		memcpy(joined + *size, data, len);
+		*size += len;
+	}
+	return joined;
 }
 
 /* the next buffer of the queue in a decoder of its own; false at the end */
@@ -277,20 +385,27 @@ static bool next_buffer(struct pt_queue *ptq)
 	free_decoder(ptq);
 	while (ptq->buffer < q->nr) {
 		const struct itrace_buffer *b = &q->buffers[ptq->buffer++];
+		size_t size = b->size;
 
 		if (!b->size)
 			continue;
 		pt_config_init(&config);
-		config.begin = (u8 *)ptq->it->session->base + b->data_offset;
-		config.end = config.begin + b->size;
+		ptq->joined = join_next(ptq, b, &size);
+		config.begin = ptq->joined ? ptq->joined
+					   : (u8 *)ptq->it->session->base + b->data_offset;
+		config.end = config.begin + size;
 		ptq->dec = pt_insn_alloc_decoder(&config);
-		if (!ptq->dec)
+		if (!ptq->dec) {
+			free(ptq->joined);
+			ptq->joined = NULL;
 			continue;
+		}
 		pt_insn_set_image(ptq->dec, ptq->image);
 		ptq->synced = false;
 		ptq->scan_pos = 0;
 		ptq->next_psb = ~0ull;
 		ptq->psb_pending = false;
+		ptq->psb_done = false;
 		return true;
 	}
 	ptq->end = true;
@@ -327,13 +442,15 @@ static void update_time(struct pt_queue *ptq)
 		ptq->tsc = tsc;
 }
 
+/* a state at the end of the fifo, with the last instruction walked (perf's state.insn) */
 static struct pt_state *new_state(struct pt_queue *ptq, int type, u64 from, u64 to, u32 flags)
 {
 	struct pt_state *st;
 
-	if (ptq->fifo_cnt == ARRAY_SIZE(ptq->fifo))	/* (a step makes at most three) */
-		return &ptq->fifo[ptq->fifo_head];
-	st = &ptq->fifo[(ptq->fifo_head + ptq->fifo_cnt++) % ARRAY_SIZE(ptq->fifo)];
+	if (!ptq->fifo_cnt)
+		ptq->fifo_head = 0;
+	ARRAY_GROW(ptq->fifo, ptq->fifo_alloc, ptq->fifo_head + ptq->fifo_cnt + 1);
+	st = &ptq->fifo[ptq->fifo_head + ptq->fifo_cnt++];
 	*st = (struct pt_state){ type, from, to, ptq->tsc, ptq->tot_insn_cnt, flags, 0 };
 	if (ptq->walked) {	/* (none before the first instruction) */
 		st->insn_len = ptq->insn.size;
@@ -343,46 +460,204 @@ static struct pt_state *new_state(struct pt_queue *ptq, int type, u64 from, u64 
 }
 
 /*
- * The last instruction ends (the next one is at next_ip, or an event ended the trace, with
- * extra its flags): it counts, and a taken branch or a period reached makes a state, timed
- * when the instruction was decoded.
+ * perf's intel_pt_next_period: how many instructions (counting from the one about to be
+ * walked) until the tick period is reached, each instruction taken for a tick past the last
+ * timestamp.
  */
-static void end_insn(struct pt_queue *ptq, u64 next_ip, bool have_next_ip, u32 extra)
+static u64 next_period(struct pt_queue *ptq)
 {
-	const struct pt_insn *in = &ptq->insn;
+	u64 ticks = ptq->it->pt->period_ticks, mask = ~(ticks - 1);
+	u64 timestamp = ptq->period_time + ptq->period_insn_time, masked = timestamp & mask;
+
+	if (ptq->continuous) {
+		if (masked > ptq->last_masked)
+			return 1;
+	} else {
+		timestamp++;
+		masked = timestamp & mask;
+		if (masked > ptq->last_masked) {
+			ptq->last_masked = masked;
+			ptq->continuous = true;
+		}
+	}
+	if (masked < ptq->last_masked)
+		return ticks;
+	return ticks - (timestamp - masked);
+}
+
+/* perf's intel_pt_sample_insn for a tick period */
+static void sample_tick_insn(struct pt_queue *ptq)
+{
+	u64 ticks = ptq->it->pt->period_ticks;
+	u64 masked = (ptq->period_time + ptq->period_insn_time) & ~(ticks - 1);
+
+	if (masked > ptq->last_masked)
+		ptq->last_masked = masked;
+	else
+		ptq->last_masked += ticks;
+}
+
+/* tracing stopped or the decoder lost its place: perf's continuous_period = false */
+static void period_break(struct pt_queue *ptq)
+{
+	ptq->continuous = false;
+	ptq->seg_open = false;
+}
+
+/* perf's intel_pt_insn_type: libipt's class says it for near branches, the bytes for the
+ * rest (far calls are also syscalls and interrupts) */
+static int insn_flags(const struct pt_insn *in)
+{
+	switch (in->iclass) {
+	case ptic_other:
+		return 0;
+	case ptic_call:
+		return IP_FLAG_BRANCH | IP_FLAG_CALL;
+	case ptic_return:
+		return IP_FLAG_BRANCH | IP_FLAG_RETURN;
+	case ptic_jump:
+		return IP_FLAG_BRANCH;
+	case ptic_cond_jump:
+		return IP_FLAG_BRANCH | IP_FLAG_CONDITIONAL;
+	default:
+		return MAX(itrace__insn_flags(in->raw, in->size), 0);
+	}
+}
+
+/*
+ * An instruction ended: a taken branch or a period reached makes a state, timed when the
+ * instruction was decoded. With a tick period, time is the timestamp perf's decoder had
+ * when it walked the instruction (see pt_queue.walk).
+ */
+static void insn_states(struct pt_queue *ptq, const struct walked_insn *w, u64 time)
+{
+	const struct pt_insn *in = &w->insn;
 	struct intel_pt *pt = ptq->it->pt;
 	struct pt_state *st = NULL;
 	int flags;
-	bool taken, period;
+	bool taken, period = false;
 
-	if (!ptq->have_insn)
-		return;
-	ptq->have_insn = false;
-	ptq->tot_insn_cnt++;
-	period = pt->instructions && ++ptq->period_insn_cnt >= pt->insn_period;
-	if (period)
+	if (pt->period_ticks) {
+		/* perf's walk_insn: a walk ends at a branch or at the period */
+		if (time != ptq->period_time) {	/* a timestamp came before this walk */
+			ptq->period_time = time;
+			ptq->period_insn_time = 0;
+		}
+		if (!ptq->seg_open) {
+			ptq->seg_open = true;
+			ptq->seg_max = next_period(ptq);
+			ptq->seg_cnt = 0;
+		}
+		ptq->period_insn_time++;
+		period = ++ptq->seg_cnt >= ptq->seg_max;
+		if (period)
+			sample_tick_insn(ptq);
+		if (period || in->iclass != ptic_other)
+			ptq->seg_open = false;
+	} else if (pt->instructions && ++ptq->period_insn_cnt >= pt->insn_period) {
 		ptq->period_insn_cnt = 0;
+		period = true;
+	}
 	taken = in->iclass != ptic_other && in->iclass != ptic_error &&
-		(!have_next_ip || next_ip != in->ip + in->size || in->iclass == ptic_call ||
+		(!w->have_next_ip || w->next_ip != in->ip + in->size || in->iclass == ptic_call ||
 		 in->iclass == ptic_return);
-	if (!taken && !extra && !period)
+	if (!taken && !w->extra && !period)
 		return;	/* most instructions: nothing to sample */
-	flags = MAX(itrace__insn_flags(in->raw, in->size), 0);
-	if (taken || extra)
-		st = new_state(ptq, STATE_BRANCH, in->ip, have_next_ip ? next_ip : 0,
-			       (u32)flags | extra);
+	flags = insn_flags(in);
+	if (taken || w->extra)
+		st = new_state(ptq, STATE_BRANCH, in->ip, w->have_next_ip ? w->next_ip : 0,
+			       (u32)flags | w->extra);
 	if (period) {
 		if (st)
 			st->type |= STATE_INSTRUCTION;
 		else
 			st = new_state(ptq, STATE_INSTRUCTION, in->ip, 0, (u32)flags);
 	}
-	if (st)
-		st->timestamp = ptq->insn_time;
+	if (!st)
+		return;
+	st->timestamp = w->time;
+	st->tot_insn_cnt = w->tot_insn_cnt;
+	st->insn_len = in->size;
+	memcpy(st->insn, in->raw, MIN(sizeof(st->insn), (size_t)in->size));
+}
+
+/* the instructions waiting for their walk's timestamp: time is it */
+static void flush_walk(struct pt_queue *ptq, u64 time)
+{
+	for (size_t i = 0; i < ptq->walk_cnt; i++)
+		insn_states(ptq, &ptq->walk[i], time);
+	ptq->walk_cnt = 0;
+}
+
+/* whether libipt asked the trace where the instruction goes (perf's walk ends there) */
+static bool insn_queries(const struct pt_insn *in)
+{
+	size_t i = 0;
+
+	switch (in->iclass) {
+	case ptic_other:
+		return false;
+	case ptic_call:
+	case ptic_jump:	/* direct ones follow their displacement */
+		while (i < in->size && ((in->raw[i] & 0xf0) == 0x40 || in->raw[i] == 0x66 ||
+					in->raw[i] == 0x67 || in->raw[i] == 0xf2 ||
+					in->raw[i] == 0xf3 || in->raw[i] == 0x2e ||
+					in->raw[i] == 0x3e || in->raw[i] == 0x26 ||
+					in->raw[i] == 0x36 || in->raw[i] == 0x64 || in->raw[i] == 0x65))
+			i++;
+		return i < in->size && in->raw[i] == 0xff;
+	default:
+		return true;
+	}
+}
+
+/*
+ * The last instruction ends (the next one is at next_ip, or an event ended the trace, with
+ * extra its flags): it counts, and makes its states now, or with a tick period once its
+ * walk's timestamp is known.
+ */
+static void end_insn(struct pt_queue *ptq, u64 next_ip, bool have_next_ip, u32 extra)
+{
+	struct walked_insn w, *p = &w;
+
+	if (!ptq->have_insn)
+		return;
+	ptq->have_insn = false;
+	ptq->tot_insn_cnt++;
+	if (!ptq->it->pt->period_ticks) {
+		const struct pt_insn *in = &ptq->insn;
+
+		/* most instructions: no state, whatever the next ip */
+		if (in->iclass == ptic_other && !extra && !ptq->it->pt->instructions)
+			return;
+		w.insn = *in;	/* (only the walked fields are read) */
+	} else {
+		ARRAY_GROW(ptq->walk, ptq->walk_alloc, ptq->walk_cnt + 1);
+		p = &ptq->walk[ptq->walk_cnt++];
+		p->insn = ptq->insn;
+	}
+	p->next_ip = next_ip;
+	p->have_next_ip = have_next_ip;
+	p->extra = extra;
+	p->time = ptq->insn_time;
+	p->tot_insn_cnt = ptq->tot_insn_cnt;
+	if (!ptq->it->pt->period_ticks)
+		insn_states(ptq, p, 0);
+	else if (extra || insn_queries(&ptq->insn))
+		flush_walk(ptq, ptq->insn_time);
+}
+
+/* a walk cut short (an event, an error, the buffer's end): its instructions take the time
+ * of the last one decoded (what libipt read for the event is perf's next walk's) */
+static void flush_now(struct pt_queue *ptq)
+{
+	if (ptq->walk_cnt)
+		flush_walk(ptq, ptq->insn_time);
 }
 
 static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 {
+	flush_now(ptq);
 	switch (ev->type) {
 	case ptev_enabled:	/* perf: a branch from 0 to where tracing begins */
 		if (!ev->variant.enabled.resumed) {
@@ -396,6 +671,7 @@ static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 		if (ptq->have_insn)
 			end_insn(ptq, ev->variant.disabled.ip, !ev->ip_suppressed,
 				 IP_FLAG_BRANCH | IP_FLAG_TRACE_END);
+		period_break(ptq);
 		break;
 	case ptev_cbr:	/* perf: a cbr sample when the ratio changes */
 		if (ev->variant.cbr.ratio != ptq->cbr) {
@@ -406,6 +682,8 @@ static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 		break;
 	case ptev_overflow:
 		end_insn(ptq, 0, false, 0);
+		flush_now(ptq);
+		period_break(ptq);
 		new_state(ptq, 0, 0, 0, 0)->err = PT_ERR_OVR;
 		break;
 	default:
@@ -415,6 +693,7 @@ static void handle_event(struct pt_queue *ptq, const struct pt_event *ev)
 
 static void report_psb(struct pt_queue *ptq)
 {
+	flush_now(ptq);
 	ptq->psb_pending = false;
 	new_state(ptq, STATE_PSB, 0, 0, 0)->psb_offset = ptq->psb_offset;
 }
@@ -425,10 +704,8 @@ static void report_psb(struct pt_queue *ptq)
  * after a sync is reported once the decoder's time has moved on to its TSC (or the buffer
  * ends, or another PSB comes).
  */
-static void check_psb(struct pt_queue *ptq, bool at_sync)
+static void check_psb_slow(struct pt_queue *ptq, bool at_sync)
 {
-	static const u8 psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
-				    2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
 	const struct itrace_buffer *b = &ptq->q->buffers[ptq->buffer - 1];
 	const u8 *data = ptq->it->session->base + b->data_offset, *p;
 	u64 offset;
@@ -444,6 +721,7 @@ static void check_psb(struct pt_queue *ptq, bool at_sync)
 			    ? memmem(data + ptq->scan_pos, b->size - ptq->scan_pos, psb, sizeof(psb))
 			    : NULL;
 		ptq->next_psb = p ? (u64)(p - data) : b->size;
+		ptq->psb_done = !p;
 	}
 	if (ptq->next_psb >= b->size || pt_insn_get_offset(ptq->dec, &offset) < 0 ||
 	    offset <= ptq->next_psb)
@@ -460,6 +738,13 @@ static void check_psb(struct pt_queue *ptq, bool at_sync)
 		report_psb(ptq);
 }
 
+/* (most calls: no PSB left in the buffer, none waiting) */
+static inline void check_psb(struct pt_queue *ptq, bool at_sync)
+{
+	if (!ptq->psb_done || ptq->psb_pending)
+		check_psb_slow(ptq, at_sync);
+}
+
 static void end_buffer(struct pt_queue *ptq)
 {
 	if (ptq->dec)
@@ -467,6 +752,8 @@ static void end_buffer(struct pt_queue *ptq)
 	if (ptq->psb_pending)
 		report_psb(ptq);
 	end_insn(ptq, 0, false, 0);
+	flush_now(ptq);
+	period_break(ptq);
 	free_decoder(ptq);
 }
 
@@ -523,13 +810,22 @@ static void decode_step(struct pt_queue *ptq)
 			}
 			update_time(ptq);
 			end_insn(ptq, 0, false, 0);
+			flush_now(ptq);
+			period_break(ptq);
 			new_state(ptq, 0, insn.ip, 0, 0)->err = error_code(status);
 			ptq->synced = false;
 			return;
 		}
 		end_insn(ptq, insn.ip, true, 0);
-		check_psb(ptq, false);
-		update_time(ptq);
+		/*
+		 * libipt reads packets (which move its time and offset) only to follow a branch
+		 * or to fetch an event, which the status then shows: after any other
+		 * instruction both are as they were.
+		 */
+		if (insn.iclass != ptic_other || (status & pts_event_pending)) {
+			check_psb(ptq, false);
+			update_time(ptq);
+		}
 		ptq->insn = insn;
 		ptq->insn_time = ptq->tsc;
 		ptq->have_insn = ptq->walked = true;
@@ -538,33 +834,69 @@ static void decode_step(struct pt_queue *ptq)
 
 /* ---- samples ---- */
 
+/* perf's callchain_context */
+static u64 chain_context(const struct itrace *it, u64 ip)
+{
+	return itrace__kernel_ip(it, ip) ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER;
+}
+
+/*
+ * perf's thread_stack__sample (with callchain_sz + 1 entries): the context, ip, then the
+ * return addresses of the calls open, innermost first, a context entry where it changes.
+ */
+static void sample_chain(struct pt_queue *ptq, u64 ip)
+{
+	const struct itrace_stack *ts = &ptq->q->stack;
+	u64 *ips = ptq->chain + 1, context = chain_context(ptq->it, ip), last = context;
+	size_t sz = CALLCHAIN_SZ + 1, i, j;
+
+	ips[0] = context;
+	ips[1] = ip;
+	for (i = 2, j = 1; i < sz && j <= ts->cnt; i++, j++) {
+		ip = ts->entries[ts->cnt - j].ret_addr;
+		context = chain_context(ptq->it, ip);
+		if (context != last) {
+			if (i >= sz - 1)
+				break;
+			ips[i++] = context;
+			last = context;
+		}
+		ips[i] = ip;
+	}
+	ptq->chain[0] = i;
+}
+
 static int deliver(struct pt_queue *ptq, struct evsel *evsel, const struct pt_state *st,
 		   u64 period, const char *synth)
 {
 	struct itrace *it = ptq->it;
-	struct perf_event_header header = { PERF_RECORD_SAMPLE, 0, sizeof(header) };
-	struct event_ctx ctx;
+	struct perf_sample *sample = &ptq->ctx.sample;
 
-	header.misc = itrace__kernel_ip(it, st->from_ip) ? PERF_RECORD_MISC_KERNEL
-							 : PERF_RECORD_MISC_USER;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.event = &header;
-	ctx.evsel = evsel;
-	ctx.file_offset = it->info_offset;
-	ctx.sample.ip = st->from_ip;
-	ctx.sample.addr = st->to_ip;
-	ctx.sample.pid = (u32)ptq->q->pid;
-	ctx.sample.tid = (u32)ptq->q->btsq_tid;
-	ctx.sample.cpu = (u32)ptq->q->btsq_cpu;
-	ctx.sample.time = it->pt->timeless ? 0 : itrace__tsc_to_time(it, ptq->timestamp);
-	ctx.sample.period = period;
-	ctx.sample.misc = header.misc;
-	ctx.sample.flags = st->flags;
-	ctx.sample.insn = st->insn;
-	ctx.sample.insn_len = st->insn_len;
-	ctx.sample.call_depth = ptq->depth;
-	ctx.sample.synth = synth;
-	if (it->consumer->sample(it->consumer, &ctx)) {
+	ptq->header = (struct perf_event_header){ PERF_RECORD_SAMPLE, 0, sizeof(ptq->header) };
+	ptq->header.misc = itrace__kernel_ip(it, st->from_ip) ? PERF_RECORD_MISC_KERNEL
+							      : PERF_RECORD_MISC_USER;
+	ptq->ctx.event = &ptq->header;
+	ptq->ctx.evsel = evsel;
+	ptq->ctx.file_offset = it->info_offset;
+	sample->ip = st->from_ip;
+	sample->addr = st->to_ip;
+	sample->pid = (u32)ptq->q->pid;
+	sample->tid = (u32)ptq->q->btsq_tid;
+	sample->cpu = (u32)ptq->q->btsq_cpu;
+	sample->time = it->pt->timeless ? 0 : itrace__tsc_to_time(it, ptq->timestamp);
+	sample->period = period;
+	sample->misc = ptq->header.misc;
+	sample->flags = st->flags;
+	sample->insn = st->insn;
+	sample->insn_len = st->insn_len;
+	sample->call_depth = ptq->depth;
+	sample->synth = synth;
+	sample->callchain = NULL;
+	if (it->pt->callchain && evsel != it->pt->branches) {
+		sample_chain(ptq, st->from_ip);
+		sample->callchain = ptq->chain;
+	}
+	if (it->consumer->sample(it->consumer, &ptq->ctx)) {
 		it->stopped = true;
 		return -1;
 	}
@@ -608,9 +940,6 @@ static int synth_samples(struct pt_queue *ptq)
 	if (!ptq->have_sample)
 		return 0;
 	ptq->have_sample = false;
-	if (it->opts.thread_stack)	/* (its trace number: the queue's first buffer's) */
-		ptq->depth = itrace_stack__event(&ptq->q->stack, st->flags, st->from_ip, st->to_ip,
-						 st->insn_len, ptq->q->buffers[0].nr + 1);
 	if (st->type & (STATE_PSB | STATE_CBR))
 		return synth_pwr(ptq, st);
 	if (pt->instructions && (st->type & STATE_INSTRUCTION)) {
@@ -620,6 +949,11 @@ static int synth_samples(struct pt_queue *ptq)
 		if (deliver(ptq, pt->instructions, st, period, NULL))
 			return -1;
 	}
+	/* the thread stack moves after the instruction sample's chain, before the branch's */
+	if (pt->use_thread_stack && (st->type & STATE_BRANCH))	/* (its trace number: the
+								   queue's first buffer's) */
+		ptq->depth = itrace_stack__event(&ptq->q->stack, st->flags, st->from_ip, st->to_ip,
+						 st->insn_len, ptq->q->buffers[0].nr + 1);
 	if (pt->branches && (st->type & STATE_BRANCH)) {
 		if (pt->branches_filter && !(pt->branches_filter & st->flags))
 			return 0;
@@ -649,7 +983,7 @@ static bool next_state(struct pt_queue *ptq, struct pt_state *st)
 		if (!ptq->fifo_cnt)
 			return false;
 		*st = ptq->fifo[ptq->fifo_head];
-		ptq->fifo_head = (ptq->fifo_head + 1) % ARRAY_SIZE(ptq->fifo);
+		ptq->fifo_head++;
 		ptq->fifo_cnt--;
 		if (!st->err)
 			return true;
@@ -831,6 +1165,8 @@ static void pt_exit(struct itrace *it)
 			continue;
 		free_decoder(ptq);
 		pt_image_free(ptq->image);
+		free(ptq->fifo);
+		free(ptq->walk);
 		free(ptq);
 	}
 	free(it->pt);

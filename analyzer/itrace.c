@@ -72,6 +72,7 @@ void itrace_opts__set_default(struct itrace_opts *o, bool no_sample)
 	o->insn_bytes = insn_bytes;
 	o->thread_stack = thread_stack;
 	o->branches = o->transactions = o->errors = o->ptwrites = o->pwr_events = true;
+	o->default_report = !no_sample;
 	if (no_sample) {
 		o->period_type = 0;
 		o->period = 1;

@@ -30,6 +30,9 @@ struct itrace_opts {
 	u64 initial_skip;	/* s: events to skip first */
 	bool insn_bytes;	/* the command prints instructions (-F insn): BTS reads them */
 	bool thread_stack;	/* and call depths (-F callindent): perf's thread stack */
+	/* the command's default was perf report's (perf's !default_no_sample): Intel PT then
+	 * synthesizes instructions with call chains instead of branches */
+	bool default_report;
 };
 
 /*

@@ -820,6 +820,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 
 		if (!h->nr_samples || !evsel)
 			continue;
+		/* a decoder's events are made as the trace is read: Intel PT's may have chains */
+		if (i >= rep.session.nr_evsels)
+			h->has_callchain = evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN;
 		if (!quiet) {
 			nr = convert_unit(h->nr_samples, &unit);
 			printf("# Samples: %lu%c of event '%s'\n", nr, unit, evsel__name(evsel));

@@ -299,6 +299,15 @@ struct script {
 	u64 time_sec;	/* the whole seconds of the last time printed, */
 	char time_prefix[32];	/* their text: padding, digits and the point */
 	size_t time_prefix_len;	/* (0: none yet) */
+	/* the text print_start made last before the time (comm, tids, cpu), and what it was
+	 * made of: lines come in runs of one thread */
+	struct {
+		const struct evsel *evsel;
+		const char *comm;
+		u32 pid, tid, cpu;
+		size_t len;	/* 0: none */
+		char text[80];
+	} start;
 	bool tty;	/* stdout is a terminal: each line goes out as it is made */
 	struct time_filter time;	/* --time: samples only (perf filters no side band) */
 	struct trace_fields *tf;	/* tracepoints' fields, once the tracing data is read */
@@ -584,7 +593,13 @@ static void print_start(struct script *s, struct evsel *evsel, const char *comm,
 {
 	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
 	struct outbuf *ob = &s->out;
+	size_t from = ob->len;
 
+	if (s->start.len && s->start.evsel == evsel && s->start.comm == comm &&
+	    s->start.pid == pid && s->start.tid == tid && s->start.cpu == cpu) {
+		outbuf_put(ob, s->start.text, s->start.len);
+		goto time;
+	}
 	if (fields & SF_COMM) {
 		/* perf leaves the comm unpadded when frames follow */
 		bool unpadded = (fields & SF_IP) && s->use_callchain &&
@@ -613,6 +628,13 @@ static void print_start(struct script *s, struct evsel *evsel, const char *comm,
 			outbuf_put(ob, buf, (size_t)snprintf(buf, sizeof(buf), "[%03d] ", (int)cpu));
 		}
 	}
+	/* (kept when the buffer was not flushed meanwhile and it fits) */
+	s->start.len = 0;
+	if (ob->len > from && ob->len - from <= sizeof(s->start.text)) {
+		s->start = (typeof(s->start)){ evsel, comm, pid, tid, cpu, ob->len - from };
+		memcpy(s->start.text, ob->buf + from, s->start.len);
+	}
+time:
 	if (fields & SF_TIME)
 		print_time(s, time);
 }

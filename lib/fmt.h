@@ -122,9 +122,23 @@ static inline void fmt_put_u64(struct outbuf *ob, u64 v, int width)
 /* %*llx */
 static inline void fmt_put_hex(struct outbuf *ob, u64 v, int width)
 {
+	static const char digits[] = "0123456789abcdef";
 	char buf[16];
+	size_t n, total;
+	char *p;
 
-	fmt_put_padded(ob, buf, fmt_u64_hex(buf, v), width, false);
+	if (width < 0 || width > 16 || unlikely(ob->cap < 16)) {
+		fmt_put_padded(ob, buf, fmt_u64_hex(buf, v), width, false);
+		return;
+	}
+	/* the common widths (0, 16): sixteen spaces stored at once, the digits over their end */
+	n = (size_t)(64 - __builtin_clzll(v | 1) + 3) / 4;
+	total = MAX(n, (size_t)width);
+	p = outbuf_reserve(ob, 16);
+	memcpy(p, "                ", 16);
+	for (char *d = p + total; d > p + total - n; v >>= 4)
+		*--d = digits[v & 15];
+	ob->len += total;
 }
 
 /* %0*llu */
