@@ -393,6 +393,7 @@ static void pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entr
 		    p->filtered == filtered) {
 			p->period += period;
 			p->count++;
+			p->last = hists->nr_samples;
 			return;
 		}
 	}
@@ -400,6 +401,7 @@ static void pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entr
 	p = &hists->pairs[hists->nr_pairs];
 	*p = (struct chain_pair){ .entry = entry, .chain = chain, .count = 1, .filtered = filtered,
 				  .period = period, .hash = hash, .first = hists->nr_samples,
+				  .last = hists->nr_samples,
 				  .thread = hists->entries[entry].thread, .comm = proto->comm };
 	/* the sample's thread: the entry's (borrowed), or the reference the sample holds */
 	if (proto->thread && proto->thread != p->thread) {
@@ -441,6 +443,12 @@ static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool 
 	return hists->nr++;
 }
 
+/* The map's start - pgoff (perf's map__unmap_ip(map, 0)), 0 for identity maps or none. */
+static u64 map_base(const struct map *map)
+{
+	return map && !map->identity ? map->start - map->pgoff : 0;
+}
+
 void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 {
 	size_t i;
@@ -471,6 +479,8 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 		}
 		hists->last = i + 1;
 	}
+	hists->entries[i].map_base = map_base(hists->entries[i].map);
+	hists->entries[i].map_last = hists->nr_samples;
 	if (chain != CC_NO_CHAIN)
 		pair_add(hists, (u32)i, chain, proto);
 }
@@ -532,13 +542,15 @@ static u32 final_entry(const struct hists *hists, u32 e)
  * (perf adds a sample's own entry, then its frames' in chain order), which orders the
  * entries as perf first inserted them.
  */
-static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 pos)
+static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 pos, u64 ip)
 {
 	struct hist_entry *he = &hists->entries[e];
 
 	if (p->first > he->first || (p->first == he->first && pos >= he->first_pos))
 		return;
 	he->first_pos = pos;
+	if (pos)	/* made by a frame: perf's entry has the frame's address */
+		he->ip = ip;
 	if (p->first == he->first)
 		return;
 	he->first = p->first;
@@ -564,7 +576,7 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 	char level = hists->entries[p->entry].level;
 
 	made[0] = final_entry(hists, p->entry);
-	claim(hists, made[0], p, 0);
+	claim(hists, made[0], p, 0, 0);
 	for (u32 i = 0; i < len; i++) {
 		const struct cc_frame *f = callchains__frame(cc->chains, ids[i]);
 		const struct hist_entry *self = &hists->entries[p->entry];	/* entries move */
@@ -576,8 +588,6 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 		size_t x;
 
 		proto.sym = callchains__sym(cc->chains, cc->machine, ids[i], &proto.symtab);
-		if (proto.sym && proto.sym->object)	/* all perf shows of the ip: see SORT_SYM */
-			proto.ip = f->addr - proto.sym->start;
 		if (f->level)	/* perf's fill_callchain_info keeps the level of a frame without map */
 			level = f->level;
 		proto.level = level;
@@ -591,8 +601,12 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 		x = entry_findnew(hists, &proto, &created);
 		if (!created)
 			thread__put(proto.thread);
-		claim(hists, (u32)x, p, 1 + i);
+		claim(hists, (u32)x, p, 1 + i, f->ip);
 		hists->entries[x].period_acc += p->period;
+		if (p->last >= hists->entries[x].map_last) {	/* perf's entry takes its map */
+			hists->entries[x].map_base = f->ip - f->addr;
+			hists->entries[x].map_last = p->last;
+		}
 		made[1 + i] = (u32)x;
 	}
 }
@@ -929,14 +943,12 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 
 		if (he->sym && he->dso && he->sym->object) {
 			/*
-			 * perf's ip - map->unmap_ip(sym->start): a callchain entry's offset in
-			 * the symbol (kept in ip), a sample's map-relative address less the
-			 * symbol's absolute start (a number that wraps)
+			 * perf's ip - map->unmap_ip(sym->start), in the map of the latest sample
+			 * that reached the entry: a callchain entry's raw ip (of its first sample,
+			 * whose map may be another process's), a sample's map-relative address:
+			 * numbers that wrap
 			 */
-			u64 off = he->map ? he->ip - (he->map->identity ? he->sym->start
-						      : he->sym->start + he->map->start -
-							  he->map->pgoff)
-					  : he->ip;
+			u64 off = he->ip - (he->sym->start + he->map_base);
 
 			n += line_str(l, symbol__name(he->symtab, he->sym), 0, -1);
 			n += line_printf(l, "+0x%llx", (unsigned long long)off);

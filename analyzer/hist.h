@@ -49,8 +49,7 @@ struct hist_entry {
 	const struct symbol *sym;
 	const struct symtab *symtab;
 	const char *parent;	/* interned, NULL for [other] */
-	u64 ip;		/* a sample's map-relative address, a callchain entry's raw ip (its
-			   offset in the symbol when that is a data symbol: see SORT_SYM) */
+	u64 ip;		/* a sample's map-relative address, a callchain entry's raw ip */
 	s32 cpu, socket;
 	char level;
 	bool filtered;
@@ -60,6 +59,12 @@ struct hist_entry {
 	u64 hash;
 	u64 period_acc;	/* children: its own period and its callees' (perf's stat_acc) */
 	u64 map_size;	/* of the map it was made from, when it keeps no map (callchain entries) */
+	/*
+	 * perf refreshes an entry's map with each sample's (he->ms.map) and names a data
+	 * symbol by the entry's ip less the symbol's start unmapped in that map: the latest
+	 * map's start - pgoff (0 for identity maps) and the number of the sample that brought it.
+	 */
+	u64 map_base, map_last;
 	u32 max_depth;	/* the longest of its callchains (perf's callchain->max_depth) */
 	u32 merged_into;	/* when merged: the entry that absorbed it */
 	u32 contrib_first, contrib_nr;	/* its callchains, once hists__resolve_callchains ran */
@@ -76,6 +81,7 @@ struct chain_pair {
 	u64 period;
 	u64 hash;
 	u64 first;		/* its first sample's number */
+	u64 last;		/* its last sample's number */
 	struct thread *thread;	/* its first sample's: perf's entries take the thread and */
 	const struct comm *comm;	/* comm of the first sample that reaches them */
 };

@@ -131,6 +131,26 @@ static struct thread *threads__lookup(struct machine *m, s32 tid)
 
 static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create);
 
+/*
+ * The maps of t, for a record that adds to them: a retired thread (maps released) gets new
+ * ones, its process's when it is not the leader.
+ */
+static struct maps *thread__revive_maps(struct machine *m, struct thread *t)
+{
+	struct thread *leader;
+
+	if (t->maps)
+		return t->maps;
+	if (t->pid == t->tid || t->pid == -1) {
+		t->maps = maps__new();
+		return t->maps;
+	}
+	leader = __findnew(m, t->pid, t->pid, true);
+	t->maps = maps__get(thread__revive_maps(m, leader));
+	thread__put(leader);
+	return t->maps;
+}
+
 /* perf's machine__update_thread_pid: a thread first seen with pid -1 learns its process. */
 static void update_thread_pid(struct machine *m, struct thread *t, s32 pid)
 {
@@ -142,9 +162,7 @@ static void update_thread_pid(struct machine *m, struct thread *t, s32 pid)
 	if (t->pid == t->tid)
 		return;
 	leader = __findnew(m, pid, pid, true);
-	if (!leader->maps)
-		leader->maps = maps__new();
-	if (t->maps != leader->maps) {
+	if (t->maps != thread__revive_maps(m, leader)) {
 		maps__put(t->maps);
 		t->maps = maps__get(leader->maps);
 	}
@@ -169,7 +187,7 @@ static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create
 	} else {
 		struct thread *leader = __findnew(m, pid, pid, true);
 
-		t->maps = maps__get(leader->maps);
+		t->maps = maps__get(thread__revive_maps(m, leader));
 		thread__put(leader);
 	}
 	m->recent[(u32)tid % ARRAY_SIZE(m->recent)] = t;
@@ -221,28 +239,30 @@ static void machine__remove_thread(struct machine *m, struct thread *t)
 		thread__put(t);
 }
 
-
-/* Remove an exited thread from the table and release its maps (see machine.h). */
+/*
+ * Release an exited thread's maps (see machine.h). The thread itself stays in the table, as
+ * perf 6.1 keeps it until a FORK reuses its tid: samples long after its EXIT (the kernel
+ * tears a big address space down after it) still find its comm.
+ */
 static void retire(struct machine *m, struct thread *t)
 {
 	struct maps *maps = t->maps;
 	struct thread *leader;
-	s32 pid = t->pid;
 	bool is_leader = t->pid == t->tid;
 
-	if (table_find(&m->threads, t->tid) != t)
-		return;	/* its tid was reused: gone already */
-	if (is_leader && maps && refcount_read(&maps->ref) > 1) {
-		t->retire_due = true;	/* its threads use its maps: it goes with the last */
+	if (!maps || table_find(&m->threads, t->tid) != t)
+		return;	/* retired already, or its tid was reused: its maps go with it */
+	if (is_leader && refcount_read(&maps->ref) > 1) {
+		t->retire_due = true;	/* its threads use its maps: they go with the last */
 		return;
 	}
 	t->maps = NULL;
-	machine__remove_thread(m, t);	/* t may be freed */
-	leader = is_leader || !maps ? NULL : table_find(&m->threads, pid);
+	leader = is_leader ? NULL : table_find(&m->threads, t->pid);
 	maps__put(maps);
 	if (leader && leader->retire_due && leader->maps == maps && refcount_read(&maps->ref) == 1)
 		retire(m, leader);
 }
+
 
 static void queue_exited(struct machine *m, struct thread *t, u64 time)
 {
@@ -392,7 +412,7 @@ static void process_user_mmap(struct machine *m, s32 pid, s32 tid, u64 start, u6
 	map->prot = prot;
 	map->shared = shared;
 	map->ino_index = ino ? dso__ino_index(dso, *ino) : 0;
-	maps__insert(t->maps, map);
+	maps__insert(thread__revive_maps(m, t), map);
 	map__put(map);
 	dso__put(dso);
 	thread__put(t);
@@ -421,7 +441,7 @@ static int process_fork(struct machine *m, const struct perf_record_fork *ev)
 	if (t->pid != parent->pid && t->maps != parent->maps &&
 	    !(ev->header.misc & PERF_RECORD_MISC_FORK_EXEC)) {
 		maps__put(t->maps);
-		t->maps = maps__clone(parent->maps);
+		t->maps = maps__clone(thread__revive_maps(m, parent));
 	}
 	thread__put(t);
 	thread__put(parent);

@@ -45,8 +45,8 @@ struct thread {
 	struct comm comm0;	/* the first comm object: the placeholder or the first name */
 	bool comm_set;
 	bool exited;
-	bool retire_due;	/* a process leader past its retirement, kept for its threads */
-	struct maps *maps;	/* NULL once retired */
+	bool retire_due;	/* a process leader past its retirement, its maps kept for its threads */
+	struct maps *maps;	/* NULL once retired (until a record adds a map again) */
 };
 
 struct comm_chunk;
@@ -76,8 +76,8 @@ struct machine {
 	 */
 	bool kernel_pending;
 	/*
-	 * Keep exited threads to the end (the tasks listing, AUX-trace decoding) instead of
-	 * retiring them after their EXIT. Set before the first record.
+	 * Keep exited threads' maps to the end (the tasks listing, AUX-trace decoding) instead
+	 * of retiring them after their EXIT. Set before the first record.
 	 */
 	bool keep_exited;
 	/* Exited threads in EXIT order, retired MACHINE_RETIRE_AFTER_NS after their EXIT: a ring. */
@@ -110,7 +110,7 @@ static inline const char *thread__comm_str(const struct thread *thread)
 }
 void thread__put(struct thread *thread);
 
-/* How many threads the model holds (exited ones too while keep_exited). */
+/* How many threads the model holds (exited ones too: they stay until their tid is reused). */
 size_t machine__nr_threads(const struct machine *machine);
 /*
  * Call fn on every thread the model holds, in no particular order (listings: the tasks tree);
@@ -121,24 +121,23 @@ int machine__for_each_thread(struct machine *machine,
 			     int (*fn)(struct thread *thread, void *data), void *data);
 
 /*
- * How long after its EXIT (in recorded time) a thread is retired. A task still runs after its
- * EXIT record, and on a busy machine it can wait for a CPU for a long while before it does:
- * its samples must still find it (2 s of threads that exit: 32k threads at the churn of the
- * bench's million-thread recording, a few MB).
+ * How long after its EXIT (in recorded time) a thread's maps are released. A task still runs
+ * after its EXIT record (the kernel tears its address space down), in the kernel: its samples'
+ * user frames need the maps only for a moment, their comm (the thread stays) for as long as
+ * the teardown waits for a CPU, which on a busy machine is seconds.
  */
 #define MACHINE_RETIRE_AFTER_NS 2000000000ull
 
 /*
  * Side-band records. Return 0, or -1 for a malformed record (error_get() says why).
  *
- * Exit rule: EXIT marks the thread exited; unless keep_exited, the thread is retired
- * (removed from the table, its maps released) once a side-band record
- * MACHINE_RETIRE_AFTER_NS (of recorded time) past the EXIT has been processed, so the
- * samples the kernel still sends after EXIT find the thread and its comm. A process leader
- * whose threads still run is retired with the last of them; a FORK that reuses a tid
- * replaces its thread at once, as in perf.
- * EXITs without a timestamp retire nothing. Histogram entries keep their references: a
- * retired thread lives on for its tid and comm, without maps.
+ * Exit rule: EXIT marks the thread exited and it stays in the table, as perf 6.1 keeps it,
+ * until a FORK reuses its tid (and replaces it, as in perf): a sample of it, however late,
+ * finds its pid and comm. Unless keep_exited, the thread is retired once a side-band record
+ * MACHINE_RETIRE_AFTER_NS (of recorded time) past the EXIT has been processed: its maps are
+ * released (a record that maps something into it again starts new ones). A process leader
+ * whose threads still run keeps the process's maps until the last of them is retired.
+ * EXITs without a timestamp retire nothing.
  */
 int machine__process_event(struct machine *machine, const struct perf_event_header *event,
 			   u64 time);
