@@ -264,33 +264,67 @@ static void retire(struct machine *m, struct thread *t)
 }
 
 
-static void queue_exited(struct machine *m, struct thread *t, u64 time)
+/* Append t (a reference of its own) to q */
+static void exit_queue_push(struct exit_queue *q, struct thread *t, u64 time)
 {
-	if (m->exited_head + m->nr_exited == m->exited_alloc) {
-		if (m->exited_head >= m->exited_alloc / 2 && m->exited_head) {
-			memmove(m->exited, m->exited + m->exited_head,
-				m->nr_exited * sizeof(*m->exited));
-			m->exited_head = 0;
+	if (q->head + q->nr == q->alloc) {
+		if (q->head >= q->alloc / 2 && q->head) {
+			memmove(q->v, q->v + q->head, q->nr * sizeof(*q->v));
+			q->head = 0;
 		} else {
-			ARRAY_GROW(m->exited, m->exited_alloc, m->exited_alloc + 1);
+			ARRAY_GROW(q->v, q->alloc, q->alloc + 1);
 		}
 	}
-	m->exited[m->exited_head + m->nr_exited++] = (struct exited_thread){ thread__get(t), time };
+	q->v[q->head + q->nr++] = (struct exited_thread){ thread__get(t), time };
 }
 
-/* Retire the exited threads the stream has moved far enough past. */
+/* The first thread of q (its reference, the caller's now) if it exited after + before now */
+static struct exited_thread *exit_queue_due(struct exit_queue *q, u64 after, u64 now)
+{
+	struct exited_thread *e;
+
+	if (!q->nr || q->v[q->head].time + after >= now) {
+		if (!q->nr)
+			q->head = 0;
+		return NULL;
+	}
+	e = &q->v[q->head++];
+	q->nr--;
+	return e;
+}
+
+static void exit_queue_exit(struct exit_queue *q)
+{
+	for (size_t i = 0; i < q->nr; i++)
+		thread__put(q->v[q->head + i].thread);
+	free(q->v);
+}
+
+static void queue_exited(struct machine *m, struct thread *t, u64 time)
+{
+	exit_queue_push(&m->exited, t, time);
+}
+
+/*
+ * Retire the exited threads the stream has moved far enough past, and forget those it has
+ * moved farther past (but a leader whose maps its threads still use).
+ */
 static void retire_exited(struct machine *m)
 {
-	while (m->nr_exited && m->exited[m->exited_head].time + MACHINE_RETIRE_AFTER_NS < m->now) {
-		struct thread *t = m->exited[m->exited_head].thread;
+	struct exited_thread *e;
 
-		m->exited_head++;
-		m->nr_exited--;
-		retire(m, t);
+	while ((e = exit_queue_due(&m->exited, MACHINE_RETIRE_AFTER_NS, m->now))) {
+		retire(m, e->thread);
+		exit_queue_push(&m->forget, e->thread, e->time);
+		thread__put(e->thread);
+	}
+	while ((e = exit_queue_due(&m->forget, MACHINE_FORGET_AFTER_NS, m->now))) {
+		struct thread *t = e->thread;
+
+		if (!t->maps && table_find(&m->threads, t->tid) == t)
+			machine__remove_thread(m, t);
 		thread__put(t);
 	}
-	if (!m->nr_exited)
-		m->exited_head = 0;
 }
 
 void machine__init(struct machine *m, const struct symsrc_config *cfg)
@@ -312,9 +346,8 @@ void machine__init(struct machine *m, const struct symsrc_config *cfg)
 
 void machine__exit(struct machine *m)
 {
-	for (size_t i = 0; i < m->nr_exited; i++)
-		thread__put(m->exited[m->exited_head + i].thread);
-	free(m->exited);
+	exit_queue_exit(&m->exited);
+	exit_queue_exit(&m->forget);
 	for (size_t i = 0; i < m->threads.cap; i++)
 		thread__put(m->threads.slots[i]);
 	ptrtable_exit(&m->threads);

@@ -57,6 +57,12 @@ struct exited_thread {
 	u64 time;
 };
 
+/* Exited threads in EXIT order: a queue. */
+struct exit_queue {
+	struct exited_thread *v;
+	size_t head, nr, alloc;
+};
+
 struct machine {
 	struct strpool strings;
 	struct comm_chunk *comms;	/* arena of comm objects */
@@ -80,9 +86,10 @@ struct machine {
 	 * of retiring them after their EXIT. Set before the first record.
 	 */
 	bool keep_exited;
-	/* Exited threads in EXIT order, retired MACHINE_RETIRE_AFTER_NS after their EXIT: a ring. */
-	struct exited_thread *exited;
-	size_t exited_head, nr_exited, exited_alloc;
+	/* Exited threads, their maps retired MACHINE_RETIRE_AFTER_NS after their EXIT ... */
+	struct exit_queue exited;
+	/* ... and then the threads forgotten MACHINE_FORGET_AFTER_NS after it */
+	struct exit_queue forget;
 	u64 now;	/* the latest timestamp of a side-band record */
 };
 
@@ -127,17 +134,26 @@ int machine__for_each_thread(struct machine *machine,
  * the teardown waits for a CPU, which on a busy machine is seconds.
  */
 #define MACHINE_RETIRE_AFTER_NS 2000000000ull
+/*
+ * How long after its EXIT an exited thread (its maps retired) leaves the table. perf 6.1 keeps
+ * it until its tid is reused; but a task's last samples come while its address space is torn
+ * down, seconds after the EXIT on a loaded machine (6.8 s seen), never a minute: so memory
+ * stays bounded by the threads that exit in a minute of the recording, not by all of them.
+ */
+#define MACHINE_FORGET_AFTER_NS 60000000000ull
 
 /*
  * Side-band records. Return 0, or -1 for a malformed record (error_get() says why).
  *
  * Exit rule: EXIT marks the thread exited and it stays in the table, as perf 6.1 keeps it,
- * until a FORK reuses its tid (and replaces it, as in perf): a sample of it, however late,
- * finds its pid and comm. Unless keep_exited, the thread is retired once a side-band record
- * MACHINE_RETIRE_AFTER_NS (of recorded time) past the EXIT has been processed: its maps are
- * released (a record that maps something into it again starts new ones). A process leader
- * whose threads still run keeps the process's maps until the last of them is retired.
- * EXITs without a timestamp retire nothing.
+ * until a FORK reuses its tid (and replaces it, as in perf) or, unless keep_exited, until a
+ * side-band record MACHINE_FORGET_AFTER_NS (of recorded time) past the EXIT has been
+ * processed: a sample of it in that time finds its pid and comm. Before that, unless
+ * keep_exited, the thread is retired once a side-band record MACHINE_RETIRE_AFTER_NS past the
+ * EXIT has been processed: its maps are released (a record that maps something into it again
+ * starts new ones). A process leader whose threads still run keeps the process's maps until
+ * the last of them is retired (and stays in the table until then). EXITs without a timestamp
+ * retire nothing.
  */
 int machine__process_event(struct machine *machine, const struct perf_event_header *event,
 			   u64 time);

@@ -289,8 +289,11 @@ Test(machine, churn_of_named_threads_interns_nothing)
 			 time += MACHINE_RETIRE_AFTER_NS / 20);
 	}
 	cr_assert_eq(m.strings.count, strings);
-	/* exited threads stay, as in perf 6.1; their maps are released as they go */
-	for (u32 tid = 1000; tid < 2900; tid++) {
+	/*
+	 * exited threads stay, as in perf 6.1, for a minute (of recorded time, 300 threads here);
+	 * their maps are released as they go
+	 */
+	for (u32 tid = 2750; tid < 2900; tid++) {
 		struct thread *t = machine__find_thread(&m, (s32)tid);
 
 		cr_assert_not_null(t);
@@ -298,6 +301,8 @@ Test(machine, churn_of_named_threads_interns_nothing)
 		cr_assert_null(t->maps, "tid %u", tid);
 		thread__put(t);
 	}
+	for (u32 tid = 1000; tid < 2600; tid++)
+		cr_assert_null(machine__find_thread(&m, (s32)tid), "tid %u", tid);
 	machine__exit(&m);
 }
 
@@ -363,6 +368,43 @@ Test(machine, exit_retires_once_the_stream_is_past_it)
 	cr_assert_not_null(held->maps);
 	cr_assert_not_null(maps__find(held->maps, 0x500800));
 	cr_assert_null(maps__find(held->maps, 0x400800));
+	thread__put(held);
+	machine__exit(&m);
+}
+
+/*
+ * A minute after its EXIT an exited thread leaves the table (threads that come and go cost
+ * memory for a minute of recording, not for all of it); a process leader whose maps its
+ * threads still use stays.
+ */
+Test(machine, exited_threads_are_forgotten_a_minute_later)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct machine m;
+	struct thread *held, *t;
+	size_t before;
+
+	machine__init(&m, &cfg);
+	put_comm_at(&m, 300, 300, "short", 1 * SEC);
+	put_comm_at(&m, 400, 400, "server", 1 * SEC);
+	put_mmap(&m, 400, 0x400000, 0x1000, "/usr/bin/server");
+	put_task(&m, PERF_RECORD_FORK, 400, 400, 401, 400, 1 * SEC);
+	held = machine__findnew_thread(&m, 300, 300);	/* as a histogram entry holds it */
+	before = machine__nr_threads(&m);
+	put_task(&m, PERF_RECORD_EXIT, 300, 1, 300, 1, 2 * SEC);
+	put_task(&m, PERF_RECORD_EXIT, 400, 1, 400, 1, 2 * SEC);	/* its thread 401 runs on */
+	tick(&m, 2 * SEC + MACHINE_FORGET_AFTER_NS / 2);
+	t = machine__find_thread(&m, 300);	/* half a minute on: still there */
+	cr_assert_eq(t, held);
+	thread__put(t);
+	tick(&m, 3 * SEC + MACHINE_FORGET_AFTER_NS);
+	cr_assert_null(machine__find_thread(&m, 300));
+	cr_assert_str_eq(thread__comm_str(held), "short");	/* its holders keep it */
+	t = machine__find_thread(&m, 400);
+	cr_assert_not_null(t, "a leader whose maps its threads use stays");
+	cr_assert_not_null(maps__find(t->maps, 0x400800));
+	thread__put(t);
+	cr_assert_eq(machine__nr_threads(&m), before);	/* 300 gone, the ticker came */
 	thread__put(held);
 	machine__exit(&m);
 }

@@ -112,8 +112,10 @@ Test(script_fields, errors)
 	cr_assert_eq(script_fields__parse(&f, "nosuch:comm", bad, sizeof(bad)), SF_ERR_TYPE);
 	cr_assert_eq(script_fields__parse(&f, "", bad, sizeof(bad)), SF_ERR_EMPTY);
 	/* a field perf knows that analyze does not print: not silently ignored */
-	cr_assert_eq(script_fields__parse(&f, "comm,srcline", bad, sizeof(bad)), SF_ERR_UNSUPPORTED);
-	cr_assert_str_eq(bad, "srcline");
+	cr_assert_eq(script_fields__parse(&f, "comm,iregs", bad, sizeof(bad)), SF_ERR_UNSUPPORTED);
+	cr_assert_str_eq(bad, "iregs");
+	cr_assert_eq(script_fields__parse(&f, "comm,ip,srcline", bad, sizeof(bad)), SF_OK);
+	cr_assert_eq(f.fields[PERF_TYPE_SOFTWARE], SF_COMM | SF_IP | SF_SRCLINE);
 	cr_assert_eq(script_fields__parse(&f, "comm,addr,flags,callindent", bad, sizeof(bad)), SF_OK);
 	cr_assert_eq(f.fields[PERF_TYPE_SOFTWARE], SF_COMM | SF_ADDR | SF_FLAGS | SF_CALLINDENT);
 	cr_assert_str_eq(script_fields__strerror(SF_ERR_INVALID), "Invalid field requested.");
