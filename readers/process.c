@@ -252,34 +252,96 @@ static int read_tracing_data(struct walk *w, struct reader *rd, struct reader_re
  * walk__check give it (the counts, the check, the time noted for the round flushes) without
  * their calls and their second lookup of the attr. Stops, leaving rd->pos there, at the first
  * record the full path must take: one not ignored, unknown, malformed, or out of line.
+ * The queue's time bounds stay in locals while the loop runs; the pages behind it are
+ * released every 2 MB
+ * (between two rounds a run can span the whole file: tasks reads nothing else).
  */
-static void skip_ignored(struct walk *w, struct reader *rd)
+/*
+ * One attr whose samples have a fixed size: each record's check and time are a size and an
+ * offset, worked out once (sample_layout_check's and sample_layout_time's answers, for every
+ * record that passes the size check: a sample's time word is one of its fixed words, a
+ * trailer's within the trailer). min_size[1], time_at[1]: samples'; [0]: other records'
+ * (time_at[0] counted back from the end of the record's last whole u64); -1: untimed.
+ */
+struct skip_plan {
+	bool simple;
+	u32 min_size[2];
+	s32 time_at[2];
+};
+
+static struct skip_plan skip_plan(const struct perf_session *s)
+{
+	const struct sample_layout *l = &s->evsels[0].layout;
+	struct skip_plan p = { .simple = s->nr_evsels == 1 && l->fixed_words != FIXED_VARIABLE };
+
+	p.min_size[1] = sizeof(struct perf_event_header) + l->fixed_words * sizeof(u64);
+	p.time_at[1] = l->time_word < 0 ? -1 : (s32)(8 + l->time_word * 8);
+	p.min_size[0] = sizeof(struct perf_event_header) + l->trailer_words * sizeof(u64);
+	p.time_at[0] = l->trailer_time_word < 0 ? -1
+					       : (s32)((l->trailer_words - l->trailer_time_word) * 8);
+	return p;
+}
+
+static void skip_ignored(struct walk *w, struct reader *rd, u64 *released)
 {
 	struct perf_session *s = w->session;
-	u64 ignores = w->consumer->ignores, pos = rd->pos;
+	struct ordered_queue *q = &w->queue;
+	const u64 ignores = w->consumer->ignores, end = rd->end, last_flush = q->last_flush;
+	const bool queue_empty = q->nr == q->head;
+	const struct skip_plan plan = skip_plan(s);
+	u64 pos = rd->pos, max_ts = q->max_timestamp, nr_unordered = 0, nr = 0;
 	const u8 *map = rd->map;
 
-	while (rd->end - pos >= sizeof(struct perf_event_header)) {
-		const struct perf_event_header *h = (const void *)(map + pos);
-		struct evsel *evsel;
-		u64 ts;
+	for (;;) {
+		/* pause at each 2 MB of the mapping to release what is behind */
+		u64 pause = s->base ? ALIGN_UP((uintptr_t)map + pos + 1, 2u << 20) - (uintptr_t)map
+				    : end;
 
-		if (((uintptr_t)h & 7) || h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX ||
-		    !(ignores >> h->type & 1) || h->size < sizeof(*h) || h->size > rd->end - pos)
+		while (pos < pause && end - pos >= sizeof(struct perf_event_header)) {
+			const struct perf_event_header *h = (const void *)(map + pos);
+			u64 ts = 0;
+
+			if (((uintptr_t)h & 7) || h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX ||
+			    !(ignores >> h->type & 1) || h->size < sizeof(*h) || h->size > end - pos)
+				goto out;
+			/* the loop waits on each record's trailer: ask for the lines 2 KB on early */
+			__builtin_prefetch(map + pos + 2048);
+			__builtin_prefetch(map + pos + 2048 + 64);
+			if (plan.simple) {
+				bool sample = h->type == PERF_RECORD_SAMPLE;
+				s32 at = plan.time_at[sample];
+
+				if (h->size < plan.min_size[sample])
+					goto out;
+				if (at >= 0) {
+					if (!sample)
+						at = (s32)((h->size & ~7u) - (u32)at);
+					memcpy(&ts, (const u8 *)h + at, sizeof(ts));
+				}
+			} else {
+				struct evsel *evsel = perf_session__evsel_of(s, h);
+
+				if (!evsel || sample_layout_check(&evsel->layout, &evsel->attr, h))
+					goto out;
+				ts = sample_layout_time(&evsel->layout, h);
+			}
+			if (!sample_time_untimed(ts)) {	/* ordered_queue_note's */
+				nr_unordered += ts < last_flush;
+				if (queue_empty || ts >= max_ts)
+					max_ts = ts;
+			}
+			s->stats.nr_events[h->type]++;
+			nr++;
+			pos += h->size;
+		}
+		if (pos < pause)
 			break;
-		/* the loop waits on each record's trailer: ask for the lines 2 KB on early */
-		__builtin_prefetch(map + pos + 2048);
-		__builtin_prefetch(map + pos + 2048 + 64);
-		evsel = perf_session__evsel_of(s, h);
-		if (!evsel || sample_layout_check(&evsel->layout, &evsel->attr, h))
-			break;
-		ts = sample_layout_time(&evsel->layout, h);
-		if (!sample_time_untimed(ts))
-			ordered_queue_note(&w->queue, ts);
-		s->stats.nr_events[0]++;
-		s->stats.nr_events[h->type]++;
-		pos += h->size;
+		release_pages(s, q, pos, released);
 	}
+out:
+	q->max_timestamp = max_ts;
+	q->nr_unordered += nr_unordered;
+	s->stats.nr_events[0] += nr;
 	rd->pos = pos;
 }
 
@@ -304,7 +366,7 @@ static int walk_single(struct walk *w, struct reader *rd)
 		u64 ts;
 
 		if (fast && !reader__pending_inflated(rd))
-			skip_ignored(w, rd);
+			skip_ignored(w, rd, &released);
 		ret = reader__next(rd, &rec);
 		if (ret <= 0)
 			break;
