@@ -205,6 +205,15 @@ static void release_pages(struct perf_session *s, const struct ordered_queue *q,
 	*released = keep;
 }
 
+static void release_all(struct perf_session *s)
+{
+	u64 page = (u64)sysconf(_SC_PAGESIZE), start = ALIGN_UP(s->header.data.offset, page);
+	u64 end = MIN(s->header.data.offset + s->header.data.size, s->size);
+
+	if (end > start)
+		madvise(s->base + start, end - start, MADV_DONTNEED);
+}
+
 /*
  * Pipe mode: the tracing data follows its record, outside header.size, padded to 8 bytes. It
  * is kept for the consumers (perf_session__tracing_data); the last one counts, as in perf.
@@ -437,6 +446,13 @@ int perf_session__process(struct perf_session *s, struct event_consumer *consume
 	}
 	if (!ret)
 		ret = ordered_queue_flush_all(&w.queue);
+	/*
+	 * Every record delivered: the rest of the data section's pages go too, as release_pages
+	 * drops them along the way (output that follows would otherwise count them in the peak).
+	 * Not for a byte-swapped file, whose pages hold what was swapped in place.
+	 */
+	if (!s->is_dir && s->base && !s->swap)
+		release_all(s);
 	s->stats.nr_unordered_events = w.queue.nr_unordered;
 	for (size_t i = w.queue.head; i < w.queue.nr; i++)
 		chunk__put(w.queue.entries[i].owner);
