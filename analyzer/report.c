@@ -260,6 +260,8 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		user_at = unwind__user_at(rep->unwinder);
 	item->thread = t;
 	item->comm = t->comm;
+	/* a thread's comm is renamed only while its name was never set (the ":tid" placeholder) */
+	item->comm_str = t->comm_set ? comm__str(t->comm) : NULL;
 	item->parent = NULL;
 	item->period = s->period;
 	item->cpu = (s32)s->cpu;
@@ -319,7 +321,8 @@ static void finish_sample(void *data, void *p)
 	struct agg_item *item = p;
 	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,
 				    .addr = item->addr };
-	struct hist_entry he = { .thread = item->thread, .comm = item->comm, .map = item->map,
+	struct hist_entry he = { .thread = item->thread, .comm = item->comm,
+				 .comm_str = item->comm_str, .map = item->map,
 				 .dso = item->dso, .parent = item->parent, .ip = item->addr,
 				 .cpu = item->cpu, .socket = -1, .level = item->level,
 				 .period = item->period };
