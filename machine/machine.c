@@ -209,7 +209,7 @@ int machine__for_each_thread(struct machine *m, int (*fn)(struct thread *thread,
 
 	for (size_t i = 0; !ret && i < m->threads.cap; i++)
 		if (m->threads.slots[i])
-			ret = fn(thread__with_comm(m, m->threads.slots[i]), data);
+			ret = fn(thread__with_comm(m, ptrtable_at(&m->threads, i)), data);
 	return ret;
 }
 
@@ -296,7 +296,7 @@ void machine__exit(struct machine *m)
 		thread__put(m->exited[m->exited_head + i].thread);
 	free(m->exited);
 	for (size_t i = 0; i < m->threads.cap; i++)
-		thread__put(m->threads.slots[i]);
+		thread__put(ptrtable_at(&m->threads, i));
 	ptrtable_exit(&m->threads);
 	while (m->comms) {
 		struct comm_chunk *next = m->comms->next;
