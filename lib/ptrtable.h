@@ -70,4 +70,25 @@ static inline void *ptrtable_find(const struct ptrtable *t, u64 hash,
 	}
 }
 
+/*
+ * Prefetch for a find of this hash, in steps a while apart: stage 0 the home slot; stage 1
+ * (the slot in cache by then) the object it holds if its tag matches. Changes nothing.
+ */
+static inline void ptrtable_prefetch(const struct ptrtable *t, u64 hash, int stage)
+{
+	uintptr_t slot, mask = ~(uintptr_t)0 << PTRTABLE_TAG_SHIFT;
+	size_t i;
+
+	if (!t->cap)
+		return;
+	i = ptrtable_home(t, hash);
+	if (stage == 0) {
+		__builtin_prefetch(&t->slots[i]);
+		return;
+	}
+	slot = (uintptr_t)t->slots[i];
+	if (slot && (slot & mask) == ptrtable_tag(hash))
+		__builtin_prefetch(ptrtable_at(t, i));
+}
+
 #endif

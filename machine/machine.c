@@ -192,6 +192,19 @@ struct thread *machine__findnew_thread(struct machine *m, s32 pid, s32 tid)
 	return thread__with_comm(m, threads__findnew(m, pid, tid));
 }
 
+void machine__prefetch_thread(const struct machine *m, s32 tid, int stage)
+{
+	struct thread *t;
+
+	if (stage < 2) {
+		ptrtable_prefetch(&m->threads, tid_hash(tid), stage);
+		return;
+	}
+	t = table_find(&m->threads, tid);	/* in cache by now, if it is there */
+	if (t && t->maps)
+		__builtin_prefetch(t->maps);
+}
+
 struct thread *machine__find_thread(struct machine *m, s32 tid)
 {
 	return thread__with_comm(m, threads__find(m, tid));

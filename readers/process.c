@@ -103,6 +103,13 @@ int walk__deliver_queued(void *data, struct ordered_entry *e)
 	return ret;
 }
 
+static void walk__prefetch_queued(void *data, const struct ordered_entry *e, int stage)
+{
+	struct walk *w = data;
+
+	w->consumer->prefetch(w->consumer, e->event, e->evsel, stage);
+}
+
 bool walk__known_type(u32 type)
 {
 	return type && type < PERF_RECORD_HEADER_MAX &&
@@ -434,6 +441,8 @@ int perf_session__process(struct perf_session *s, struct event_consumer *consume
 	int ret;
 
 	ordered_queue_init(&w.queue, walk__deliver_queued, &w);
+	if (consumer->prefetch)
+		w.queue.prefetch = walk__prefetch_queued;
 	if (s->is_dir) {
 		ret = walk_dir(&w);
 	} else {

@@ -94,6 +94,13 @@ struct event_consumer {
 	 * they are neither queued nor delivered.
 	 */
 	u64 ignores;
+	/*
+	 * Optional: a timed record that deliver() will see soon, ORDERED_PREFETCH_STAGES times
+	 * as it comes closer (stage 0 first), to prefetch what delivering it reads, in steps.
+	 * A hint: it must change nothing.
+	 */
+	void (*prefetch)(struct event_consumer *consumer, const struct perf_event_header *event,
+			 const struct evsel *evsel, int stage);
 };
 
 /* Open and validate. Returns 0, or -1 with error_get() describing the problem. */
