@@ -329,6 +329,7 @@ int cmd_tasks(int argc, const char **argv)
 	 */
 	wq = nr_jobs > 1 && tasks.session.is_dir ? workqueue__new(nr_jobs - 1) : NULL;
 	tasks.session.wq = wq;
+	tasks.session.prefault = nr_jobs > 1;	/* the CPU no worker uses */
 	/* no dso loader: nothing here loads symbols */
 	machine__init(&tasks.machine, &symsrc);
 	tasks.machine.keep_exited = true;	/* perf lists exited tasks too */

@@ -23,6 +23,7 @@
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "readers/order.h"
+#include "readers/prefault.h"
 #include "readers/reader.h"
 #include "readers/swap.h"
 #include "readers/walk.h"
@@ -352,6 +353,7 @@ static void skip_ignored(struct walk *w, struct reader *rd, u64 *released)
 		}
 		if (pos < pause)
 			break;
+		prefault__advance(w->prefault, pos);
 		release_pages(s, q, pos, released);
 	}
 out:
@@ -395,6 +397,7 @@ static int walk_single(struct walk *w, struct reader *rd)
 		switch (event->type) {
 		case PERF_RECORD_FINISHED_ROUND:
 			ret = ordered_queue_flush_round(&w->queue);
+			prefault__advance(w->prefault, rec.file_offset);
 			if (s->base)
 				release_pages(s, &w->queue, rec.file_offset, &released);
 			break;
@@ -451,7 +454,12 @@ int perf_session__process(struct perf_session *s, struct event_consumer *consume
 		else
 			reader__init_map(&rd, s->data_path, s->base, s->header.data.offset,
 					 s->header.data.size, s->swap);
+		if (s->prefault && s->base)
+			w.prefault = prefault__start(s->base, s->header.data.offset,
+						     MIN(s->header.data.offset + s->header.data.size,
+							 s->size));
 		ret = walk_single(&w, &rd);
+		prefault__stop(w.prefault);
 	}
 	if (!ret)
 		ret = ordered_queue_flush_all(&w.queue);

@@ -54,6 +54,8 @@ struct perf_session {
 	size_t tracing_data_size;
 	u64 tracing_data_offset;
 	struct workqueue *wq;	/* workers for reading ahead, or NULL (set by the caller) */
+	bool prefault;	/* a large file's pages may be mapped ahead on a thread of their own
+			   (set by a caller with a CPU to spare: readers/prefault.h) */
 	bool swap;	/* opposite-endian file, converted in place on read */
 	struct perf_file_header header;
 	struct evsel *evsels;
