@@ -193,10 +193,13 @@ u64 walk__record_time(struct perf_session *s, const struct perf_event_header *ev
  * oldest record still queued are dropped (the mapping is private, so this only discards our
  * copies; nothing reads them again).
  */
+#define SMALL_FILE (64ull << 20)
+
 static void release_pages(struct perf_session *s, const struct ordered_queue *q, u64 cur,
 			  u64 *released)
 {
-	const u64 huge = 2u << 20;
+	/* a small file's blocks are small too: its few splits cost less than its peak RSS */
+	const u64 huge = s->size < SMALL_FILE ? 256u << 10 : 2u << 20;
 	u64 keep = cur;
 
 	for (size_t i = q->head; i < q->nr; i++)
@@ -204,7 +207,7 @@ static void release_pages(struct perf_session *s, const struct ordered_queue *q,
 	/*
 	 * Up to a 2 MB boundary of the address space: the kernel maps a file's large folios
 	 * with 2 MB entries, and dropping part of one splits it first (expensive, and a TLB
-	 * flush on every CPU the process ran on).
+	 * flush on every CPU the process ran on). Under SMALL_FILE, 256 KB.
 	 */
 	keep = ((uintptr_t)s->base + keep) / huge * huge - (uintptr_t)s->base;
 	if (keep <= *released || keep - *released < huge)
