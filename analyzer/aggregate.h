@@ -27,6 +27,7 @@ struct agg_item {
 	struct map *map;
 	struct dso *dso;	/* map's: the aggregator reads no map, whose count changes here */
 	const struct comm *comm;
+	const char *comm_str;	/* its string if final (struct hist_entry's comm_str) */
 	const char *parent;
 	u64 addr;		/* map-relative when map is set */
 	u64 period;

@@ -220,6 +220,12 @@ static s64 key_sort(enum sort_key key, const struct hist_entry *a, const struct 
 	return key_cmp(key, a, b);
 }
 
+/* The comm's string as the keys see it: final, or read at the comm. */
+static const char *entry_comm(const struct hist_entry *he)
+{
+	return he->comm_str ? he->comm_str : comm__str(he->comm);
+}
+
 static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
 {
 	u64 v[4 * MAX_SORT_KEYS];
@@ -231,7 +237,7 @@ static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
 			v[n++] = (u64)he->thread->tid;
 			break;
 		case SORT_COMM:
-			v[n++] = (u64)(uintptr_t)comm__str(he->comm);
+			v[n++] = (u64)(uintptr_t)entry_comm(he);
 			break;
 		case SORT_DSO:
 			v[n++] = (u64)(uintptr_t)dso_name(he);
@@ -278,7 +284,7 @@ static bool key_equal(enum sort_key key, const struct hist_entry *a, const struc
 {
 	switch (key) {
 	case SORT_COMM:	/* the same comm or dso is the same name: no need to read it */
-		return a->comm == b->comm || comm__str(a->comm) == comm__str(b->comm);
+		return a->comm == b->comm || entry_comm(a) == entry_comm(b);
 	case SORT_DSO:
 		return a->dso == b->dso || dso_name(a) == dso_name(b);
 	case SORT_SYM:
@@ -559,6 +565,7 @@ static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 po
 		he->thread = thread__get(p->thread);
 	}
 	he->comm = p->comm;
+	he->comm_str = NULL;
 	he->filtered = p->filtered;
 }
 

@@ -43,6 +43,12 @@ bool sort_list__has(const struct sort_list *list, enum sort_key key);
 struct hist_entry {
 	struct thread *thread;	/* reference */
 	const struct comm *comm;	/* its string may change once: see struct comm */
+	/*
+	 * comm's string when it can no longer change (its thread had its name set), else NULL:
+	 * the keys then need not read the comm, which sits in a thread the reading thread
+	 * writes to (its reference count) on another core.
+	 */
+	const char *comm_str;
 	struct map *map;	/* reference, may be NULL */
 	struct dso *dso;	/* map's dso: keys read it without touching the map, whose
 				 * count another thread changes */
@@ -54,6 +60,7 @@ struct hist_entry {
 	char level;
 	bool filtered;
 	bool merged;	/* folded into an earlier entry by the final collapse */
+	u32 first_pos;	/* where in its first sample: 0 its own entry, 1 + i its chain's frame i */
 	u64 period;
 	u64 nr_events;
 	u64 hash;
@@ -69,7 +76,6 @@ struct hist_entry {
 	u32 merged_into;	/* when merged: the entry that absorbed it */
 	u32 contrib_first, contrib_nr;	/* its callchains, once hists__resolve_callchains ran */
 	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
-	u32 first_pos;	/* where in that sample: 0 its own entry, 1 + i its chain's frame i */
 };
 
 /* A sample's chain in an entry, counted: what the run keeps of callchains. */

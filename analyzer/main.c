@@ -2,17 +2,21 @@
  * main: the `analyze` command line. Global options (perf's --buildid-dir) come before the
  * command; each command parses its own options.
  */
+#include <dirent.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyzer/flamegraph.h"
+#include "analyzer/options.h"
 #include "analyzer/record.h"
 #include "analyzer/report.h"
 #include "analyzer/script.h"
 #include "analyzer/tasks.h"
+#include "lib/xalloc.h"
 
 static const char usage[] =
 	"usage: analyze [--buildid-dir DIR] COMMAND [ARGS]\n"
@@ -32,9 +36,14 @@ static const char usage[] =
  * backs its heap with transparent huge pages when told so by a tunable, which it reads only at
  * start: so analyze starts itself again once with glibc.malloc.hugetlb=1, unless the user set
  * GLIBC_TUNABLES (or ANALYZE_SMALL_PAGES), and then takes the variable out of its environment
- * again (a recorded workload does not inherit it).
+ * again (a recorded workload does not inherit it). It does so once the command has settled
+ * on its input (options__input_hook), and only for a large one: on a small recording the
+ * model is small too, and every 2 MB page is mostly memory it does not use.
  */
 #define REEXEC_MARK "ANALYZE_HUGE_HEAP"
+#define HUGE_HEAP_INPUT (32ull << 20)	/* bytes of input from which the heap goes huge */
+
+static char **exec_argv;	/* main's arguments as given (commands reorder theirs) */
 
 /*
  * Whether the command builds a model worth huge pages: tasks keeps a few words a task, and
@@ -51,28 +60,64 @@ static bool wants_huge_heap(char **argv)
 	return false;
 }
 
-static void huge_heap(char **argv)
+/*
+ * The bytes of a recording: a file's size, a data directory's files'. A pipe counts as
+ * small: its size is unknown, and whatever the command printed while parsing its options
+ * would come out twice.
+ */
+static u64 input_bytes(const char *path)
 {
-	if (getenv(REEXEC_MARK)) {
-		unsetenv(REEXEC_MARK);
-		unsetenv("GLIBC_TUNABLES");
-		return;
-	}
+	struct stat st;
+	u64 total = 0;
+	DIR *dir;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st))
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return S_ISREG(st.st_mode) ? (u64)st.st_size : ~0ull;
+	dir = opendir(path);
+	for (struct dirent *d; dir && (d = readdir(dir));)
+		if (!fstatat(dirfd(dir), d->d_name, &st, 0) && S_ISREG(st.st_mode))
+			total += (u64)st.st_size;
+	if (dir)
+		closedir(dir);
+	return total;
+}
+
+static void huge_heap(const char *input)
+{
 	char self[4096];
 	ssize_t len;
 
-	if (getenv("GLIBC_TUNABLES") || getenv("ANALYZE_SMALL_PAGES") || !wants_huge_heap(argv))
+	if (input_bytes(input) < HUGE_HEAP_INPUT)
 		return;
 	/* the file itself, not /proc/self/exe: the process keeps its name ("analyze") */
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len <= 0 || (size_t)len >= sizeof(self) - 1)
 		return;
 	self[len] = '\0';
+	fflush(NULL);
 	setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
 	setenv(REEXEC_MARK, "1", 1);
-	execv(self, argv);
+	execv(self, exec_argv);
 	unsetenv(REEXEC_MARK);	/* no /proc, or the file is gone: go on as we are */
 	unsetenv("GLIBC_TUNABLES");
+}
+
+static void huge_heap_setup(int argc, char **argv)
+{
+	if (getenv(REEXEC_MARK)) {
+		unsetenv(REEXEC_MARK);
+		unsetenv("GLIBC_TUNABLES");
+		return;
+	}
+	if (getenv("GLIBC_TUNABLES") || getenv("ANALYZE_SMALL_PAGES") || !wants_huge_heap(argv))
+		return;
+	exec_argv = xmalloc((size_t)(argc + 1) * sizeof(*exec_argv));
+	memcpy(exec_argv, argv, (size_t)(argc + 1) * sizeof(*exec_argv));
+	options__input_hook = huge_heap;
 }
 
 int main(int argc, const char **argv)
@@ -82,7 +127,7 @@ int main(int argc, const char **argv)
 	const char *env, *home;
 	int i = 1;
 
-	huge_heap((char **)argv);
+	huge_heap_setup(argc, (char **)argv);
 	env = getenv("PERF_BUILDID_DIR");
 	home = getenv("HOME");
 

@@ -198,6 +198,8 @@ int parse_options(int argc, const char **argv, const struct option *opts, const 
 	return nr_args;
 }
 
+void (*options__input_hook)(const char *input);
+
 bool options__input(int nr_args, const char **argv, const char **input, const char *usage,
 		    const struct option *opts)
 {
@@ -210,6 +212,8 @@ bool options__input(int nr_args, const char **argv, const char **input, const ch
 		*input = argv[0];
 	if (!*input)
 		*input = "perf.data";
+	if (options__input_hook)
+		options__input_hook(*input);
 	return true;
 }
 

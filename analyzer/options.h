@@ -51,6 +51,11 @@ void usage_with_options(const char *usage, const struct option *opts);
  */
 bool options__input(int nr_args, const char **argv, const char **input, const char *usage,
 		    const struct option *opts);
+/*
+ * Called by options__input with the input it settled on, before anything is read: main's
+ * way to start the program again with a heap on huge pages when the input is large.
+ */
+extern void (*options__input_hook)(const char *input);
 int options__jobs(const char *jobs, const char *usage, const struct option *opts);
 /* perf's sysctl__max_stack, the default of --max-stack: kernel.perf_event_max_stack, else 127 */
 u32 options__max_stack(void);

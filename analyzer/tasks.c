@@ -323,9 +323,13 @@ int cmd_tasks(int argc, const char **argv)
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
-	/* -j N: N threads in all, this one included; workers only read ahead */
-	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
+	/*
+	 * -j N: N threads in all, this one included; workers only read a data directory's files
+	 * ahead (a single file is read on this thread: starting threads would only cost)
+	 */
+	wq = nr_jobs > 1 && tasks.session.is_dir ? workqueue__new(nr_jobs - 1) : NULL;
 	tasks.session.wq = wq;
+	tasks.session.prefault = nr_jobs > 1;	/* the CPU no worker uses */
 	/* no dso loader: nothing here loads symbols */
 	machine__init(&tasks.machine, &symsrc);
 	tasks.machine.keep_exited = true;	/* perf lists exited tasks too */

@@ -1,6 +1,7 @@
 /* Hash set of object pointers; see ptrtable.h. */
 #include "lib/ptrtable.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lib/xalloc.h"
@@ -18,11 +19,16 @@ void ptrtable_exit(struct ptrtable *t)
 
 static void place(struct ptrtable *t, void *obj)
 {
-	size_t i = ptrtable_home(t, t->hash(obj));
+	u64 hash = t->hash(obj);
+	size_t i = ptrtable_home(t, hash);
 
+	if ((uintptr_t)obj >> PTRTABLE_TAG_SHIFT) {
+		fprintf(stderr, "analyze: ptrtable: pointer %p uses its top bits\n", obj);
+		abort();
+	}
 	while (t->slots[i])
 		i = (i + 1) & (t->cap - 1);
-	t->slots[i] = obj;
+	t->slots[i] = (void *)((uintptr_t)obj | ptrtable_tag(hash));
 }
 
 void ptrtable_insert(struct ptrtable *t, void *obj)
@@ -34,8 +40,9 @@ void ptrtable_insert(struct ptrtable *t, void *obj)
 		t->cap = old_cap ? old_cap * 2 : 64;
 		t->slots = xcalloc(t->cap, sizeof(*t->slots));
 		for (size_t i = 0; i < old_cap; i++)
-			if (old[i])
-				place(t, old[i]);
+			if (old[i])	/* untagged, placed (and tagged) again */
+				place(t, (void *)((uintptr_t)old[i] &
+						  (((uintptr_t)1 << PTRTABLE_TAG_SHIFT) - 1)));
 		free(old);
 	}
 	place(t, obj);
@@ -48,12 +55,12 @@ bool ptrtable_remove(struct ptrtable *t, const void *obj)
 
 	if (!t->count)
 		return false;
-	for (i = ptrtable_home(t, t->hash(obj)); t->slots[i] != obj; i = (i + 1) & mask)
+	for (i = ptrtable_home(t, t->hash(obj)); ptrtable_at(t, i) != obj; i = (i + 1) & mask)
 		if (!t->slots[i])
 			return false;
 	/* shift back every later object of the run whose home is not between the hole and it */
 	for (j = (i + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
-		size_t home = ptrtable_home(t, t->hash(t->slots[j]));
+		size_t home = ptrtable_home(t, t->hash(ptrtable_at(t, j)));
 
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			t->slots[i] = t->slots[j];

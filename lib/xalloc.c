@@ -1,6 +1,7 @@
 /* Checked allocation helpers: abort with a clear message on out-of-memory. */
 #include "lib/xalloc.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,17 +61,30 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* the size of an array that, moved by its growth, leaves enough behind to trim the heaps */
+#define TRIM_AFTER_BYTES (512u << 10)
+
 void grow_array(void **arr, size_t *alloc, size_t need, size_t elem)
 {
 	size_t n;
 
 	if (need <= *alloc)
 		return;
+	void *old = *arr;
+	size_t old_bytes = *alloc * elem;
+
 	n = *alloc ? *alloc : 16;
 	while (n < need)
 		n *= 2;
 	*arr = xreallocarray(*arr, n, elem);
 	*alloc = n;
+	/*
+	 * A large array that moved left its old pages resident: glibc keeps freed memory inside
+	 * its heaps (and analyze sets a high trim threshold), so they would count in the peak RSS
+	 * to the end. Hand them back; this happens a logarithmic number of times per array.
+	 */
+	if (*arr != old && old_bytes >= TRIM_AFTER_BYTES)
+		malloc_trim(0);
 }
 
 void grow_array_zeroed(void **arr, size_t *alloc, size_t need, size_t elem)

@@ -131,7 +131,7 @@ void dsos__init(struct dsos *dsos)
 void dsos__exit(struct dsos *dsos)
 {
 	for (size_t i = 0; i < dsos->by_name.cap; i++)
-		dso__put(dsos->by_name.slots[i]);	/* NULL (empty) is a no-op */
+		dso__put(ptrtable_at(&dsos->by_name, i));	/* NULL (empty) is a no-op */
 	ptrtable_exit(&dsos->by_name);
 	memset(dsos, 0, sizeof(*dsos));
 }

@@ -210,6 +210,19 @@ struct thread *machine__findnew_thread(struct machine *m, s32 pid, s32 tid)
 	return thread__with_comm(m, threads__findnew(m, pid, tid));
 }
 
+void machine__prefetch_thread(const struct machine *m, s32 tid, int stage)
+{
+	struct thread *t;
+
+	if (stage < 2) {
+		ptrtable_prefetch(&m->threads, tid_hash(tid), stage);
+		return;
+	}
+	t = table_find(&m->threads, tid);	/* in cache by now, if it is there */
+	if (t && t->maps)
+		__builtin_prefetch(t->maps);
+}
+
 struct thread *machine__find_thread(struct machine *m, s32 tid)
 {
 	return thread__with_comm(m, threads__find(m, tid));
@@ -227,7 +240,7 @@ int machine__for_each_thread(struct machine *m, int (*fn)(struct thread *thread,
 
 	for (size_t i = 0; !ret && i < m->threads.cap; i++)
 		if (m->threads.slots[i])
-			ret = fn(thread__with_comm(m, m->threads.slots[i]), data);
+			ret = fn(thread__with_comm(m, ptrtable_at(&m->threads, i)), data);
 	return ret;
 }
 
@@ -349,7 +362,7 @@ void machine__exit(struct machine *m)
 	exit_queue_exit(&m->exited);
 	exit_queue_exit(&m->forget);
 	for (size_t i = 0; i < m->threads.cap; i++)
-		thread__put(m->threads.slots[i]);
+		thread__put(ptrtable_at(&m->threads, i));
 	ptrtable_exit(&m->threads);
 	while (m->comms) {
 		struct comm_chunk *next = m->comms->next;

@@ -110,6 +110,11 @@ void machine__exit(struct machine *machine);
 /* perf's machine__findnew_thread: returns a new reference. */
 struct thread *machine__findnew_thread(struct machine *machine, s32 pid, s32 tid);
 struct thread *machine__find_thread(struct machine *machine, s32 tid);
+/*
+ * Prefetch what a lookup of tid and of an address in its maps will read, in three steps a
+ * few samples apart (stage 0, 1, 2: the table slot, the thread, its maps). Changes nothing.
+ */
+void machine__prefetch_thread(const struct machine *machine, s32 tid, int stage);
 struct thread *thread__get(struct thread *thread);
 static inline const char *thread__comm_str(const struct thread *thread)
 {

@@ -84,6 +84,9 @@ static void sort_pending(struct ordered_queue *q)
 		memcpy(a, src, n * sizeof(*a));
 }
 
+/* entries between two stages of prefetching: a few deliveries cover a cache miss */
+#define PREFETCH_STEP 16
+
 static int flush_upto(struct ordered_queue *q, u64 limit)
 {
 	int ret = 0;
@@ -92,6 +95,13 @@ static int flush_upto(struct ordered_queue *q, u64 limit)
 		return 0;
 	sort_pending(q);
 	while (q->head < q->nr && q->entries[q->head].timestamp <= limit) {
+		/* stage s at PREFETCH_STEP * (STAGES - s) entries ahead of the one delivered */
+		for (int stage = 0; q->prefetch && stage < ORDERED_PREFETCH_STAGES; stage++) {
+			size_t ahead = q->head + PREFETCH_STEP * (size_t)(ORDERED_PREFETCH_STAGES - stage);
+
+			if (ahead < q->nr)
+				q->prefetch(q->data, &q->entries[ahead], stage);
+		}
 		ret = q->deliver(q->data, &q->entries[q->head]);
 		/* delivered, even when it failed: the entry is gone (deliver let go of it) */
 		q->last_flush = q->entries[q->head].timestamp;

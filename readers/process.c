@@ -23,6 +23,7 @@
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "readers/order.h"
+#include "readers/prefault.h"
 #include "readers/reader.h"
 #include "readers/swap.h"
 #include "readers/walk.h"
@@ -101,6 +102,13 @@ int walk__deliver_queued(void *data, struct ordered_entry *e)
 
 	chunk__put(e->owner);
 	return ret;
+}
+
+static void walk__prefetch_queued(void *data, const struct ordered_entry *e, int stage)
+{
+	struct walk *w = data;
+
+	w->consumer->prefetch(w->consumer, e->event, e->evsel, stage);
 }
 
 bool walk__known_type(u32 type)
@@ -185,10 +193,13 @@ u64 walk__record_time(struct perf_session *s, const struct perf_event_header *ev
  * oldest record still queued are dropped (the mapping is private, so this only discards our
  * copies; nothing reads them again).
  */
+#define SMALL_FILE (64ull << 20)
+
 static void release_pages(struct perf_session *s, const struct ordered_queue *q, u64 cur,
 			  u64 *released)
 {
-	const u64 huge = 2u << 20;
+	/* a small file's blocks are small too: its few splits cost less than its peak RSS */
+	const u64 huge = s->size < SMALL_FILE ? 256u << 10 : 2u << 20;
 	u64 keep = cur;
 
 	for (size_t i = q->head; i < q->nr; i++)
@@ -196,13 +207,22 @@ static void release_pages(struct perf_session *s, const struct ordered_queue *q,
 	/*
 	 * Up to a 2 MB boundary of the address space: the kernel maps a file's large folios
 	 * with 2 MB entries, and dropping part of one splits it first (expensive, and a TLB
-	 * flush on every CPU the process ran on).
+	 * flush on every CPU the process ran on). Under SMALL_FILE, 256 KB.
 	 */
 	keep = ((uintptr_t)s->base + keep) / huge * huge - (uintptr_t)s->base;
 	if (keep <= *released || keep - *released < huge)
 		return;
 	madvise(s->base + *released, keep - *released, MADV_DONTNEED);
 	*released = keep;
+}
+
+static void release_all(struct perf_session *s)
+{
+	u64 page = (u64)sysconf(_SC_PAGESIZE), start = ALIGN_UP(s->header.data.offset, page);
+	u64 end = MIN(s->header.data.offset + s->header.data.size, s->size);
+
+	if (end > start)
+		madvise(s->base + start, end - start, MADV_DONTNEED);
 }
 
 /*
@@ -252,34 +272,97 @@ static int read_tracing_data(struct walk *w, struct reader *rd, struct reader_re
  * walk__check give it (the counts, the check, the time noted for the round flushes) without
  * their calls and their second lookup of the attr. Stops, leaving rd->pos there, at the first
  * record the full path must take: one not ignored, unknown, malformed, or out of line.
+ * The queue's time bounds stay in locals while the loop runs; the pages behind it are
+ * released every 2 MB
+ * (between two rounds a run can span the whole file: tasks reads nothing else).
  */
-static void skip_ignored(struct walk *w, struct reader *rd)
+/*
+ * One attr whose samples have a fixed size: each record's check and time are a size and an
+ * offset, worked out once (sample_layout_check's and sample_layout_time's answers, for every
+ * record that passes the size check: a sample's time word is one of its fixed words, a
+ * trailer's within the trailer). min_size[1], time_at[1]: samples'; [0]: other records'
+ * (time_at[0] counted back from the end of the record's last whole u64); -1: untimed.
+ */
+struct skip_plan {
+	bool simple;
+	u32 min_size[2];
+	s32 time_at[2];
+};
+
+static struct skip_plan skip_plan(const struct perf_session *s)
+{
+	const struct sample_layout *l = &s->evsels[0].layout;
+	struct skip_plan p = { .simple = s->nr_evsels == 1 && l->fixed_words != FIXED_VARIABLE };
+
+	p.min_size[1] = sizeof(struct perf_event_header) + l->fixed_words * sizeof(u64);
+	p.time_at[1] = l->time_word < 0 ? -1 : (s32)(8 + l->time_word * 8);
+	p.min_size[0] = sizeof(struct perf_event_header) + l->trailer_words * sizeof(u64);
+	p.time_at[0] = l->trailer_time_word < 0 ? -1
+					       : (s32)((l->trailer_words - l->trailer_time_word) * 8);
+	return p;
+}
+
+static void skip_ignored(struct walk *w, struct reader *rd, u64 *released)
 {
 	struct perf_session *s = w->session;
-	u64 ignores = w->consumer->ignores, pos = rd->pos;
+	struct ordered_queue *q = &w->queue;
+	const u64 ignores = w->consumer->ignores, end = rd->end, last_flush = q->last_flush;
+	const bool queue_empty = q->nr == q->head;
+	const struct skip_plan plan = skip_plan(s);
+	u64 pos = rd->pos, max_ts = q->max_timestamp, nr_unordered = 0, nr = 0;
 	const u8 *map = rd->map;
 
-	while (rd->end - pos >= sizeof(struct perf_event_header)) {
-		const struct perf_event_header *h = (const void *)(map + pos);
-		struct evsel *evsel;
-		u64 ts;
+	for (;;) {
+		/* pause at each 2 MB of the mapping to release what is behind */
+		u64 pause = s->base ? ALIGN_UP((uintptr_t)map + pos + 1, 2u << 20) - (uintptr_t)map
+				    : end;
 
-		if (((uintptr_t)h & 7) || h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX ||
-		    !(ignores >> h->type & 1) || h->size < sizeof(*h) || h->size > rd->end - pos)
+		while (pos < pause && end - pos >= sizeof(struct perf_event_header)) {
+			const struct perf_event_header *h = (const void *)(map + pos);
+			u64 ts = 0;
+
+			if (((uintptr_t)h & 7) || h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX ||
+			    !(ignores >> h->type & 1) || h->size < sizeof(*h) || h->size > end - pos)
+				goto out;
+			/* the loop waits on each record's trailer: ask for the lines 2 KB on early */
+			__builtin_prefetch(map + pos + 2048);
+			__builtin_prefetch(map + pos + 2048 + 64);
+			if (plan.simple) {
+				bool sample = h->type == PERF_RECORD_SAMPLE;
+				s32 at = plan.time_at[sample];
+
+				if (h->size < plan.min_size[sample])
+					goto out;
+				if (at >= 0) {
+					if (!sample)
+						at = (s32)((h->size & ~7u) - (u32)at);
+					memcpy(&ts, (const u8 *)h + at, sizeof(ts));
+				}
+			} else {
+				struct evsel *evsel = perf_session__evsel_of(s, h);
+
+				if (!evsel || sample_layout_check(&evsel->layout, &evsel->attr, h))
+					goto out;
+				ts = sample_layout_time(&evsel->layout, h);
+			}
+			if (!sample_time_untimed(ts)) {	/* ordered_queue_note's */
+				nr_unordered += ts < last_flush;
+				if (queue_empty || ts >= max_ts)
+					max_ts = ts;
+			}
+			s->stats.nr_events[h->type]++;
+			nr++;
+			pos += h->size;
+		}
+		if (pos < pause)
 			break;
-		/* the loop waits on each record's trailer: ask for the lines 2 KB on early */
-		__builtin_prefetch(map + pos + 2048);
-		__builtin_prefetch(map + pos + 2048 + 64);
-		evsel = perf_session__evsel_of(s, h);
-		if (!evsel || sample_layout_check(&evsel->layout, &evsel->attr, h))
-			break;
-		ts = sample_layout_time(&evsel->layout, h);
-		if (!sample_time_untimed(ts))
-			ordered_queue_note(&w->queue, ts);
-		s->stats.nr_events[0]++;
-		s->stats.nr_events[h->type]++;
-		pos += h->size;
+		prefault__advance(w->prefault, pos);
+		release_pages(s, q, pos, released);
 	}
+out:
+	q->max_timestamp = max_ts;
+	q->nr_unordered += nr_unordered;
+	s->stats.nr_events[0] += nr;
 	rd->pos = pos;
 }
 
@@ -304,7 +387,7 @@ static int walk_single(struct walk *w, struct reader *rd)
 		u64 ts;
 
 		if (fast && !reader__pending_inflated(rd))
-			skip_ignored(w, rd);
+			skip_ignored(w, rd, &released);
 		ret = reader__next(rd, &rec);
 		if (ret <= 0)
 			break;
@@ -317,6 +400,7 @@ static int walk_single(struct walk *w, struct reader *rd)
 		switch (event->type) {
 		case PERF_RECORD_FINISHED_ROUND:
 			ret = ordered_queue_flush_round(&w->queue);
+			prefault__advance(w->prefault, rec.file_offset);
 			if (s->base)
 				release_pages(s, &w->queue, rec.file_offset, &released);
 			break;
@@ -363,6 +447,8 @@ int perf_session__process(struct perf_session *s, struct event_consumer *consume
 	int ret;
 
 	ordered_queue_init(&w.queue, walk__deliver_queued, &w);
+	if (consumer->prefetch)
+		w.queue.prefetch = walk__prefetch_queued;
 	if (s->is_dir) {
 		ret = walk_dir(&w);
 	} else {
@@ -371,10 +457,22 @@ int perf_session__process(struct perf_session *s, struct event_consumer *consume
 		else
 			reader__init_map(&rd, s->data_path, s->base, s->header.data.offset,
 					 s->header.data.size, s->swap);
+		if (s->prefault && s->base)
+			w.prefault = prefault__start(s->base, s->header.data.offset,
+						     MIN(s->header.data.offset + s->header.data.size,
+							 s->size));
 		ret = walk_single(&w, &rd);
+		prefault__stop(w.prefault);
 	}
 	if (!ret)
 		ret = ordered_queue_flush_all(&w.queue);
+	/*
+	 * Every record delivered: the rest of the data section's pages go too, as release_pages
+	 * drops them along the way (output that follows would otherwise count them in the peak).
+	 * Not for a byte-swapped file, whose pages hold what was swapped in place.
+	 */
+	if (!s->is_dir && s->base && !s->swap)
+		release_all(s);
 	s->stats.nr_unordered_events = w.queue.nr_unordered;
 	for (size_t i = w.queue.head; i < w.queue.nr; i++)
 		chunk__put(w.queue.entries[i].owner);

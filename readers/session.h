@@ -54,6 +54,8 @@ struct perf_session {
 	size_t tracing_data_size;
 	u64 tracing_data_offset;
 	struct workqueue *wq;	/* workers for reading ahead, or NULL (set by the caller) */
+	bool prefault;	/* a large file's pages may be mapped ahead on a thread of their own
+			   (set by a caller with a CPU to spare: readers/prefault.h) */
 	bool swap;	/* opposite-endian file, converted in place on read */
 	struct perf_file_header header;
 	struct evsel *evsels;
@@ -94,6 +96,13 @@ struct event_consumer {
 	 * they are neither queued nor delivered.
 	 */
 	u64 ignores;
+	/*
+	 * Optional: a timed record that deliver() will see soon, ORDERED_PREFETCH_STAGES times
+	 * as it comes closer (stage 0 first), to prefetch what delivering it reads, in steps.
+	 * A hint: it must change nothing.
+	 */
+	void (*prefetch)(struct event_consumer *consumer, const struct perf_event_header *event,
+			 const struct evsel *evsel, int stage);
 };
 
 /* Open and validate. Returns 0, or -1 with error_get() describing the problem. */

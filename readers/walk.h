@@ -17,6 +17,7 @@ struct walk {
 	int error;	/* -1 once error_get() holds a parse error */
 	const char *path;	/* the file of the record being delivered, when not the
 				   session's own (a data directory's data.N); errors name it */
+	struct prefault *prefault;	/* mapping the file ahead, or NULL */
 };
 
 /* Deliver one record (evsel: its attr if already known, else NULL). */
