@@ -40,8 +40,6 @@ static const char *const error_messages[] = {
 };
 
 #define MAX_TIMESTAMP (~0ull)
-/* perf's PERF_ITRACE_DEFAULT_CALLCHAIN_SZ: the frames of a synthesized call chain */
-#define CALLCHAIN_SZ 16
 #define SAMPLE_MASK                                                                           \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |            \
 	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |     \
@@ -99,7 +97,7 @@ struct pt_queue {
 	/* the states one decoding step made, oldest first */
 	struct pt_state *fifo;
 	size_t fifo_head, fifo_cnt, fifo_alloc;
-	u64 chain[1 + CALLCHAIN_SZ + 1];	/* nr, then thread_stack__sample's entries */
+	u64 chain[1 + ITRACE_MAX_CALLCHAIN_SZ + 1];	/* nr, then thread_stack__sample's */
 	/* the samples' record and context: zeroed once, the fields a sample has set for each */
 	struct perf_event_header header;
 	struct event_ctx ctx;
@@ -139,7 +137,8 @@ struct intel_pt {
 	u64 period_ticks;
 	u32 branches_filter;
 	u64 num_events;
-	bool callchain;		/* synthesized samples but branches carry the thread stack */
+	bool callchain;		/* synthesized samples but branches carry the thread stack ... */
+	u32 callchain_sz;	/* ... this many frames of it at most */
 	bool use_thread_stack;
 };
 
@@ -269,9 +268,12 @@ int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 
 		pt->branches_filter |= IP_FLAG_RETURN | IP_FLAG_TRACE_BEGIN;
 	/* intel_pt_process_auxtrace_info: perf report's default is instructions with call
 	 * chains, no branches */
+	pt->callchain = it->opts.callchain;	/* --itrace=g */
+	pt->callchain_sz = it->opts.callchain_sz;
 	if (!it->opts.set && it->opts.default_report) {
 		it->opts.branches = false;
 		pt->callchain = true;
+		pt->callchain_sz = ITRACE_DEFAULT_CALLCHAIN_SZ;
 	}
 	pt->use_thread_stack = pt->callchain || it->opts.thread_stack;
 	synth_events(it, pt);
@@ -848,7 +850,7 @@ static void sample_chain(struct pt_queue *ptq, u64 ip)
 {
 	const struct itrace_stack *ts = &ptq->q->stack;
 	u64 *ips = ptq->chain + 1, context = chain_context(ptq->it, ip), last = context;
-	size_t sz = CALLCHAIN_SZ + 1, i, j;
+	size_t sz = ptq->it->pt->callchain_sz + 1, i, j;
 
 	ips[0] = context;
 	ips[1] = ip;

@@ -55,10 +55,9 @@ static void cs_load(void)
 		cs.open = NULL;
 }
 
-/* perf auxtrace.h: PERF_ITRACE_DEFAULT_PERIOD(_TYPE), the callchain and branch sizes */
+/* perf auxtrace.h: PERF_ITRACE_DEFAULT_PERIOD(_TYPE), the branch stack size */
 #define DEFAULT_PERIOD 100000
 #define PERIOD_NANOSECS 2
-#define MAX_CALLCHAIN_SZ 1024
 #define MAX_LAST_BRANCH_SZ 1024
 
 void itrace_opts__set_default(struct itrace_opts *o, bool no_sample)
@@ -150,7 +149,8 @@ static int parse_period(struct itrace_opts *o, const char **pp, bool *type_set, 
 }
 
 /* a g/G/l/L size: 1..max */
-static int parse_size(const char **pp, unsigned long max)
+/* An optional size after a letter (in *size when given) */
+static int parse_size(const char **pp, unsigned long max, u32 *size)
 {
 	const char *p = skip_separators(*pp);
 	char *end;
@@ -161,7 +161,11 @@ static int parse_size(const char **pp, unsigned long max)
 		return 0;
 	v = strtoul(p, &end, 10);
 	*pp = end;
-	return v && v <= max ? 0 : -1;
+	if (!v || v > max)
+		return -1;
+	if (size)
+		*size = (u32)v;
+	return 0;
 }
 
 int itrace_opts__parse(struct itrace_opts *o, const char *str)
@@ -208,13 +212,19 @@ int itrace_opts__parse(struct itrace_opts *o, const char *str)
 			o->branches = o->returns = true;
 			break;
 		case 'g':
-		case 'G':
-			if (parse_size(&p, MAX_CALLCHAIN_SZ))
+			o->callchain = true;
+			o->callchain_sz = ITRACE_DEFAULT_CALLCHAIN_SZ;
+			if (parse_size(&p, ITRACE_MAX_CALLCHAIN_SZ, &o->callchain_sz))
+				return -1;
+			break;
+		case 'G':	/* call chains added to the recorded events: none here */
+			o->add_callchain = true;
+			if (parse_size(&p, ITRACE_MAX_CALLCHAIN_SZ, NULL))
 				return -1;
 			break;
 		case 'l':
 		case 'L':
-			if (parse_size(&p, MAX_LAST_BRANCH_SZ))
+			if (parse_size(&p, MAX_LAST_BRANCH_SZ, NULL))
 				return -1;
 			break;
 		case 's':

@@ -25,6 +25,9 @@ struct itrace_opts {
 	bool dont_decode;	/* --no-itrace */
 	bool instructions, branches, calls, returns, errors, transactions;
 	bool ptwrites, pwr_events;	/* w, p: Intel PT's */
+	bool callchain;		/* g: synthesized samples carry call chains (Intel PT's) ... */
+	u32 callchain_sz;	/* ... of this many frames at most */
+	bool add_callchain;	/* G: the recorded events' (none here; report's view changes) */
 	u64 period;		/* i: the instruction period */
 	int period_type;	/* 0 instructions, 1 ticks, 2 nanoseconds */
 	u64 initial_skip;	/* s: events to skip first */
@@ -40,6 +43,10 @@ struct itrace_opts {
  * on a string perf refuses ("Bad Instruction Tracing options '%s'").
  */
 int itrace_opts__parse(struct itrace_opts *opts, const char *str);
+
+/* perf's PERF_ITRACE_DEFAULT_CALLCHAIN_SZ and PERF_ITRACE_MAX_CALLCHAIN_SZ */
+#define ITRACE_DEFAULT_CALLCHAIN_SZ 16
+#define ITRACE_MAX_CALLCHAIN_SZ 1024
 /*
  * The default of perf script (no_sample: calls and errors) or perf report (everything);
  * set and dont_decode stay as they are. Commands apply theirs when --itrace was not given.

@@ -730,6 +730,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		/* report__setup_sample_type: the default itrace may synthesize call chains */
 		has_callchain |= perf_session__has_feat(&rep.session, HEADER_AUXTRACE) &&
 				 !rep.session.is_pipe && !rep.itrace_opts.set && !stats;
+		/* and --itrace=g or G does */
+		has_callchain |= rep.itrace_opts.callchain || rep.itrace_opts.add_callchain;
 	}
 	/* perf's report__setup_sample_type: no children without callchains */
 	children &= has_callchain;

@@ -910,8 +910,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 {
 	const struct perf_sample *sample = &ctx->sample;
 	struct evsel *evsel = ctx->evsel;
-	bool callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
-			 sample->callchain;
+	bool callchain;
 	const u64 *chain = NULL;
 	u64 user_at = SAMPLE_FRAMES_NO_USER_AT;
 	u32 nr_frames = 0;
@@ -927,6 +926,15 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		s->check_failed = true;
 		return 1;
 	}
+	/*
+	 * an AUX-trace decoder's event with call chains (--itrace=g, its evsels follow the
+	 * file's): perf's process_attr for it turns call chains on from then on, -G or not
+	 */
+	if ((evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    evsel->idx >= (int)s->session.nr_evsels)
+		s->use_callchain = true;
+	callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+		    sample->callchain;
 	if (!script_keeps_sample(&s->consumer, ctx))
 		return 0;
 	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
