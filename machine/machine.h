@@ -142,10 +142,10 @@ int machine__for_each_thread(struct machine *machine,
 /*
  * How long after its EXIT an exited thread (its maps retired) leaves the table. perf 6.1 keeps
  * it until its tid is reused; but a task's last samples come while its address space is torn
- * down, seconds after the EXIT on a loaded machine (6.8 s seen), never a minute: so memory
- * stays bounded by the threads that exit in a minute of the recording, not by all of them.
+ * down, seconds after the EXIT on a loaded machine (6.8 s seen, the sysw_exit fixture's 3.3 s):
+ * so memory is bounded by the threads that exit in 10 s of the recording, not by all of them.
  */
-#define MACHINE_FORGET_AFTER_NS 60000000000ull
+#define MACHINE_FORGET_AFTER_NS 10000000000ull
 
 /*
  * Side-band records. Return 0, or -1 for a malformed record (error_get() says why).

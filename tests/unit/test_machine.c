@@ -290,19 +290,24 @@ Test(machine, churn_of_named_threads_interns_nothing)
 	}
 	cr_assert_eq(m.strings.count, strings);
 	/*
-	 * exited threads stay, as in perf 6.1, for a minute (of recorded time, 300 threads here);
-	 * their maps are released as they go
+	 * exited threads stay, as in perf 6.1, for MACHINE_FORGET_AFTER_NS of recorded time (a
+	 * tid's FORK and EXIT take a tenth of the retirement delay here); their maps are released
+	 * 2 s after their EXIT
 	 */
-	for (u32 tid = 2750; tid < 2900; tid++) {
-		struct thread *t = machine__find_thread(&m, (s32)tid);
+	{
+		u32 step = 10, kept = (u32)(MACHINE_FORGET_AFTER_NS / (MACHINE_RETIRE_AFTER_NS / step));
 
-		cr_assert_not_null(t);
-		cr_assert(t->exited);
-		cr_assert_null(t->maps, "tid %u", tid);
-		thread__put(t);
+		for (u32 tid = 3000 - kept + 2; tid < 3000 - step - 2; tid++) {
+			struct thread *t = machine__find_thread(&m, (s32)tid);
+
+			cr_assert_not_null(t, "tid %u", tid);
+			cr_assert(t->exited);
+			cr_assert_null(t->maps, "tid %u", tid);
+			thread__put(t);
+		}
+		for (u32 tid = 1000; tid < 3000 - kept - 2; tid++)
+			cr_assert_null(machine__find_thread(&m, (s32)tid), "tid %u", tid);
 	}
-	for (u32 tid = 1000; tid < 2600; tid++)
-		cr_assert_null(machine__find_thread(&m, (s32)tid), "tid %u", tid);
 	machine__exit(&m);
 }
 
@@ -373,9 +378,9 @@ Test(machine, exit_retires_once_the_stream_is_past_it)
 }
 
 /*
- * A minute after its EXIT an exited thread leaves the table (threads that come and go cost
- * memory for a minute of recording, not for all of it); a process leader whose maps its
- * threads still use stays.
+ * MACHINE_FORGET_AFTER_NS after its EXIT an exited thread leaves the table (threads that come
+ * and go cost memory for that much of the recording, not for all of it); a process leader
+ * whose maps its threads still use stays.
  */
 Test(machine, exited_threads_are_forgotten_a_minute_later)
 {
@@ -394,7 +399,7 @@ Test(machine, exited_threads_are_forgotten_a_minute_later)
 	put_task(&m, PERF_RECORD_EXIT, 300, 1, 300, 1, 2 * SEC);
 	put_task(&m, PERF_RECORD_EXIT, 400, 1, 400, 1, 2 * SEC);	/* its thread 401 runs on */
 	tick(&m, 2 * SEC + MACHINE_FORGET_AFTER_NS / 2);
-	t = machine__find_thread(&m, 300);	/* half a minute on: still there */
+	t = machine__find_thread(&m, 300);	/* half the time on: still there */
 	cr_assert_eq(t, held);
 	thread__put(t);
 	tick(&m, 3 * SEC + MACHINE_FORGET_AFTER_NS);
@@ -536,13 +541,16 @@ Test(machine, exited_leader_stays_for_its_threads)
 	thread__put(leader);
 	put_task(&m, PERF_RECORD_EXIT, 100, 100, 102, 102, 4 * SEC + 4 * MACHINE_RETIRE_AFTER_NS);
 	tick(&m, 4 * SEC + 6 * MACHINE_RETIRE_AFTER_NS);
-	for (s32 tid = 100; tid <= 102; tid++) {	/* all retired: the process's maps are gone */
+	for (s32 tid = 101; tid <= 102; tid++) {	/* all retired: the process's maps are gone */
 		struct thread *t = machine__find_thread(&m, tid);
 
 		cr_assert_not_null(t);
 		cr_assert_null(t->maps, "tid %d", tid);
 		thread__put(t);
 	}
+	/* the leader, its maps gone with its last thread, is past the forget delay: forgotten */
+	cr_assert(14 * SEC > MACHINE_FORGET_AFTER_NS);
+	cr_assert_null(machine__find_thread(&m, 100));
 	machine__exit(&m);
 }
 
