@@ -69,13 +69,21 @@ static void register_printk(struct tep_handle *tep, const struct tracing_piece *
 	char *text = piece_text(p), *save = NULL;
 
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':');
+		char *colon = strchr(line, ':'), *fmt;
 		unsigned long long addr = strtoull(line, NULL, 16);
 
 		/* after the colon comes one space, then the format */
 		if (!colon)
 			continue;
-		tep_register_print_string(tep, colon[1] ? colon + 2 : colon + 1, addr);
+		fmt = colon[1] ? colon + 2 : colon + 1;
+		/*
+		 * libtraceevent strips a closing quote and "\n" by looking 3 bytes back from
+		 * the end: a format shorter than that (not even a quoted one) is read before its
+		 * start. Such a line is garbage; it is skipped.
+		 */
+		if (strlen(fmt) < 3)
+			continue;
+		tep_register_print_string(tep, fmt, addr);
 	}
 	free(text);
 }
