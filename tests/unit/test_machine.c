@@ -382,7 +382,7 @@ Test(machine, exit_retires_once_the_stream_is_past_it)
  * and go cost memory for that much of the recording, not for all of it); a process leader
  * whose maps its threads still use stays.
  */
-Test(machine, exited_threads_are_forgotten_a_minute_later)
+Test(machine, exited_threads_are_forgotten_after_the_delay)
 {
 	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
 	struct machine m;
