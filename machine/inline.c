@@ -35,6 +35,7 @@ struct inline_dso {
 	Dwarf *dwarf;	/* NULL: no .debug_line, perf asks nothing */
 	u64 text_offset;	/* .text's sh_addr - sh_offset */
 	struct hashmap nodes;	/* addr -> struct inline_node (cached answers) */
+	struct hashmap lines;	/* addr -> srcline, or no_line (perf's dso->srclines) */
 };
 
 struct inline_node {
@@ -42,6 +43,8 @@ struct inline_node {
 	const char **names;	/* NULL entries: the frame's own symbol */
 	const char **lines;	/* each record's "FILE:LINE", or NULL */
 };
+
+static char no_line[1];	/* a cached "no answer" */
 
 struct inlines {
 	const struct symsrc_config *cfg;
@@ -89,6 +92,10 @@ void inlines__delete(struct inlines *in)
 		for (size_t j = 0; hashmap_next(&id->nodes, &j, &key, &node);)
 			node_free(node);
 		hashmap_exit(&id->nodes);
+		for (size_t j = 0; hashmap_next(&id->lines, &j, &key, &node);)
+			if (node != no_line)
+				free(node);
+		hashmap_exit(&id->lines);
 		if (id->dwarf)
 			dwarf_end(id->dwarf);
 		if (id->elf)
@@ -553,6 +560,7 @@ static struct inline_dso *inline_dso_get(struct inlines *in, struct dso *dso)
 		id = xzalloc(sizeof(*id));
 		id->fd = -1;
 		hashmap_init(&id->nodes);
+		hashmap_init(&id->lines);
 		hashmap_insert(&in->dsos, (u64)(uintptr_t)dso, id);
 		pthread_once(&elf_once, elf_init_once);
 		inline_dso_open(in, id, dso);
@@ -592,10 +600,12 @@ bool inlines__srcline(struct inlines *in, struct dso *dso, u64 addr, char *buf, 
 	GElf_Shdr shdr;
 	GElf_Sym sym;
 	const char *file, *name;
-	char *line = NULL;
+	char *line = hashmap_find(&id->lines, addr);
 
 	if (!id->elf)
 		return false;
+	if (line)	/* asked before */
+		goto out;
 	if (id->dwarf && dwarf_addrdie(id->dwarf, vaddr, &cudie))
 		line = pc_line(&cudie, vaddr);
 	if (!line && elf_find_function(id->elf,
@@ -603,9 +613,10 @@ bool inlines__srcline(struct inlines *in, struct dso *dso, u64 addr, char *buf, 
 								  NULL) ? ".symtab" : ".dynsym",
 				       vaddr, &sym, &name, &file))
 		line = file_line(file ? file : "??", 0);
-	if (!line)
+	hashmap_insert(&id->lines, addr, line ? line : no_line);
+out:
+	if (line == no_line || !line)
 		return false;
 	snprintf(buf, size, "%s", line);
-	free(line);
 	return true;
 }
