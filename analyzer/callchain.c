@@ -146,6 +146,8 @@ struct callchains {
 	char **lines;		/* by frame: its srcline (address and srcline keys), NULL not
 				   made yet, no_line for none */
 	size_t lines_alloc;
+	u64 *unmapped;		/* by chain, a bit: it has a frame without a map */
+	size_t unmapped_alloc;
 };
 
 static char no_line[1];
@@ -170,6 +172,7 @@ void callchains__delete(struct callchains *cc)
 	free(cc->raw);
 	symtab__exit(&cc->inl);
 	free(cc->inlined);
+	free(cc->unmapped);
 	for (size_t i = 0; i < cc->lines_alloc; i++)
 		if (cc->lines[i] != no_line)
 			free(cc->lines[i]);
@@ -260,6 +263,10 @@ static u32 chain_intern(struct callchains *cc, const u32 *ids, u32 len)
 	ARRAY_GROW(cc->chains, cc->chains_alloc, cc->nr_chains + 1);
 	cc->chains[cc->nr_chains] = (struct cc_chain){ .start = (u32)cc->nr_ids, .len = len,
 						       .hash = hash };
+	ARRAY_GROW_ZEROED(cc->unmapped, cc->unmapped_alloc, cc->nr_chains / 64 + 1);
+	for (u32 i = 0; i < len; i++)
+		if (!cc->frames[ids[i]].dso)
+			cc->unmapped[cc->nr_chains / 64] |= 1ull << cc->nr_chains % 64;
 	cc->nr_ids += len;
 	cc->chain_index.slots[j] = (u32)(cc->nr_chains + 1);
 	return (u32)cc->nr_chains++;
@@ -381,6 +388,11 @@ u32 callchains__intern_cached(struct callchains *cc, struct machine *machine,
 	cc->raw[j] = (struct raw_slot){ .lo = h.low64, .hi = h.high64, .chain = id, .used = true };
 	cc->nr_raw++;
 	return id;
+}
+
+bool callchains__unmapped(const struct callchains *cc, u32 chain)
+{
+	return cc->unmapped[chain / 64] >> chain % 64 & 1;
 }
 
 u32 callchains__len(const struct callchains *cc, u32 chain)

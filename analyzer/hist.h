@@ -60,6 +60,7 @@ struct hist_entry {
 	char level;
 	bool filtered;
 	bool merged;	/* folded into an earlier entry by the final collapse */
+	bool unmapped_chain;	/* a sample (proto): its chain has a frame without a map */
 	u32 first_pos;	/* where in its first sample: 0 its own entry, 1 + i its chain's frame i */
 	u64 period;
 	u64 nr_events;
@@ -84,12 +85,26 @@ struct chain_pair {
 	u32 count;
 	bool filtered;
 	bool owns_thread;	/* else it borrows its entry's */
+	char level;	/* of its samples' own address */
 	u64 period;
 	u64 hash;
 	u64 first;		/* its first sample's number */
 	u64 last;		/* its last sample's number */
 	struct thread *thread;	/* its first sample's: perf's entries take the thread and */
 	const struct comm *comm;	/* comm of the first sample that reaches them */
+};
+
+/*
+ * A sample of the children view that reached an entry of an address without a map, which
+ * perf's first tree may fail to find (see replay_entries_in in hist.c).
+ */
+struct hist_wrap_sample {
+	u64 period;
+	struct thread *thread;	/* a reference when owns, else the entry's or pair's */
+	u32 sample : 31;	/* its number (none kept past 2^31 samples) */
+	u32 owns : 1;
+	u32 ref : 31;		/* its chain's pair, or without a chain its own entry */
+	u32 chainless : 1;
 };
 
 struct entry_index {
@@ -120,6 +135,12 @@ struct hists {
 	struct entry_index pair_index;
 	struct entry_contrib *contribs;	/* by entry, once resolved */
 	size_t nr_contribs;
+	struct hist_wrap_sample *wraps;	/* in the order they came */
+	size_t nr_wraps, wraps_alloc;
+	bool wraps_off;		/* too many samples to number them: no replay */
+	u32 *in_order;	/* once resolved, if any wraps: the entries in perf's collapsed tree's
+			   order (what its output tree is fed), else NULL */
+	size_t nr_in_order;
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);

@@ -293,6 +293,8 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		item->chain = callchains__intern_cached(rep->chains, &rep->machine, t, s->callchain,
 							rep->max_stack, rep->cc_param.order, user_at,
 							chain_context(rep, t));
+	item->unmapped_chain = item->chain != CC_NO_CHAIN &&
+			       callchains__unmapped(rep->chains, item->chain);
 	item->filtered = thread_filtered(rep, t);
 	aggregate__commit(&rep->agg);
 	/* now and then, see whether the kernel's symbols came in; wait once too much is held */
@@ -325,7 +327,7 @@ static void finish_sample(void *data, void *p)
 				 .comm_str = item->comm_str, .map = item->map,
 				 .dso = item->dso, .parent = item->parent, .ip = item->addr,
 				 .cpu = item->cpu, .socket = -1, .level = item->level,
-				 .period = item->period };
+				 .unmapped_chain = item->unmapped_chain, .period = item->period };
 
 	machine__resolve_symbol(&rep->machine, &al);
 	he.sym = al.sym;
