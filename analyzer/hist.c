@@ -100,9 +100,11 @@ void hists__exit(struct hists *hists)
 	for (size_t i = 0; i < hists->nr_pairs; i++)
 		if (hists->pairs[i].owns_thread)
 			thread__put(hists->pairs[i].thread);
-	for (size_t i = 0; i < hists->nr_wraps; i++)
-		if (hists->wraps[i].owns)
-			thread__put(hists->wraps[i].thread);
+	for (size_t i = 0; i < hists->nr_wrap_threads; i++)
+		if (hists->wrap_threads[i].owns)
+			thread__put(hists->wrap_threads[i].thread);
+	free(hists->wrap_threads);
+	hashmap_exit(&hists->wrap_thread_ids);
 	free(hists->wraps);
 	free(hists->in_order);
 	free(hists->entries);
@@ -461,6 +463,28 @@ static u64 map_base(const struct map *map)
 	return map && !map->identity ? map->start - map->pgoff : 0;
 }
 
+/*
+ * The index of a wrapping sample's thread: each kept once, with the sample's own reference if
+ * nothing took it, else borrowed (its entry or pair holds one until the run is over).
+ */
+static u32 wrap_thread(struct hists *hists, struct thread *thread, struct hist_entry *proto)
+{
+	void *v = hashmap_find(&hists->wrap_thread_ids, (u64)(uintptr_t)thread);
+	struct hist_wrap_thread *t;
+
+	if (v)
+		return (u32)((uintptr_t)v - 1);
+	ARRAY_GROW(hists->wrap_threads, hists->wrap_threads_alloc, hists->nr_wrap_threads + 1);
+	t = &hists->wrap_threads[hists->nr_wrap_threads++];
+	t->thread = thread;
+	t->owns = thread && proto->thread == thread;
+	if (t->owns)
+		proto->thread = NULL;
+	hashmap_insert(&hists->wrap_thread_ids, (u64)(uintptr_t)thread,
+		       (void *)(uintptr_t)hists->nr_wrap_threads);
+	return (u32)hists->nr_wrap_threads - 1;
+}
+
 void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 {
 	struct thread *thread = proto->thread;
@@ -501,21 +525,19 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 	hists->entries[i].map_last = hists->nr_samples;
 	if (chain != CC_NO_CHAIN)
 		pair = pair_add(hists, (u32)i, chain, proto);
-	if (wraps && hists->nr_samples >= 1u << 31)
+	if (wraps && (hists->nr_samples > UINT32_MAX || sample_period > UINT32_MAX ||
+		      hists->nr_pairs >= 1u << 31 || hists->nr >= 1u << 31)) {
 		hists->wraps_off = true;
+		free(hists->wraps);
+		hists->wraps = NULL;
+		hists->nr_wraps = hists->wraps_alloc = 0;
+	}
 	if (wraps && !hists->wraps_off) {
-		struct hist_wrap_sample *w;
-
 		ARRAY_GROW(hists->wraps, hists->wraps_alloc, hists->nr_wraps + 1);
-		w = &hists->wraps[hists->nr_wraps++];
-		/* the sample's thread: its own reference if nothing took it, else borrowed */
-		*w = (struct hist_wrap_sample){ .period = sample_period, .thread = thread,
-						.sample = (u32)hists->nr_samples,
-						.owns = thread && proto->thread == thread,
-						.ref = pair != UINT32_MAX ? pair : (u32)i,
-						.chainless = pair == UINT32_MAX };
-		if (w->owns)
-			proto->thread = NULL;
+		hists->wraps[hists->nr_wraps++] = (struct hist_wrap_sample){
+			.sample = (u32)hists->nr_samples, .period = (u32)sample_period,
+			.ref = pair != UINT32_MAX ? pair : (u32)i, .chainless = pair == UINT32_MAX,
+			.thread = wrap_thread(hists, thread, proto) };
 	}
 }
 
@@ -739,7 +761,7 @@ static void replay_lookup(struct replay *r, const struct hist_wrap_sample *w, u3
 			r->placed[e] = true;
 		} else {
 			hists->nr++;
-			he->thread = thread__get(w->thread);
+			he->thread = thread__get(hists->wrap_threads[w->thread].thread);
 			he->map = NULL;
 			he->filtered = filtered;
 			he->contrib_nr = 0;
@@ -883,10 +905,10 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 			thread__get(hists->pairs[i].thread);
 		hists->pairs[i].owns_thread = true;
 	}
-	for (size_t i = 0; i < hists->nr_wraps; i++) {
-		if (!hists->wraps[i].owns)
-			thread__get(hists->wraps[i].thread);
-		hists->wraps[i].owns = true;
+	for (size_t i = 0; i < hists->nr_wrap_threads; i++) {
+		if (!hists->wrap_threads[i].owns)
+			thread__get(hists->wrap_threads[i].thread);
+		hists->wrap_threads[i].owns = true;
 	}
 	/* every pair's entries: its own, and in the children view its frames' */
 	for (size_t i = 0; i < hists->nr_pairs; i++)

@@ -12,6 +12,7 @@
 
 #include "analyzer/callchain.h"
 #include "lib/compiler.h"
+#include "lib/hashmap.h"
 #include "machine/machine.h"
 
 enum sort_key {
@@ -96,15 +97,21 @@ struct chain_pair {
 
 /*
  * A sample of the children view that reached an entry of an address without a map, which
- * perf's first tree may fail to find (see replay_entries_in in hist.c).
+ * perf's first tree may fail to find (see replay_entries_in in hist.c). 16 bytes: a busy
+ * system-wide recording has them by the hundred thousand.
  */
 struct hist_wrap_sample {
-	u64 period;
-	struct thread *thread;	/* a reference when owns, else the entry's or pair's */
-	u32 sample : 31;	/* its number (none kept past 2^31 samples) */
-	u32 owns : 1;
-	u32 ref : 31;		/* its chain's pair, or without a chain its own entry */
+	u32 sample;	/* its number (none kept past 2^32 samples) */
+	u32 period;	/* (none kept when one does not fit) */
+	u32 ref : 31;	/* its chain's pair, or without a chain its own entry */
 	u32 chainless : 1;
+	u32 thread;	/* in hists->wrap_threads */
+};
+
+/* A thread of those samples: a reference when owns, else its entry's or pair's. */
+struct hist_wrap_thread {
+	struct thread *thread;
+	bool owns;
 };
 
 struct entry_index {
@@ -137,7 +144,10 @@ struct hists {
 	size_t nr_contribs;
 	struct hist_wrap_sample *wraps;	/* in the order they came */
 	size_t nr_wraps, wraps_alloc;
-	bool wraps_off;		/* too many samples to number them: no replay */
+	bool wraps_off;		/* a number or period too large to keep: no replay */
+	struct hist_wrap_thread *wrap_threads;
+	size_t nr_wrap_threads, wrap_threads_alloc;
+	struct hashmap wrap_thread_ids;	/* thread -> 1 + its index in wrap_threads */
 	u32 *in_order;	/* once resolved, if any wraps: the entries in perf's collapsed tree's
 			   order (what its output tree is fed), else NULL */
 	size_t nr_in_order;
