@@ -116,10 +116,10 @@ struct cc_sym {
 };
 
 /* A raw chain seen before, by its 128-bit hash (context included): its chain id. */
-struct raw_slot {
-	u64 lo, hi;
+struct raw_slot {	/* 16 bytes: 96 bits of the hash; all zero is empty */
+	u64 lo;
+	u32 hi;
 	u32 chain;
-	bool used;
 };
 
 #define RAW_CACHE_MAX (1u << 22)	/* entries before the cache starts over */
@@ -361,9 +361,9 @@ static void raw_grow(struct callchains *cc)
 	for (size_t i = 0; i < old_cap; i++) {
 		size_t j;
 
-		if (!old[i].used)
+		if (!old[i].lo && !old[i].hi)
 			continue;
-		for (j = old[i].lo & (cap - 1); cc->raw[j].used; j = (j + 1) & (cap - 1))
+		for (j = old[i].lo & (cap - 1); cc->raw[j].lo || cc->raw[j].hi; j = (j + 1) & (cap - 1))
 			;
 		cc->raw[j] = old[i];
 	}
@@ -381,12 +381,15 @@ u32 callchains__intern_cached(struct callchains *cc, struct machine *machine,
 
 	if (2 * (cc->nr_raw + 1) > cc->raw_cap)
 		raw_grow(cc);
-	for (j = h.low64 & (cc->raw_cap - 1); cc->raw[j].used; j = (j + 1) & (cc->raw_cap - 1))
-		if (cc->raw[j].lo == h.low64 && cc->raw[j].hi == h.high64)
+	for (j = h.low64 & (cc->raw_cap - 1); cc->raw[j].lo || cc->raw[j].hi;
+	     j = (j + 1) & (cc->raw_cap - 1))
+		if (cc->raw[j].lo == h.low64 && cc->raw[j].hi == (u32)h.high64)
 			return cc->raw[j].chain;
 	id = callchains__intern(cc, machine, thread, chain, max_stack, order, user_at);
-	cc->raw[j] = (struct raw_slot){ .lo = h.low64, .hi = h.high64, .chain = id, .used = true };
-	cc->nr_raw++;
+	if (h.low64 || (u32)h.high64) {	/* (a hash of all zero bits is not kept) */
+		cc->raw[j] = (struct raw_slot){ .lo = h.low64, .hi = (u32)h.high64, .chain = id };
+		cc->nr_raw++;
+	}
 	return id;
 }
 
