@@ -718,7 +718,10 @@ static int find_dir(void *arg, u32 item, u32 node)
 struct replay {
 	struct hists *hists;
 	struct rbtree tree;
+	u64 version;	/* inserts so far: a lookup's answer holds until the next one */
 	bool *placed;	/* by wrapping entry: in the tree already */
+	u64 *seen;	/* by wrapping entry: 1 + the version its last lookup found it at */
+	u32 *found;	/* what that lookup found */
 	const struct replay_key *inserts;
 	size_t nr_inserts, next_insert;
 };
@@ -732,6 +735,7 @@ static void replay_inserts_upto(struct replay *r, u64 first, u32 pos)
 		if (k->first > first || (k->first == first && k->pos >= pos))
 			return;
 		rbtree__insert(&r->tree, k->entry, find_dir, r->hists);
+		r->version++;
 	}
 }
 
@@ -743,6 +747,10 @@ static void replay_lookup(struct replay *r, const struct hist_wrap_sample *w, u3
 	u32 item = e, node;
 
 	replay_inserts_upto(r, w->sample, pos);
+	if (r->seen[e] == r->version + 1) {	/* the tree is as it was then */
+		node = r->found[e];
+		goto count;
+	}
 	if (r->placed[e]) {	/* a new entry like e, made by this sample, if not found */
 		ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
 		item = (u32)hists->nr;
@@ -769,7 +777,12 @@ static void replay_lookup(struct replay *r, const struct hist_wrap_sample *w, u3
 		he->level = level;
 		he->first = w->sample;
 		he->first_pos = pos;
+		r->version++;
+	} else {
+		r->seen[e] = r->version + 1;
+		r->found[e] = node;
 	}
+count:
 	if (!pos) {
 		hists->entries[node].period += w->period;
 		hists->entries[node].nr_events++;
@@ -849,6 +862,8 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	r.inserts = inserts;
 	r.nr_inserts = nr_inserts;
 	r.placed = xcalloc(nr0, sizeof(*r.placed));
+	r.seen = xcalloc(nr0, sizeof(*r.seen));
+	r.found = xmalloc(nr0 * sizeof(*r.found));
 	rbtree__init(&r.tree, nr0);
 	for (size_t i = 0; i < hists->nr_wraps; i++) {
 		const struct hist_wrap_sample *w = &hists->wraps[i];
@@ -880,6 +895,8 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	hists->nr_in_order = nr;
 	rbtree__exit(&r.tree);
 	free(r.placed);
+	free(r.seen);
+	free(r.found);
 	free(inserts);
 	free(wraps);
 }
