@@ -19,6 +19,8 @@ char *xstrndup(const char *s, size_t n);
 void grow_array(void **arr, size_t *alloc, size_t need, size_t elem);
 #define ARRAY_GROW(arr, alloc, need) \
 	grow_array((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+/* grow_array into memory aligned to align (a power of two); copies rather than reallocs */
+void grow_array_aligned(void **arr, size_t *alloc, size_t need, size_t elem, size_t align);
 /* grow_array, the new elements zeroed */
 void grow_array_zeroed(void **arr, size_t *alloc, size_t need, size_t elem);
 #define ARRAY_GROW_ZEROED(arr, alloc, need) \
