@@ -370,29 +370,38 @@ static int report_itrace(struct report *rep, struct event_ctx *ctx)
 }
 
 /*
- * A sample about to be delivered: its thread (table slot, thread, maps) is fetched into the
- * cache in steps while the samples before it are processed. At ten thousand threads and
- * more, these were most of the reading thread's time, each a cache miss waited for.
+ * A sample about to be delivered: its thread (table slot, thread, maps) and the lines of the
+ * search for its ip in those maps are fetched into the cache in steps while the samples before
+ * it are processed. At ten thousand threads, or a million maps, and more, these were most of
+ * the reading thread's time, each a cache miss waited for.
  */
 #define PREFETCH_MIN_THREADS 4096
+#define PREFETCH_MIN_MAPS 65536
 
 static void report_prefetch(struct event_consumer *consumer, const struct perf_event_header *ev,
 			    const struct evsel *evsel, int stage)
 {
 	struct report *rep = container_of(consumer, struct report, consumer);
-	u64 type = evsel ? evsel->attr.sample_type : 0;
+	u64 type = evsel ? evsel->attr.sample_type : 0, ip = 0;
 	size_t word = !!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP);
+	bool user = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+	const u8 *body = (const u8 *)(ev + 1);
 	u32 tid;
 
-	/* a table this small stays in the cache: the hint would only cost (6% of the work) */
-	if (machine__nr_threads(&rep->machine) < PREFETCH_MIN_THREADS)
+	/* a model this small stays in the cache: the hints would only cost (6% of the work) */
+	if (machine__nr_threads(&rep->machine) < PREFETCH_MIN_THREADS &&
+	    map__nr_live() < PREFETCH_MIN_MAPS)
 		return;
 	if (ev->type != PERF_RECORD_SAMPLE || !(type & PERF_SAMPLE_TID) ||
 	    ev->size < sizeof(*ev) + (word + 1) * sizeof(u64))
 		return;
-	/* perf_event.h: { u32 pid, tid; } */
-	memcpy(&tid, (const u8 *)(ev + 1) + word * sizeof(u64) + sizeof(u32), sizeof(tid));
-	machine__prefetch_thread(&rep->machine, (s32)tid, stage);
+	/* perf_event.h: { u64 id; } { u64 ip; } { u32 pid, tid; } */
+	memcpy(&tid, body + word * sizeof(u64) + sizeof(u32), sizeof(tid));
+	if (type & PERF_SAMPLE_IP)
+		memcpy(&ip, body + (word - 1) * sizeof(u64), sizeof(ip));
+	else
+		user = false;
+	machine__prefetch_sample(&rep->machine, (s32)tid, ip, user, stage);
 }
 
 static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx)

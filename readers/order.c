@@ -85,7 +85,7 @@ static void sort_pending(struct ordered_queue *q)
 }
 
 /* entries between two stages of prefetching: a few deliveries cover a cache miss */
-#define PREFETCH_STEP 16
+#define PREFETCH_STEP 4
 
 static int flush_upto(struct ordered_queue *q, u64 limit)
 {
