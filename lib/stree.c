@@ -5,9 +5,10 @@
 
 #include "lib/xalloc.h"
 
-#define LINE_BYTES (STREE_FANOUT * sizeof(u64))
-/* levels above the keys for any size_t count of keys: 8^22 > 2^64 */
-#define MAX_LEVELS 22
+#define LINE_BYTES 64
+#define NODE_BYTES (STREE_FANOUT * sizeof(u64))
+/* levels above the keys for any size_t count of keys: 16^16 = 2^64 */
+#define MAX_LEVELS 16
 
 /*
  * Where the levels above nr keys lie in t->levels: level l (1 the lowest) starts at off[l - 1]
@@ -34,7 +35,7 @@ void stree_exit(struct stree *t)
 
 void stree_keys_grow(u64 **keys, size_t *alloc, size_t need)
 {
-	/* grow_array's sizes are powers of two from 16: whole lines */
+	/* grow_array's sizes are powers of two from 16: whole nodes */
 	grow_array_aligned((void **)keys, alloc, need, sizeof(**keys), LINE_BYTES);
 }
 
@@ -50,7 +51,12 @@ void stree_build(struct stree *t, u64 *keys, size_t nr)
 	size_t off[MAX_LEVELS + 1], depth = stree_layout(nr, off), count = nr;
 	const u64 *below = keys;
 
-	grow_array_aligned((void **)&t->levels, &t->alloc, off[depth], sizeof(u64), LINE_BYTES);
+	/* just the size needed: a build follows every change (no copy), and there are many */
+	if (off[depth] > t->alloc) {
+		free(t->levels);
+		t->levels = xaligned_alloc(LINE_BYTES, off[depth] * sizeof(u64));
+		t->alloc = off[depth];
+	}
 	pad_node(keys, nr);
 	for (size_t l = 1; l <= depth; l++) {
 		u64 *level = t->levels + off[l - 1];
@@ -64,7 +70,7 @@ void stree_build(struct stree *t, u64 *keys, size_t nr)
 	t->nr = nr;
 }
 
-/* How many keys of a node are <= x: branch-free, the node is one line. */
+/* How many keys of a node are <= x: branch-free, the node is two lines. */
 static inline size_t node_rank(const u64 *node, u64 x)
 {
 	size_t rank = 0;
@@ -96,18 +102,25 @@ size_t stree_find(const struct stree *t, const u64 *keys, u64 x)
 	return rank ? node * STREE_FANOUT + rank - 1 : SIZE_MAX;
 }
 
+static inline void prefetch_node(const u64 *node)
+{
+	__builtin_prefetch(node);
+	__builtin_prefetch((const u8 *)node + LINE_BYTES);
+}
+
 size_t stree_prefetch(const struct stree *t, const u64 *keys, u64 x, size_t step)
 {
 	size_t off[MAX_LEVELS + 1], depth, level, node = 0, rank;
 	const u64 *line;
 
+	_Static_assert(NODE_BYTES == 2 * LINE_BYTES, "a node is two lines");
 	if (!t->nr || x == UINT64_MAX)
 		return 0;
 	depth = stree_layout(t->nr, off);
 	for (level = depth; level; level--) {
 		line = t->levels + off[level - 1] + node * STREE_FANOUT;
 		if (step == depth - level) {
-			__builtin_prefetch(line);
+			prefetch_node(line);
 			return depth + 1;
 		}
 		rank = node_rank(line, x);
@@ -116,6 +129,6 @@ size_t stree_prefetch(const struct stree *t, const u64 *keys, u64 x, size_t step
 		node = node * STREE_FANOUT + rank - 1;
 	}
 	if (step == depth)
-		__builtin_prefetch(keys + node * STREE_FANOUT);
+		prefetch_node(keys + node * STREE_FANOUT);
 	return depth + 1;
 }

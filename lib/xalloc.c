@@ -35,6 +35,16 @@ void *xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
+void *xaligned_alloc(size_t align, size_t size)
+{
+	size_t bytes = ALIGN_UP(size ? size : 1, align);
+	void *p = aligned_alloc(align, bytes);
+
+	if (!p)
+		oom(bytes);
+	return p;
+}
+
 void *xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);
@@ -105,7 +115,7 @@ void grow_array(void **arr, size_t *alloc, size_t need, size_t elem)
 
 void grow_array_aligned(void **arr, size_t *alloc, size_t need, size_t elem, size_t align)
 {
-	size_t n, bytes;
+	size_t n;
 	void *p;
 
 	if (need <= *alloc)
@@ -113,10 +123,7 @@ void grow_array_aligned(void **arr, size_t *alloc, size_t need, size_t elem, siz
 	n = grown_size(*alloc, need);
 	if (n > (size_t)-1 / elem)
 		oom((size_t)-1);
-	bytes = ALIGN_UP(n * elem, align);
-	p = aligned_alloc(align, bytes);
-	if (!p)
-		oom(bytes);
+	p = xaligned_alloc(align, n * elem);
 	if (*alloc)
 		memcpy(p, *arr, *alloc * elem);
 	free(*arr);

@@ -10,6 +10,8 @@
 void *xmalloc(size_t size);
 void *xzalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
+/* size bytes (rounded up to a multiple of align, a power of two) aligned to align */
+void *xaligned_alloc(size_t align, size_t size);
 void *xrealloc(void *ptr, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);

@@ -293,7 +293,7 @@ static size_t maps__position(const struct maps *maps, u64 ip)
 /* maps__position, indexing the maps first once lookups since the last change pay for it. */
 static size_t maps__search(struct maps *maps, u64 ip)
 {
-	/* building reads n / 8 lines; a lookup through the index saves several */
+	/* building reads every line of starts; a lookup through the index saves several */
 	if (!maps->index.nr && maps->nr >= MAPS_INDEX_MIN && ++maps->lookups >= maps->nr / 16)
 		stree_build(&maps->index, maps->starts, maps->nr);
 	return maps__position(maps, ip);
@@ -338,26 +338,28 @@ struct map *maps__find(struct maps *maps, u64 ip)
 
 void maps__prefetch(const struct maps *maps, u64 ip, size_t step)
 {
-	size_t lines, i;
+	size_t nodes, i;
 
 	/* only what a lookup reads without changing maps first */
 	if (!maps->nr || maps->nr_sorted != maps->nr || !maps->disjoint)
 		return;
 	if (maps->index.nr) {
-		lines = stree_prefetch(&maps->index, maps->starts, ip, step);
-	} else if (maps->nr <= STREE_FANOUT) {	/* starts: one line */
-		lines = 1;
-		if (!step)
+		nodes = stree_prefetch(&maps->index, maps->starts, ip, step);
+	} else if (maps->nr <= STREE_FANOUT) {	/* starts: one node, two lines */
+		nodes = 1;
+		if (!step) {
 			__builtin_prefetch(maps->starts);
+			__builtin_prefetch(maps->starts + STREE_FANOUT / 2);
+		}
 	} else {
 		return;	/* not indexed yet: the binary search prefetches its own way */
 	}
-	if (step < lines || step > lines + 1)
+	if (step < nodes || step > nodes + 1)
 		return;
 	i = maps__position(maps, ip);
 	if (i == SIZE_MAX)
 		return;
-	if (step == lines) {
+	if (step == nodes) {
 		__builtin_prefetch(&maps->arr[i]);
 	} else {
 		/* a map may straddle two lines */

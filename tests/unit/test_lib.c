@@ -516,8 +516,8 @@ static void stree_against_scan(struct stree *t, u64 **keys, size_t *alloc, size_
 
 Test(stree, finds_the_last_key_at_or_below_as_a_scan_does)
 {
-	static const size_t sizes[] = { 1, 2, 7, 8, 9, 63, 64, 65, 511, 512, 513, 4097, 40000, 3,
-					0, 70000 };
+	static const size_t sizes[] = { 1, 2, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 40000,
+					3, 0, 70000 };
 	struct stree t = { 0 };
 	u64 *keys = NULL;
 	size_t alloc = 0;
