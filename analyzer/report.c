@@ -31,6 +31,7 @@
 #include "machine/inline.h"
 #include "machine/unwind.h"
 #include "readers/evsel_name.h"
+#include "readers/order.h"
 #include "readers/session.h"
 
 static const char *const report_usage = "analyze report [<options>]";
@@ -225,6 +226,31 @@ static void settle_kernel(struct report *rep)
 }
 
 /*
+ * A sample about to be delivered: its thread (table slot, thread, maps) and the lines of the
+ * search for its ip in those maps are fetched into the cache in steps while the samples before
+ * it are processed. At ten thousand threads, or a million maps, and more, these were most of
+ * the reading thread's time, each a cache miss waited for.
+ */
+#define PREFETCH_MIN_THREADS 4096
+#define PREFETCH_MIN_MAPS 65536
+
+/*
+ * Stages 0-2 the thread (table slot, thread, maps), then the lookup of the ip in the maps. A
+ * model this small stays in the cache: the hints would only cost (6% of the work, a call per
+ * stage a sample). The thread's steps pay from many threads, the steps in its maps from many
+ * maps.
+ */
+static void report_prefetch_stages(struct report *rep)
+{
+	if (map__nr_live() >= PREFETCH_MIN_MAPS)
+		rep->consumer.prefetch_stages = ORDERED_PREFETCH_STAGES;
+	else if (machine__nr_threads(&rep->machine) >= PREFETCH_MIN_THREADS)
+		rep->consumer.prefetch_stages = 3;
+	else
+		rep->consumer.prefetch_stages = 0;
+}
+
+/*
  * What needs the model as it is at the sample: its thread, comm and map. The aggregator
  * finishes it (finish_sample).
  */
@@ -247,6 +273,7 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		settle_kernel(rep);
 	item = aggregate__slot(&rep->agg, sizeof(*item));
 
+	report_prefetch_stages(rep);
 	t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
 	if (rep->unwinder && s->callchain &&
 	    !(s->callchain = unwind__callchain(rep->unwinder, &rep->machine, t, s))) {
@@ -369,15 +396,6 @@ static int report_itrace(struct report *rep, struct event_ctx *ctx)
 	}
 }
 
-/*
- * A sample about to be delivered: its thread (table slot, thread, maps) and the lines of the
- * search for its ip in those maps are fetched into the cache in steps while the samples before
- * it are processed. At ten thousand threads, or a million maps, and more, these were most of
- * the reading thread's time, each a cache miss waited for.
- */
-#define PREFETCH_MIN_THREADS 4096
-#define PREFETCH_MIN_MAPS 65536
-
 static void report_prefetch(struct event_consumer *consumer, const struct perf_event_header *ev,
 			    const struct evsel *evsel, int stage)
 {
@@ -388,10 +406,8 @@ static void report_prefetch(struct event_consumer *consumer, const struct perf_e
 	const u8 *body = (const u8 *)(ev + 1);
 	u32 tid;
 
-	/* a model this small stays in the cache: the hints would only cost (6% of the work) */
-	if (machine__nr_threads(&rep->machine) < PREFETCH_MIN_THREADS &&
-	    map__nr_live() < PREFETCH_MIN_MAPS)
-		return;
+	if (stage < 2 && machine__nr_threads(&rep->machine) < PREFETCH_MIN_THREADS)
+		return;	/* many maps, few threads: those are in the cache */
 	if (ev->type != PERF_RECORD_SAMPLE || !(type & PERF_SAMPLE_TID) ||
 	    ev->size < sizeof(*ev) + (word + 1) * sizeof(u64))
 		return;

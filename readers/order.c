@@ -85,7 +85,7 @@ static void sort_pending(struct ordered_queue *q)
 }
 
 /* entries between two stages of prefetching: a few deliveries cover a cache miss */
-#define PREFETCH_STEP 4
+#define PREFETCH_STEP 6
 
 static int flush_upto(struct ordered_queue *q, u64 limit)
 {
@@ -95,9 +95,9 @@ static int flush_upto(struct ordered_queue *q, u64 limit)
 		return 0;
 	sort_pending(q);
 	while (q->head < q->nr && q->entries[q->head].timestamp <= limit) {
-		/* stage s at PREFETCH_STEP * (STAGES - s) entries ahead of the one delivered */
-		for (int stage = 0; q->prefetch && stage < ORDERED_PREFETCH_STAGES; stage++) {
-			size_t ahead = q->head + PREFETCH_STEP * (size_t)(ORDERED_PREFETCH_STAGES - stage);
+		/* stage s at PREFETCH_STEP * (stages - s) entries ahead of the one delivered */
+		for (int stage = 0; q->prefetch && stage < q->prefetch_stages; stage++) {
+			size_t ahead = q->head + PREFETCH_STEP * (size_t)(q->prefetch_stages - stage);
 
 			if (ahead < q->nr)
 				q->prefetch(q->data, &q->entries[ahead], stage);
