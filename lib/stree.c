@@ -75,6 +75,7 @@ static inline size_t node_rank(const u64 *node, u64 x)
 {
 	size_t rank = 0;
 
+#pragma GCC unroll 16
 	for (size_t i = 0; i < STREE_FANOUT; i++)
 		rank += node[i] <= x;
 	return rank;
@@ -108,7 +109,16 @@ static inline void prefetch_node(const u64 *node)
 	__builtin_prefetch((const u8 *)node + LINE_BYTES);
 }
 
-size_t stree_prefetch(const struct stree *t, const u64 *keys, u64 x, size_t step)
+/* Every line of [p, p + size). */
+static void prefetch_range(const void *p, size_t size)
+{
+	for (uintptr_t line = (uintptr_t)p & ~(uintptr_t)(LINE_BYTES - 1);
+	     line < (uintptr_t)p + size; line += LINE_BYTES)
+		__builtin_prefetch((const void *)line);
+}
+
+size_t stree_prefetch(const struct stree *t, const u64 *keys, u64 x, size_t step,
+		      const void *values, size_t value_size)
 {
 	size_t off[MAX_LEVELS + 1], depth, level, node = 0, rank;
 	const u64 *line;
@@ -117,6 +127,8 @@ size_t stree_prefetch(const struct stree *t, const u64 *keys, u64 x, size_t step
 	if (!t->nr || x == UINT64_MAX)
 		return 0;
 	depth = stree_layout(t->nr, off);
+	if (step > depth)
+		return depth + 1;
 	for (level = depth; level; level--) {
 		line = t->levels + off[level - 1] + node * STREE_FANOUT;
 		if (step == depth - level) {
@@ -128,7 +140,9 @@ size_t stree_prefetch(const struct stree *t, const u64 *keys, u64 x, size_t step
 			return depth + 1;
 		node = node * STREE_FANOUT + rank - 1;
 	}
-	if (step == depth)
-		prefetch_node(keys + node * STREE_FANOUT);
+	prefetch_node(keys + node * STREE_FANOUT);
+	if (values)
+		prefetch_range((const u8 *)values + node * STREE_FANOUT * value_size,
+			       MIN(STREE_FANOUT, t->nr - node * STREE_FANOUT) * value_size);
 	return depth + 1;
 }

@@ -39,9 +39,12 @@ size_t stree_find(const struct stree *t, const u64 *keys, u64 x);
 /*
  * Prefetch the node that step `step` of a search for x reads (0: the root; the last step reads
  * the keys), reading the nodes of the steps before it, which calls for the earlier steps a
- * while before should have brought in. Returns how many nodes a search reads: steps from there
- * on prefetch nothing. Changes nothing.
+ * while before should have brought in. values (or NULL) is an array parallel to the keys of
+ * value_size entries: at the last step, the entries of the keys' node are prefetched too.
+ * Returns how many nodes a search reads: steps from there on prefetch nothing. Changes
+ * nothing.
  */
-size_t stree_prefetch(const struct stree *t, const u64 *keys, u64 x, size_t step);
+size_t stree_prefetch(const struct stree *t, const u64 *keys, u64 x, size_t step,
+		      const void *values, size_t value_size);
 
 #endif

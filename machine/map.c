@@ -339,33 +339,35 @@ struct map *maps__find(struct maps *maps, u64 ip)
 void maps__prefetch(const struct maps *maps, u64 ip, size_t step)
 {
 	size_t nodes, i;
+	const struct map *m;
 
 	/* only what a lookup reads without changing maps first */
 	if (!maps->nr || maps->nr_sorted != maps->nr || !maps->disjoint)
 		return;
 	if (maps->index.nr) {
-		nodes = stree_prefetch(&maps->index, maps->starts, ip, step);
-	} else if (maps->nr <= STREE_FANOUT) {	/* starts: one node, two lines */
+		/* with the keys' node, its maps' pointers */
+		nodes = stree_prefetch(&maps->index, maps->starts, ip, step, maps->arr,
+				       sizeof(*maps->arr));
+	} else if (maps->nr <= STREE_FANOUT) {	/* starts and arr: a node each, two lines */
 		nodes = 1;
 		if (!step) {
 			__builtin_prefetch(maps->starts);
 			__builtin_prefetch(maps->starts + STREE_FANOUT / 2);
+			__builtin_prefetch(maps->arr);
+			__builtin_prefetch(maps->arr + STREE_FANOUT / 2);
 		}
 	} else {
 		return;	/* not indexed yet: the binary search prefetches its own way */
 	}
-	if (step < nodes || step > nodes + 1)
+	if (step != nodes)
 		return;
 	i = maps__position(maps, ip);
 	if (i == SIZE_MAX)
 		return;
-	if (step == nodes) {
-		__builtin_prefetch(&maps->arr[i]);
-	} else {
-		/* a map may straddle two lines */
-		__builtin_prefetch(maps->arr[i]);
-		__builtin_prefetch((const char *)maps->arr[i] + sizeof(struct map) - 1);
-	}
+	/* a map may straddle two lines */
+	m = maps->arr[i];
+	__builtin_prefetch(m);
+	__builtin_prefetch((const char *)m + sizeof(*m) - 1);
 }
 
 struct maps *maps__clone(struct maps *src)

@@ -73,9 +73,10 @@ void maps__insert(struct maps *maps, struct map *map);
 struct map *maps__find(struct maps *maps, u64 ip);
 void maps__changed(struct maps *maps);
 /*
- * Prefetch what maps__find(maps, ip) will read, one line per step (0, 1, ... a few deliveries
- * apart), reading the lines of the steps before, which should be in by then. Only a maps
- * that a lookup reads as it is (sorted, indexed or small) is prefetched. Changes nothing.
+ * Prefetch what maps__find(maps, ip) will read, in steps a few deliveries apart (0, 1, ...):
+ * the index's nodes one a step, the last with the map pointers beside its keys, then the map;
+ * each step reads what the steps before fetched. Only a maps that a lookup reads as it is
+ * (sorted, indexed or small) is prefetched. Changes nothing.
  */
 void maps__prefetch(const struct maps *maps, u64 ip, size_t step);
 /* A new maps holding references to every map of src (perf's maps__clone on fork). */

@@ -29,7 +29,7 @@ typedef int (*ordered_deliver_fn)(void *data, struct ordered_entry *entry);
  * table slot, then the object the slot points to...). A hint: it changes nothing.
  */
 typedef void (*ordered_prefetch_fn)(void *data, const struct ordered_entry *entry, int stage);
-#define ORDERED_PREFETCH_STAGES 10
+#define ORDERED_PREFETCH_STAGES 9
 
 struct ordered_queue {
 	struct ordered_entry *entries;	/* pending records are entries[head, nr) */

@@ -504,7 +504,7 @@ static void stree_against_scan(struct stree *t, u64 **keys, size_t *alloc, size_
 			     (unsigned long long)x);
 		/* every step of a prefetch reads only lines a search reads, and says how many */
 		for (size_t step = 0; step < 12; step++) {
-			size_t n = stree_prefetch(t, *keys, x, step);
+			size_t n = stree_prefetch(t, *keys, x, step, *keys, sizeof(**keys));
 
 			cr_assert(step == 0 || n == lines);
 			lines = n;
