@@ -491,6 +491,28 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 		pair_add(hists, (u32)i, chain, proto);
 }
 
+void hists__prefetch(const struct hists *hists, const struct hist_entry *proto, int stage)
+{
+	const struct hist_entry *he;
+	size_t j;
+	u32 slot;
+
+	if (!hists->index.cap)
+		return;
+	j = entry_hash(hists->sort, proto) & (hists->index.cap - 1);
+	if (stage == 0) {
+		__builtin_prefetch(&hists->index.slots[j]);
+		return;
+	}
+	slot = hists->index.slots[j];
+	if (!slot || slot > hists->nr)
+		return;
+	/* the first probe's entry: its hash and keys, then the counts hists__add writes */
+	he = &hists->entries[slot - 1];
+	for (uintptr_t line = (uintptr_t)he & ~(uintptr_t)63; line < (uintptr_t)(he + 1); line += 64)
+		__builtin_prefetch((const void *)line);
+}
+
 /*
  * perf's final collapse (hists__collapse_resort): comms renamed after their entries were made
  * (the first COMM of a thread overrides its ":tid" placeholder) can make two entries equal;

@@ -321,6 +321,7 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 							rep->max_stack, rep->cc_param.order, user_at,
 							chain_context(rep, t));
 	item->filtered = thread_filtered(rep, t);
+	item->resolved = false;
 	aggregate__commit(&rep->agg);
 	/* now and then, see whether the kernel's symbols came in; wait once too much is held */
 	if (rep->agg.hold && !(++rep->nr_held & 1023)) {
@@ -341,6 +342,53 @@ static void put_sample(void *data, void *p)
 	map__put(item->map);
 }
 
+/* On the aggregator: the item's symbol, unless ahead_sample found it already. */
+static void item_resolve(struct report *rep, struct agg_item *item)
+{
+	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,
+				    .addr = item->addr };
+
+	if (item->resolved)
+		return;
+	machine__resolve_symbol(&rep->machine, &al);
+	item->sym = al.sym;
+	item->symtab = al.symtab;
+	item->resolved = true;
+}
+
+/* The histogram entry an item adds to (its symbol resolved). */
+static void item_entry(const struct report *rep, const struct agg_item *item,
+		       struct hist_entry *he)
+{
+	*he = (struct hist_entry){ .thread = item->thread, .comm = item->comm,
+				   .comm_str = item->comm_str, .map = item->map, .dso = item->dso,
+				   .sym = item->sym, .symtab = item->symtab,
+				   .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
+				   .socket = -1, .level = item->level, .period = item->period };
+	if (he->cpu >= 0 && he->cpu < rep->nr_cpus)
+		he->socket = rep->sockets[he->cpu];
+}
+
+/*
+ * On the aggregator, a few samples before finish_sample: the symbol, then the histogram's
+ * index slot and entry for it, fetched while the samples before are added.
+ */
+static void ahead_sample(void *data, void *p, int stage)
+{
+	struct report *rep = data;
+	struct agg_item *item = p;
+	struct hist_entry he;
+
+	if (stage == 0)
+		item_resolve(rep, item);
+	else if (!item->resolved)
+		return;	/* it missed stage 0 (early in its batch): nothing to go by */
+	item_entry(rep, item, &he);
+	hists__prefetch(&rep->hists[item->hists], &he, stage);
+	if (stage == 1 && item->map)
+		__builtin_prefetch(item->map);	/* hists__add reads the entry's map */
+}
+
 /* On the aggregator: the symbol, the dso and symbol filters, the histogram. */
 static void finish_sample(void *data, void *p)
 {
@@ -348,17 +396,12 @@ static void finish_sample(void *data, void *p)
 	struct agg_item *item = p;
 	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,
 				    .addr = item->addr };
-	struct hist_entry he = { .thread = item->thread, .comm = item->comm,
-				 .comm_str = item->comm_str, .map = item->map,
-				 .dso = item->dso, .parent = item->parent, .ip = item->addr,
-				 .cpu = item->cpu, .socket = -1, .level = item->level,
-				 .period = item->period };
+	struct hist_entry he;
 
-	machine__resolve_symbol(&rep->machine, &al);
-	he.sym = al.sym;
-	he.symtab = al.symtab;
-	if (he.cpu >= 0 && he.cpu < rep->nr_cpus)
-		he.socket = rep->sockets[he.cpu];
+	item_resolve(rep, item);
+	item_entry(rep, item, &he);
+	al.sym = item->sym;
+	al.symtab = item->symtab;
 	he.filtered = item->filtered || symbol_filtered(rep, &al);
 	hists__add(&rep->hists[item->hists], &he, item->chain);
 	item->thread = he.thread;	/* what the histogram did not take */
@@ -716,6 +759,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	/* finding parents looks symbols up on this thread: then no aggregator elsewhere */
 	aggregate__init(&rep.agg, sort_list__has(&rep.sort, SORT_PARENT) ? NULL : wq,
 			finish_sample, put_sample, &rep);
+	rep.agg.ahead = ahead_sample;
 	dso_loader__init(&loader, wq, &rep.machine.symsrc);
 	rep.machine.loader = &loader;
 	{
