@@ -293,8 +293,12 @@ static size_t maps__position(const struct maps *maps, u64 ip)
 /* maps__position, indexing the maps first once lookups since the last change pay for it. */
 static size_t maps__search(struct maps *maps, u64 ip)
 {
-	/* building reads every line of starts; a lookup through the index saves several */
-	if (!maps->index.nr && maps->nr >= MAPS_INDEX_MIN && ++maps->lookups >= maps->nr / 16)
+	/*
+	 * Building reads every line of starts, in order (a line a few ns); a lookup through the
+	 * index saves several misses (some hundred ns), more once prefetched (maps__prefetch
+	 * only works on an index): it pays from n / 128 lookups since the last change.
+	 */
+	if (!maps->index.nr && maps->nr >= MAPS_INDEX_MIN && ++maps->lookups >= maps->nr / 128)
 		stree_build(&maps->index, maps->starts, maps->nr);
 	return maps__position(maps, ip);
 }
