@@ -6,7 +6,6 @@
 #include "analyzer/report.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -882,15 +881,6 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		settle_kernel(&rep);
 	aggregate__drain(&rep.agg);
 	callchains__end_run(rep.chains);
-	/*
-	 * The samples are in: without callchains or a trace decoder nothing looks a user address
-	 * up any more, and the maps not held by an entry need not be held through the output
-	 * (at a million maps, a third of the peak memory).
-	 */
-	if (!rep.chains && !rep.itrace) {
-		machine__release_maps(&rep.machine);
-		malloc_trim(0);
-	}
 	if (ret) {
 		ret = 1;
 		fflush(stdout);

@@ -251,18 +251,6 @@ int machine__for_each_thread(struct machine *m, int (*fn)(struct thread *thread,
 	return ret;
 }
 
-void machine__release_maps(struct machine *m)
-{
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct thread *t = m->threads.slots[i] ? ptrtable_at(&m->threads, i) : NULL;
-
-		if (t) {
-			maps__put(t->maps);
-			t->maps = NULL;	/* as retired: a record that maps something starts anew */
-		}
-	}
-}
-
 static void machine__remove_thread(struct machine *m, struct thread *t)
 {
 	if (m->recent[(u32)t->tid % ARRAY_SIZE(m->recent)] == t)

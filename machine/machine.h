@@ -124,12 +124,6 @@ static inline const char *thread__comm_str(const struct thread *thread)
 }
 void thread__put(struct thread *thread);
 
-/*
- * Let go of the processes' maps (the kernel's stay), as retiring every thread would: for when
- * nothing will look a user address up any more. At many maps they are most of the model, and
- * a histogram's entries keep only the maps they were made from.
- */
-void machine__release_maps(struct machine *machine);
 /* How many threads the model holds (exited ones too: they stay until their tid is reused). */
 size_t machine__nr_threads(const struct machine *machine);
 /*

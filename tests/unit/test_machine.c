@@ -307,41 +307,6 @@ Test(machine, threads_share_maps_processes_copy)
 	machine__exit(&m);
 }
 
-/*
- * Released maps: every thread keeps its comm and loses its maps, a map a histogram holds stays
- * valid, and a record that maps something afterwards starts the process's maps anew.
- */
-Test(machine, released_maps_keep_threads_and_held_maps)
-{
-	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
-	struct machine m;
-	struct thread *parent, *thr;
-	struct map *held;
-
-	machine__init(&m, &cfg);
-	put_comm(&m, 100, 100, "server");
-	put_mmap(&m, 100, 0x400000, 0x1000, "/usr/bin/server");
-	put_mmap(&m, 100, 0x500000, 0x1000, "/usr/lib/liba.so");
-	put_fork(&m, 100, 100, 101, 100);
-	parent = machine__findnew_thread(&m, 100, 100);
-	thr = machine__findnew_thread(&m, 100, 101);
-	held = map__get(maps__find(parent->maps, 0x400800));
-	machine__release_maps(&m);
-	cr_assert_null(parent->maps);
-	cr_assert_null(thr->maps);
-	cr_assert_str_eq(thread__comm_str(thr), "server");
-	cr_assert_eq(held->start, 0x400000);
-	cr_assert_str_eq(held->dso->long_name, "/usr/bin/server");
-	put_mmap(&m, 100, 0x600000, 0x1000, "/usr/lib/libb.so");
-	cr_assert_not_null(parent->maps);
-	cr_assert_not_null(maps__find(parent->maps, 0x600800));
-	cr_assert_null(maps__find(parent->maps, 0x400800));
-	map__put(held);
-	thread__put(parent);
-	thread__put(thr);
-	machine__exit(&m);
-}
-
 Test(machine, unknown_thread_has_tid_comm_and_idle_is_swapper)
 {
 	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
