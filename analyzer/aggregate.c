@@ -11,7 +11,7 @@
 #include "lib/xalloc.h"
 
 #define BATCH_BYTES (80 << 10)	/* report: 1024 samples */
-#define MAX_PENDING 32		/* batches waiting before the reading thread waits for them */
+#define MAX_PENDING 16		/* batches waiting before the reading thread waits for them */
 #define MAX_HELD 48		/* batches held before the reading thread should wait */
 #define ITEM_HEADER 8		/* the size word before each item: items stay 8-aligned */
 
