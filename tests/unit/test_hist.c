@@ -78,7 +78,7 @@ Test(hist, adds_after_printing_find_their_entries)
 {
 	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
 	struct hists_print_opts opts = { 0 };
-	struct sort_list sort;
+	struct sort_list sort = { 0 };
 	struct machine m;
 	struct hists hists;
 	struct thread *t;
