@@ -39,6 +39,7 @@ struct agg_item {
 	char level;
 	bool filtered;
 	bool deferred;		/* not resolved yet: addr is the sample's ip (see hold) */
+	bool unmapped_chain;	/* chain has a frame without a map (callchains__unmapped) */
 	bool resolved;		/* sym and symtab are (on the aggregator) */
 };
 

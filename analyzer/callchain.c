@@ -116,10 +116,10 @@ struct cc_sym {
 };
 
 /* A raw chain seen before, by its 128-bit hash (context included): its chain id. */
-struct raw_slot {
-	u64 lo, hi;
+struct raw_slot {	/* 16 bytes: 96 bits of the hash; all zero is empty */
+	u64 lo;
+	u32 hi;
 	u32 chain;
-	bool used;
 };
 
 #define RAW_CACHE_MAX (1u << 22)	/* entries before the cache starts over */
@@ -146,6 +146,8 @@ struct callchains {
 	char **lines;		/* by frame: its srcline (address and srcline keys), NULL not
 				   made yet, no_line for none */
 	size_t lines_alloc;
+	u64 *unmapped;		/* by chain, a bit: it has a frame without a map */
+	size_t unmapped_alloc;
 };
 
 static char no_line[1];
@@ -170,6 +172,7 @@ void callchains__delete(struct callchains *cc)
 	free(cc->raw);
 	symtab__exit(&cc->inl);
 	free(cc->inlined);
+	free(cc->unmapped);
 	for (size_t i = 0; i < cc->lines_alloc; i++)
 		if (cc->lines[i] != no_line)
 			free(cc->lines[i]);
@@ -260,6 +263,10 @@ static u32 chain_intern(struct callchains *cc, const u32 *ids, u32 len)
 	ARRAY_GROW(cc->chains, cc->chains_alloc, cc->nr_chains + 1);
 	cc->chains[cc->nr_chains] = (struct cc_chain){ .start = (u32)cc->nr_ids, .len = len,
 						       .hash = hash };
+	ARRAY_GROW_ZEROED(cc->unmapped, cc->unmapped_alloc, cc->nr_chains / 64 + 1);
+	for (u32 i = 0; i < len; i++)
+		if (!cc->frames[ids[i]].dso)
+			cc->unmapped[cc->nr_chains / 64] |= 1ull << cc->nr_chains % 64;
 	cc->nr_ids += len;
 	cc->chain_index.slots[j] = (u32)(cc->nr_chains + 1);
 	return (u32)cc->nr_chains++;
@@ -354,9 +361,9 @@ static void raw_grow(struct callchains *cc)
 	for (size_t i = 0; i < old_cap; i++) {
 		size_t j;
 
-		if (!old[i].used)
+		if (!old[i].lo && !old[i].hi)
 			continue;
-		for (j = old[i].lo & (cap - 1); cc->raw[j].used; j = (j + 1) & (cap - 1))
+		for (j = old[i].lo & (cap - 1); cc->raw[j].lo || cc->raw[j].hi; j = (j + 1) & (cap - 1))
 			;
 		cc->raw[j] = old[i];
 	}
@@ -374,13 +381,21 @@ u32 callchains__intern_cached(struct callchains *cc, struct machine *machine,
 
 	if (2 * (cc->nr_raw + 1) > cc->raw_cap)
 		raw_grow(cc);
-	for (j = h.low64 & (cc->raw_cap - 1); cc->raw[j].used; j = (j + 1) & (cc->raw_cap - 1))
-		if (cc->raw[j].lo == h.low64 && cc->raw[j].hi == h.high64)
+	for (j = h.low64 & (cc->raw_cap - 1); cc->raw[j].lo || cc->raw[j].hi;
+	     j = (j + 1) & (cc->raw_cap - 1))
+		if (cc->raw[j].lo == h.low64 && cc->raw[j].hi == (u32)h.high64)
 			return cc->raw[j].chain;
 	id = callchains__intern(cc, machine, thread, chain, max_stack, order, user_at);
-	cc->raw[j] = (struct raw_slot){ .lo = h.low64, .hi = h.high64, .chain = id, .used = true };
-	cc->nr_raw++;
+	if (h.low64 || (u32)h.high64) {	/* (a hash of all zero bits is not kept) */
+		cc->raw[j] = (struct raw_slot){ .lo = h.low64, .hi = (u32)h.high64, .chain = id };
+		cc->nr_raw++;
+	}
 	return id;
+}
+
+bool callchains__unmapped(const struct callchains *cc, u32 chain)
+{
+	return cc->unmapped[chain / 64] >> chain % 64 & 1;
 }
 
 u32 callchains__len(const struct callchains *cc, u32 chain)

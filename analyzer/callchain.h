@@ -94,6 +94,8 @@ u32 callchains__intern_frames(struct callchains *cc, const struct cc_frame *fram
 void callchains__end_run(struct callchains *cc);
 
 u32 callchains__len(const struct callchains *cc, u32 chain);
+/* Whether a frame of the chain has no map (where perf's comparisons of entries wrap). */
+bool callchains__unmapped(const struct callchains *cc, u32 chain);
 /* The frame ids of a chain, in cursor order. */
 const u32 *callchains__frame_ids(const struct callchains *cc, u32 chain);
 const struct cc_frame *callchains__frame(const struct callchains *cc, u32 frame);

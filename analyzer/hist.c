@@ -100,6 +100,13 @@ void hists__exit(struct hists *hists)
 	for (size_t i = 0; i < hists->nr_pairs; i++)
 		if (hists->pairs[i].owns_thread)
 			thread__put(hists->pairs[i].thread);
+	for (size_t i = 0; i < hists->nr_wrap_threads; i++)
+		if (hists->wrap_threads[i].owns)
+			thread__put(hists->wrap_threads[i].thread);
+	free(hists->wrap_threads);
+	hashmap_exit(&hists->wrap_thread_ids);
+	free(hists->wraps);
+	free(hists->in_order);
 	free(hists->entries);
 	free(hists->index.slots);
 	free(hists->pairs);
@@ -373,7 +380,7 @@ static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
  * The pairs index: open addressing over pair numbers (+1), as the entry index. A sample's
  * chain is counted once per entry, chain and filter state.
  */
-static void pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry *proto)
+static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry *proto)
 {
 	bool filtered = proto->filtered;
 	u64 period = proto->period;
@@ -403,14 +410,14 @@ static void pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entr
 			p->period += period;
 			p->count++;
 			p->last = hists->nr_samples;
-			return;
+			return x->slots[j] - 1;
 		}
 	}
 	ARRAY_GROW(hists->pairs, hists->pairs_alloc, hists->nr_pairs + 1);
 	p = &hists->pairs[hists->nr_pairs];
 	*p = (struct chain_pair){ .entry = entry, .chain = chain, .count = 1, .filtered = filtered,
 				  .period = period, .hash = hash, .first = hists->nr_samples,
-				  .last = hists->nr_samples,
+				  .last = hists->nr_samples, .level = proto->level,
 				  .thread = hists->entries[entry].thread, .comm = proto->comm };
 	/* the sample's thread: the entry's (borrowed), or the reference the sample holds */
 	if (proto->thread && proto->thread != p->thread) {
@@ -419,6 +426,7 @@ static void pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entr
 		proto->thread = NULL;
 	}
 	x->slots[j] = (u32)++hists->nr_pairs;
+	return (u32)hists->nr_pairs - 1;
 }
 
 /*
@@ -458,8 +466,36 @@ static u64 map_base(const struct map *map)
 	return map && !map->identity ? map->start - map->pgoff : 0;
 }
 
+/*
+ * The index of a wrapping sample's thread: each kept once, with the sample's own reference if
+ * nothing took it, else borrowed (its entry or pair holds one until the run is over).
+ */
+static u32 wrap_thread(struct hists *hists, struct thread *thread, struct hist_entry *proto)
+{
+	void *v = hashmap_find(&hists->wrap_thread_ids, (u64)(uintptr_t)thread);
+	struct hist_wrap_thread *t;
+
+	if (v)
+		return (u32)((uintptr_t)v - 1);
+	ARRAY_GROW(hists->wrap_threads, hists->wrap_threads_alloc, hists->nr_wrap_threads + 1);
+	t = &hists->wrap_threads[hists->nr_wrap_threads++];
+	t->thread = thread;
+	t->owns = thread && proto->thread == thread;
+	if (t->owns)
+		proto->thread = NULL;
+	hashmap_insert(&hists->wrap_thread_ids, (u64)(uintptr_t)thread,
+		       (void *)(uintptr_t)hists->nr_wrap_threads);
+	return (u32)hists->nr_wrap_threads - 1;
+}
+
 void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 {
+	struct thread *thread = proto->thread;
+	u64 sample_period = proto->period;
+	/* in the children view, entries of addresses without a map: see replay_entries_in */
+	bool wraps = hists->cumulate && ((!proto->dso && !proto->sym) ||
+					 (chain != CC_NO_CHAIN && proto->unmapped_chain));
+	u32 pair = UINT32_MAX;
 	size_t i;
 
 	hists->nr_samples++;
@@ -491,7 +527,21 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 	hists->entries[i].map_base = map_base(hists->entries[i].map);
 	hists->entries[i].map_last = hists->nr_samples;
 	if (chain != CC_NO_CHAIN)
-		pair_add(hists, (u32)i, chain, proto);
+		pair = pair_add(hists, (u32)i, chain, proto);
+	if (wraps && (hists->nr_samples > UINT32_MAX || sample_period > UINT32_MAX ||
+		      hists->nr_pairs >= 1u << 31 || hists->nr >= 1u << 31)) {
+		hists->wraps_off = true;
+		free(hists->wraps);
+		hists->wraps = NULL;
+		hists->nr_wraps = hists->wraps_alloc = 0;
+	}
+	if (wraps && !hists->wraps_off) {
+		ARRAY_GROW(hists->wraps, hists->wraps_alloc, hists->nr_wraps + 1);
+		hists->wraps[hists->nr_wraps++] = (struct hist_wrap_sample){
+			.sample = (u32)hists->nr_samples, .period = (u32)sample_period,
+			.ref = pair != UINT32_MAX ? pair : (u32)i, .chainless = pair == UINT32_MAX,
+			.thread = wrap_thread(hists, thread, proto) };
+	}
 }
 
 void hists__prefetch(const struct hists *hists, const struct hist_entry *proto, int stage)
@@ -571,19 +621,22 @@ static u32 final_entry(const struct hists *hists, u32 e)
  * perf's entry keeps the thread, comm and filter state of the first sample that reached it
  * (a frame's entry is filtered as the sample is, by the sample's dso and symbol: perf's
  * fill_callchain_info keeps al->filtered): if the pair's first sample came before the entry's
- * first, the entry takes them. pos: where in the sample
+ * first, the entry takes them (and a frame's level). pos: where in the sample
  * (perf adds a sample's own entry, then its frames' in chain order), which orders the
  * entries as perf first inserted them.
  */
-static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 pos, u64 ip)
+static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 pos, u64 ip,
+		  char level)
 {
 	struct hist_entry *he = &hists->entries[e];
 
 	if (p->first > he->first || (p->first == he->first && pos >= he->first_pos))
 		return;
 	he->first_pos = pos;
-	if (pos)	/* made by a frame: perf's entry has the frame's address */
+	if (pos) {	/* made by a frame: perf's entry has the frame's address and level */
 		he->ip = ip;
+		he->level = level;
+	}
 	if (p->first == he->first)
 		return;
 	he->first = p->first;
@@ -607,10 +660,10 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 {
 	u32 len = callchains__len(cc->chains, p->chain);
 	const u32 *ids = callchains__frame_ids(cc->chains, p->chain);
-	char level = hists->entries[p->entry].level;
+	char level = p->level;
 
 	made[0] = final_entry(hists, p->entry);
-	claim(hists, made[0], p, 0, 0);
+	claim(hists, made[0], p, 0, 0, 0);
 	for (u32 i = 0; i < len; i++) {
 		const struct cc_frame *f = callchains__frame(cc->chains, ids[i]);
 		const struct hist_entry *self = &hists->entries[p->entry];	/* entries move */
@@ -635,7 +688,7 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 		x = entry_findnew(hists, &proto, &created);
 		if (!created)
 			thread__put(proto.thread);
-		claim(hists, (u32)x, p, 1 + i, f->ip);
+		claim(hists, (u32)x, p, 1 + i, f->ip, level);
 		hists->entries[x].period_acc += p->period;
 		if (p->last >= hists->entries[x].map_last) {	/* perf's entry takes its map */
 			hists->entries[x].map_base = f->ip - f->addr;
@@ -645,9 +698,239 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 	}
 }
 
+/*
+ * perf finds a sample's entries in its first tree (entries_in) by hist_entry__cmp, which
+ * compares two addresses without a map by their difference as a signed number: around the
+ * address space's halfway point (garbage frames of a frame-pointer chain) that order is not
+ * transitive, so once rotations have moved such an entry, a later lookup of it can end at a
+ * leaf and make a second entry with the same keys, with that sample's thread and level; the
+ * collapse then merges them in the tree's order, the one walked first absorbing the other
+ * (and keeping its own thread, level and callchain depth). Every other key is found where
+ * it is: its comparisons with the unmapped ones are decided by comm or dso, consistently.
+ *
+ * So the samples that reached an entry without a map are kept (hists->wraps), and perf's
+ * tree is rebuilt here: the other entries inserted when their first sample came, those
+ * samples' lookups made in turn, each one found or inserted as perf's would be; then the
+ * collapse. The entries without a map get their periods and depths again, from the lookups
+ * that found them. hists->in_order is what perf's output tree is fed, in order.
+ */
+struct replay_key {
+	u64 first;
+	u32 pos, entry;
+};
+
+static int replay_key_cmp(const void *pa, const void *pb)
+{
+	const struct replay_key *a = pa, *b = pb;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* perf's hist_entry__cmp(node, item): item goes left when < 0; 0 is the same entry */
+static int find_dir(void *arg, u32 item, u32 node)
+{
+	const struct hists *hists = arg;
+
+	for (int i = 0; i < hists->sort->nr; i++) {
+		s64 d = key_cmp(hists->sort->keys[i], &hists->entries[node], &hists->entries[item]);
+
+		if (d)
+			return d < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+struct replay {
+	struct hists *hists;
+	struct rbtree tree;
+	u64 version;	/* inserts so far: a lookup's answer holds until the next one */
+	bool *placed;	/* by wrapping entry: in the tree already */
+	u64 *seen;	/* by wrapping entry: 1 + the version its last lookup found it at */
+	u32 *found;	/* what that lookup found */
+	const struct replay_key *inserts;
+	size_t nr_inserts, next_insert;
+};
+
+/* The other entries whose first sample came before (first, pos) go in. */
+static void replay_inserts_upto(struct replay *r, u64 first, u32 pos)
+{
+	for (; r->next_insert < r->nr_inserts; r->next_insert++) {
+		const struct replay_key *k = &r->inserts[r->next_insert];
+
+		if (k->first > first || (k->first == first && k->pos >= pos))
+			return;
+		rbtree__insert(&r->tree, k->entry, find_dir, r->hists);
+		r->version++;
+	}
+}
+
+/* One lookup of the wrapping entry e by sample w at pos: found, or a new entry inserted. */
+static void replay_lookup(struct replay *r, const struct hist_wrap_sample *w, u32 e, u32 pos,
+			  char level, bool filtered, u32 depth)
+{
+	struct hists *hists = r->hists;
+	u32 item = e, node;
+
+	replay_inserts_upto(r, w->sample, pos);
+	if (r->seen[e] == r->version + 1) {	/* the tree is as it was then */
+		node = r->found[e];
+		goto count;
+	}
+	if (r->placed[e]) {	/* a new entry like e, made by this sample, if not found */
+		ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
+		item = (u32)hists->nr;
+		hists->entries[item] = hists->entries[e];
+		hists->entries[item].period = hists->entries[item].period_acc = 0;
+		hists->entries[item].nr_events = 0;
+		hists->entries[item].max_depth = 0;
+		rbtree__reserve(&r->tree, hists->nr + 1);
+	}
+	node = rbtree__insert(&r->tree, item, find_dir, hists);
+	if (node == RBTREE_NONE) {
+		struct hist_entry *he = &hists->entries[item];
+
+		node = item;
+		if (item == e) {
+			r->placed[e] = true;
+		} else {
+			hists->nr++;
+			he->thread = thread__get(hists->wrap_threads[w->thread].thread);
+			he->map = NULL;
+			he->filtered = filtered;
+			he->contrib_nr = 0;
+		}
+		he->level = level;
+		he->first = w->sample;
+		he->first_pos = pos;
+		r->version++;
+	} else {
+		r->seen[e] = r->version + 1;
+		r->found[e] = node;
+	}
+count:
+	if (!pos) {
+		hists->entries[node].period += w->period;
+		hists->entries[node].nr_events++;
+	}
+	hists->entries[node].period_acc += w->period;
+	hists->entries[node].max_depth = MAX(hists->entries[node].max_depth, depth);
+}
+
+/*
+ * perf's collapse: the entries in the first tree's order, each merged into one found equal.
+ * order becomes what is left, in the collapsed tree's order: how many.
+ */
+static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr)
+{
+	t->root = RBTREE_NONE;
+	for (size_t i = 0; i < nr; i++) {
+		u32 found = rbtree__insert(t, order[i], find_dir, hists);
+		struct hist_entry *he = &hists->entries[order[i]], *into;
+
+		if (found == RBTREE_NONE)
+			continue;
+		into = &hists->entries[found];
+		into->period += he->period;
+		into->period_acc += he->period_acc;
+		into->nr_events += he->nr_events;
+		if (!into->contrib_nr) {	/* the call graph goes with the entry (one has it) */
+			into->contrib_first = he->contrib_first;
+			into->contrib_nr = he->contrib_nr;
+		}
+		he->merged = true;
+		he->merged_into = found;
+	}
+	return rbtree__walk(t, order);
+}
+
+static void replay_entries_in(struct hists *hists, const struct hists_callchain *cc,
+			      const u32 *made, const u32 *made_at)
+{
+	size_t nr0 = hists->nr, nr_inserts = 0, nr;
+	struct replay r = { .hists = hists };
+	struct replay_key *inserts;
+	bool *wraps, any = false;
+	u32 *order;
+
+	/*
+	 * Only with dso before symbol: else unresolved addresses of every dso compare by
+	 * address alone, and the lookups of other entries can fail as well (README).
+	 */
+	for (int i = 0; i < hists->sort->nr && hists->sort->keys[i] != SORT_DSO; i++)
+		if (hists->sort->keys[i] == SORT_SYM || hists->sort->keys[i] == SORT_IPC_NULL)
+			return;
+	wraps = xcalloc(nr0 ? nr0 : 1, sizeof(*wraps));
+	for (size_t e = 0; e < nr0; e++) {
+		struct hist_entry *he = &hists->entries[e];
+
+		wraps[e] = !he->merged && !he->dso && !he->sym;
+		any |= wraps[e];
+	}
+	if (!any) {
+		free(wraps);
+		return;
+	}
+	inserts = xmalloc(nr0 * sizeof(*inserts));
+	for (size_t e = 0; e < nr0; e++) {
+		struct hist_entry *he = &hists->entries[e];
+
+		if (he->merged)
+			continue;
+		if (!wraps[e]) {
+			inserts[nr_inserts++] = (struct replay_key){ he->first, he->first_pos, (u32)e };
+			continue;
+		}
+		he->period = he->period_acc = he->nr_events = 0;	/* counted again */
+		he->max_depth = 0;
+	}
+	qsort(inserts, nr_inserts, sizeof(*inserts), replay_key_cmp);
+	r.inserts = inserts;
+	r.nr_inserts = nr_inserts;
+	r.placed = xcalloc(nr0, sizeof(*r.placed));
+	r.seen = xcalloc(nr0, sizeof(*r.seen));
+	r.found = xmalloc(nr0 * sizeof(*r.found));
+	rbtree__init(&r.tree, nr0);
+	for (size_t i = 0; i < hists->nr_wraps; i++) {
+		const struct hist_wrap_sample *w = &hists->wraps[i];
+		const struct chain_pair *p = w->chainless ? NULL : &hists->pairs[w->ref];
+		u32 self = final_entry(hists, p ? p->entry : w->ref);
+		char level = p ? p->level : hists->entries[self].level;
+		bool filtered = p ? p->filtered : hists->entries[self].filtered;
+		u32 len = p ? callchains__len(cc->chains, p->chain) : 0;
+		const u32 *ids = p ? callchains__frame_ids(cc->chains, p->chain) : NULL;
+
+		if (wraps[self])
+			replay_lookup(&r, w, self, 0, level, filtered, len);
+		for (u32 k = 0; k < len; k++) {
+			const struct cc_frame *f = callchains__frame(cc->chains, ids[k]);
+			u32 e = made[made_at[w->ref] + 1 + k];
+
+			if (f->level)	/* as cumulate_pair */
+				level = f->level;
+			if (e != NO_ENTRY && wraps[e])
+				replay_lookup(&r, w, e, 1 + k, level, filtered, len - k);
+		}
+	}
+	replay_inserts_upto(&r, UINT64_MAX, UINT32_MAX);
+	order = xmalloc(hists->nr * sizeof(*order));
+	nr = rbtree__walk(&r.tree, order);
+	if (sort_list__has(hists->sort, SORT_COMM))	/* perf collapses only then */
+		nr = replay_collapse(hists, &r.tree, order, nr);
+	hists->in_order = order;
+	hists->nr_in_order = nr;
+	rbtree__exit(&r.tree);
+	free(r.placed);
+	free(r.seen);
+	free(r.found);
+	free(inserts);
+	free(wraps);
+}
+
 void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
 {
-	u32 *made = NULL, *next;
+	u32 *made = NULL, *made_at, *next;
 	size_t nr_made = 0, nr = 0;
 
 	hists__collapse(hists);
@@ -660,11 +943,16 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		for (size_t i = 0; i < hists->nr_pairs; i++)
 			hists->pairs[i].chain = callchains__inline(cc->chains, cc->machine, cc->inlines,
 								   hists->pairs[i].chain, cc->order);
-	/* entries may change threads now: the pairs hold their own */
+	/* entries may change threads now: the pairs and wrapping samples hold their own */
 	for (size_t i = 0; i < hists->nr_pairs; i++) {
 		if (!hists->pairs[i].owns_thread)
 			thread__get(hists->pairs[i].thread);
 		hists->pairs[i].owns_thread = true;
+	}
+	for (size_t i = 0; i < hists->nr_wrap_threads; i++) {
+		if (!hists->wrap_threads[i].owns)
+			thread__get(hists->wrap_threads[i].thread);
+		hists->wrap_threads[i].owns = true;
 	}
 	/* every pair's entries: its own, and in the children view its frames' */
 	for (size_t i = 0; i < hists->nr_pairs; i++)
@@ -702,9 +990,12 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	}
 	hists->contribs = xmalloc((nr ? nr : 1) * sizeof(*hists->contribs));
 	hists->nr_contribs = nr;
+	made_at = hists->nr_wraps ? xmalloc(hists->nr_pairs * sizeof(*made_at)) : NULL;
 	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
 		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0;
 
+		if (made_at)
+			made_at[i] = (u32)m;
 		for (u32 k = 0; k <= len; k++)
 			if (made[m + k] != NO_ENTRY)
 				hists->contribs[next[made[m + k]]++] =
@@ -712,6 +1003,9 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		m += 1 + len;
 	}
 	free(next);
+	if (made_at && !hists->wraps_off)
+		replay_entries_in(hists, cc, made, made_at);
+	free(made_at);
 	free(made);
 }
 
@@ -821,14 +1115,19 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 	struct rbtree t;
 	size_t nr = 0;
 
-	for (size_t i = 0; i < hists->nr; i++)
-		if (!hists->entries[i].merged)
-			order[nr++] = (u32)i;
-	qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
 	rbtree__init(&t, hists->nr);
-	order_through(&t, order, nr, order_in, &c);
-	if (sort_list__has(hists->sort, SORT_COMM))
+	if (hists->in_order) {	/* perf's first trees rebuilt already (replay_entries_in) */
+		nr = hists->nr_in_order;
+		memcpy(order, hists->in_order, nr * sizeof(*order));
+	} else {
+		for (size_t i = 0; i < hists->nr; i++)
+			if (!hists->entries[i].merged)
+				order[nr++] = (u32)i;
+		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
 		order_through(&t, order, nr, order_in, &c);
+		if (sort_list__has(hists->sort, SORT_COMM))
+			order_through(&t, order, nr, order_in, &c);
+	}
 	order_through(&t, order, nr, order_out, &c);
 	rbtree__exit(&t);
 	return nr;

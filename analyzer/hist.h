@@ -12,6 +12,7 @@
 
 #include "analyzer/callchain.h"
 #include "lib/compiler.h"
+#include "lib/hashmap.h"
 #include "machine/machine.h"
 
 enum sort_key {
@@ -60,6 +61,7 @@ struct hist_entry {
 	char level;
 	bool filtered;
 	bool merged;	/* folded into an earlier entry by the final collapse */
+	bool unmapped_chain;	/* a sample (proto): its chain has a frame without a map */
 	u32 first_pos;	/* where in its first sample: 0 its own entry, 1 + i its chain's frame i */
 	u64 period;
 	u64 nr_events;
@@ -84,12 +86,32 @@ struct chain_pair {
 	u32 count;
 	bool filtered;
 	bool owns_thread;	/* else it borrows its entry's */
+	char level;	/* of its samples' own address */
 	u64 period;
 	u64 hash;
 	u64 first;		/* its first sample's number */
 	u64 last;		/* its last sample's number */
 	struct thread *thread;	/* its first sample's: perf's entries take the thread and */
 	const struct comm *comm;	/* comm of the first sample that reaches them */
+};
+
+/*
+ * A sample of the children view that reached an entry of an address without a map, which
+ * perf's first tree may fail to find (see replay_entries_in in hist.c). 16 bytes: a busy
+ * system-wide recording has them by the hundred thousand.
+ */
+struct hist_wrap_sample {
+	u32 sample;	/* its number (none kept past 2^32 samples) */
+	u32 period;	/* (none kept when one does not fit) */
+	u32 ref : 31;	/* its chain's pair, or without a chain its own entry */
+	u32 chainless : 1;
+	u32 thread;	/* in hists->wrap_threads */
+};
+
+/* A thread of those samples: a reference when owns, else its entry's or pair's. */
+struct hist_wrap_thread {
+	struct thread *thread;
+	bool owns;
 };
 
 struct entry_index {
@@ -120,6 +142,15 @@ struct hists {
 	struct entry_index pair_index;
 	struct entry_contrib *contribs;	/* by entry, once resolved */
 	size_t nr_contribs;
+	struct hist_wrap_sample *wraps;	/* in the order they came */
+	size_t nr_wraps, wraps_alloc;
+	bool wraps_off;		/* a number or period too large to keep: no replay */
+	struct hist_wrap_thread *wrap_threads;
+	size_t nr_wrap_threads, wrap_threads_alloc;
+	struct hashmap wrap_thread_ids;	/* thread -> 1 + its index in wrap_threads */
+	u32 *in_order;	/* once resolved, if any wraps: the entries in perf's collapsed tree's
+			   order (what its output tree is fed), else NULL */
+	size_t nr_in_order;
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);

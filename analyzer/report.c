@@ -320,6 +320,8 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		item->chain = callchains__intern_cached(rep->chains, &rep->machine, t, s->callchain,
 							rep->max_stack, rep->cc_param.order, user_at,
 							chain_context(rep, t));
+	item->unmapped_chain = item->chain != CC_NO_CHAIN &&
+			       callchains__unmapped(rep->chains, item->chain);
 	item->filtered = thread_filtered(rep, t);
 	item->resolved = false;
 	aggregate__commit(&rep->agg);
@@ -364,7 +366,8 @@ static void item_entry(const struct report *rep, const struct agg_item *item,
 				   .comm_str = item->comm_str, .map = item->map, .dso = item->dso,
 				   .sym = item->sym, .symtab = item->symtab,
 				   .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
-				   .socket = -1, .level = item->level, .period = item->period };
+				   .socket = -1, .level = item->level,
+				   .unmapped_chain = item->unmapped_chain, .period = item->period };
 	if (he->cpu >= 0 && he->cpu < rep->nr_cpus)
 		he->socket = rep->sockets[he->cpu];
 }

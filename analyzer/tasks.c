@@ -329,7 +329,11 @@ int cmd_tasks(int argc, const char **argv)
 	 */
 	wq = nr_jobs > 1 && tasks.session.is_dir ? workqueue__new(nr_jobs - 1) : NULL;
 	tasks.session.wq = wq;
-	tasks.session.prefault = nr_jobs > 1;	/* the CPU no worker uses */
+	/*
+	 * The CPU no worker uses maps the file ahead, when the mmaps are read from it (the
+	 * records skipped are read into a buffer: readers/process.c)
+	 */
+	tasks.session.prefault = nr_jobs > 1 && mmaps;
 	/* no dso loader: nothing here loads symbols */
 	machine__init(&tasks.machine, &symsrc);
 	tasks.machine.keep_exited = true;	/* perf lists exited tasks too */

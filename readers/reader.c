@@ -170,6 +170,8 @@ static int next_raw(struct reader *rd, struct reader_record *rec)
 		if (rd->end - rd->pos < sizeof(*h))
 			goto truncated;
 		h = (struct perf_event_header *)(rd->map + rd->pos);
+		if (rd->win && rd->pos >= rd->win_at && rd->win_len - (rd->pos - rd->win_at) >= sizeof(*h))
+			h = (struct perf_event_header *)(rd->win + (rd->pos - rd->win_at));
 		memcpy(&size16, (u8 *)h + offsetof(struct perf_event_header, size), sizeof(size16));
 		size = rd->swap ? __builtin_bswap16(size16) : size16;
 		if (size < sizeof(*h))
@@ -181,6 +183,12 @@ static int next_raw(struct reader *rd, struct reader_record *rec)
 			return -1;
 		}
 		rec->chunk = NULL;
+		if ((const u8 *)h != rd->map + rd->pos) {	/* in the window: a copy that stays */
+			if (rd->win_len - (rd->pos - rd->win_at) >= size)
+				h = aligned_copy(rd, h, size, rec);
+			else
+				h = (struct perf_event_header *)(rd->map + rd->pos);
+		}
 	}
 	if ((uintptr_t)h & 7)	/* perf does not pad COMPRESSED records */
 		h = aligned_copy(rd, h, size, rec);
