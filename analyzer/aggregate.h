@@ -29,8 +29,7 @@ struct agg_item {
 	const struct comm *comm;
 	const char *comm_str;	/* its string if final (struct hist_entry's comm_str) */
 	const char *parent;
-	const struct symtab *symtab;	/* the symbol, once resolved (resolved) */
-	const struct symbol *sym;
+	const struct symbol *sym;	/* once resolved (resolved) */
 	u64 addr;		/* map-relative when map is set */
 	u64 period;
 	s32 cpu;
@@ -40,7 +39,7 @@ struct agg_item {
 	bool filtered;
 	bool deferred;		/* not resolved yet: addr is the sample's ip (see hold) */
 	bool unmapped_chain;	/* chain has a frame without a map (callchains__unmapped) */
-	bool resolved;		/* sym and symtab are (on the aggregator) */
+	bool resolved;		/* sym is (on the aggregator) */
 };
 
 /*

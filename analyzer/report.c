@@ -354,8 +354,13 @@ static void item_resolve(struct report *rep, struct agg_item *item)
 		return;
 	machine__resolve_symbol(&rep->machine, &al);
 	item->sym = al.sym;
-	item->symtab = al.symtab;
 	item->resolved = true;
+}
+
+/* The symbol table the item's symbol is from (its dso's, loaded by item_resolve). */
+static const struct symtab *item_symtab(const struct report *rep, const struct agg_item *item)
+{
+	return item->dso ? dso__symtab(item->dso, &rep->machine.symsrc) : NULL;
 }
 
 /* The histogram entry an item adds to (its symbol resolved). */
@@ -364,7 +369,7 @@ static void item_entry(const struct report *rep, const struct agg_item *item,
 {
 	*he = (struct hist_entry){ .thread = item->thread, .comm = item->comm,
 				   .comm_str = item->comm_str, .map = item->map, .dso = item->dso,
-				   .sym = item->sym, .symtab = item->symtab,
+				   .sym = item->sym, .symtab = item_symtab(rep, item),
 				   .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
 				   .socket = -1, .level = item->level,
 				   .unmapped_chain = item->unmapped_chain, .period = item->period };
@@ -403,8 +408,8 @@ static void finish_sample(void *data, void *p)
 
 	item_resolve(rep, item);
 	item_entry(rep, item, &he);
-	al.sym = item->sym;
-	al.symtab = item->symtab;
+	al.sym = he.sym;
+	al.symtab = he.symtab;
 	he.filtered = item->filtered || symbol_filtered(rep, &al);
 	hists__add(&rep->hists[item->hists], &he, item->chain);
 	item->thread = he.thread;	/* what the histogram did not take */
@@ -448,8 +453,8 @@ static void report_prefetch(struct event_consumer *consumer, const struct perf_e
 	struct report *rep = container_of(consumer, struct report, consumer);
 	u64 type = evsel ? evsel->attr.sample_type : 0, ip = 0;
 	size_t word = !!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP);
-	bool user = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
 	const u8 *body = (const u8 *)(ev + 1);
+	bool search = false;
 	u32 tid;
 
 	if (stage < 2 && machine__nr_threads(&rep->machine) < PREFETCH_MIN_THREADS)
@@ -459,11 +464,13 @@ static void report_prefetch(struct event_consumer *consumer, const struct perf_e
 		return;
 	/* perf_event.h: { u64 id; } { u64 ip; } { u32 pid, tid; } */
 	memcpy(&tid, body + word * sizeof(u64) + sizeof(u32), sizeof(tid));
-	if (type & PERF_SAMPLE_IP)
+	/* the search in the maps, when its stages run: a user ip */
+	if (stage >= 2 && consumer->prefetch_stages > 3 && (type & PERF_SAMPLE_IP) &&
+	    (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER) {
 		memcpy(&ip, body + (word - 1) * sizeof(u64), sizeof(ip));
-	else
-		user = false;
-	machine__prefetch_sample(&rep->machine, (s32)tid, ip, user, stage);
+		search = true;
+	}
+	machine__prefetch_sample(&rep->machine, (s32)tid, ip, search, stage);
 }
 
 static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx)

@@ -113,9 +113,10 @@ struct thread *machine__find_thread(struct machine *machine, s32 tid);
 /*
  * Prefetch what a sample's lookup of tid and of ip in its maps will read, in steps a few
  * samples apart: stage 0, 1, 2 the table slot, the thread, its maps; from 3 on, the lines of
- * the search in the maps (maps__prefetch), when the ip is a user one (user). Changes nothing.
+ * the search in the maps (maps__prefetch), when asked to (search: a user ip, and stages for
+ * it to come). Changes nothing.
  */
-void machine__prefetch_sample(const struct machine *machine, s32 tid, u64 ip, bool user,
+void machine__prefetch_sample(const struct machine *machine, s32 tid, u64 ip, bool search,
 			      int stage);
 struct thread *thread__get(struct thread *thread);
 static inline const char *thread__comm_str(const struct thread *thread)

@@ -56,6 +56,9 @@ static struct map *map__clone(const struct map *map)
 	return copy;
 }
 
+_Static_assert(offsetof(struct maps, lookups) + sizeof(u32) <= 64,
+	       "a lookup's fields of struct maps take 64 bytes");
+
 struct maps *maps__new(void)
 {
 	struct maps *maps = xzalloc(sizeof(*maps));
@@ -271,7 +274,7 @@ static size_t maps__position(const struct maps *maps, u64 ip)
 	const u64 *base = maps->starts;
 	size_t n = maps->nr;
 
-	if (maps->index.nr)
+	if (n >= MAPS_INDEX_MIN && maps->index.nr)	/* nr first: the index is a line on */
 		return stree_find(&maps->index, maps->starts, ip);
 	/*
 	 * Branch-free halving, prefetching both places the next step may look at: at thousands
@@ -298,7 +301,7 @@ static size_t maps__search(struct maps *maps, u64 ip)
 	 * index saves several misses (some hundred ns), more once prefetched (maps__prefetch
 	 * only works on an index): it pays from n / 128 lookups since the last change.
 	 */
-	if (!maps->index.nr && maps->nr >= MAPS_INDEX_MIN && ++maps->lookups >= maps->nr / 128)
+	if (maps->nr >= MAPS_INDEX_MIN && !maps->index.nr && ++maps->lookups >= maps->nr / 128)
 		stree_build(&maps->index, maps->starts, maps->nr);
 	return maps__position(maps, ip);
 }
@@ -348,7 +351,7 @@ void maps__prefetch(const struct maps *maps, u64 ip, size_t step)
 	/* only what a lookup reads without changing maps first */
 	if (!maps->nr || maps->nr_sorted != maps->nr || !maps->disjoint)
 		return;
-	if (maps->index.nr) {
+	if (maps->nr >= MAPS_INDEX_MIN && maps->index.nr) {
 		/* with the keys' node, its maps' pointers */
 		nodes = stree_prefetch(&maps->index, maps->starts, ip, step, maps->arr,
 				       sizeof(*maps->arr));

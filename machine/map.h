@@ -25,29 +25,34 @@ struct map {
 	struct dso *dso;
 };
 
+/*
+ * A lookup's fields first, in 64 bytes: one that hits the last answer or searches a maps too
+ * small to index reads no further (at 100k processes each maps is a cache miss).
+ */
 struct maps {
-	struct refcount ref;
+	u64 last_start, last_end;	/* the last answer's range (empty without one) */
+	struct map *last;	/* the last lookup's answer, when disjoint; not a reference */
+	size_t nr;
+	size_t nr_sorted;	/* arr[0, nr_sorted) is in address order; the rest, a short
+				   unsorted tail of recent inserts, is merged in by lookups */
 	struct map **arr;
 	/*
 	 * starts[i] == arr[i]->start for i < nr_sorted: lookups binary-search this array and
 	 * touch one map, not one per step (at a million maps, each one a cache miss).
 	 */
 	u64 *starts;
+	bool disjoint;	/* no two maps overlap (known once sorted) */
+	u32 lookups;	/* since the last change: whether to build the index */
 	/*
-	 * An index over starts once it is worth it: a search reads one node (two lines fetched
-	 * together) per level of it, a binary search one line per step (at 1000 maps a process,
-	 * 3 nodes instead of 10 lines, most of them cache misses), and maps__prefetch can fetch
-	 * them ahead. Built by a lookup when enough have come since the last change (lookups) to
-	 * pay for it; any change clears it.
+	 * An index over starts once it is worth it (MAPS_INDEX_MIN maps and more): a search
+	 * reads one node (two lines fetched together) per level of it, a binary search one line
+	 * per step (at 1000 maps a process, 3 nodes instead of 10 lines, most of them cache
+	 * misses), and maps__prefetch can fetch them ahead. Built by a lookup when enough have
+	 * come since the last change (lookups) to pay for it; any change clears it.
 	 */
 	struct stree index;
-	u32 lookups;
-	size_t nr, alloc;
-	size_t nr_sorted;	/* arr[0, nr_sorted) is in address order; the rest, a short
-				   unsorted tail of recent inserts, is merged in by lookups */
-	bool disjoint;	/* no two maps overlap (known once sorted) */
-	struct map *last;	/* the last lookup's answer, when disjoint; not a reference */
-	u64 last_start, last_end;	/* its range (empty without one): checked without it */
+	size_t alloc;
+	struct refcount ref;
 };
 
 struct map *map__new(u64 start, u64 end, u64 pgoff, struct dso *dso);
