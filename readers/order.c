@@ -94,16 +94,21 @@ static void sort_pending(struct ordered_queue *q)
 
 static int flush_upto(struct ordered_queue *q, u64 limit)
 {
-	int ret = 0;
+	int ret = 0, stages = 0;
+	size_t step = 0;
 
 	if (!limit)
 		return 0;
 	sort_pending(q);
 	while (q->head < q->nr && q->entries[q->head].timestamp <= limit) {
+		/* the step divided out only when the stages change: a division costs per entry */
+		if (q->prefetch_stages != stages) {
+			stages = q->prefetch_stages;
+			step = stages ? PREFETCH_AHEAD / (size_t)stages : 0;
+		}
 		/* stage s at step * (stages - s) entries ahead of the one delivered */
-		for (int stage = 0; q->prefetch && stage < q->prefetch_stages; stage++) {
-			size_t step = PREFETCH_AHEAD / (size_t)q->prefetch_stages;
-			size_t ahead = q->head + step * (size_t)(q->prefetch_stages - stage);
+		for (int stage = 0; q->prefetch && stage < stages; stage++) {
+			size_t ahead = q->head + step * (size_t)(stages - stage);
 
 			if (ahead < q->nr)
 				q->prefetch(q->data, &q->entries[ahead], stage);
