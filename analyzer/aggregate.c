@@ -11,7 +11,7 @@
 #include "lib/xalloc.h"
 
 #define BATCH_BYTES (80 << 10)	/* report: 1024 samples */
-#define MAX_PENDING 32		/* batches waiting before the reading thread waits for them */
+#define MAX_PENDING 16		/* batches waiting before the reading thread waits for them */
 #define MAX_HELD 48		/* batches held before the reading thread should wait */
 #define ITEM_HEADER 8		/* the size word before each item: items stay 8-aligned */
 
@@ -28,10 +28,38 @@ struct sample_batch {
 				 (item = (b)->bytes + off + ITEM_HEADER), true);             \
 	     off += ITEM_HEADER + ALIGN_UP(size_, 8))
 
+static size_t item_next(const struct sample_batch *b, size_t off)
+{
+	return off + ITEM_HEADER + ALIGN_UP(*(const size_t *)(b->bytes + off), 8);
+}
+
+/* fn on every item of b, in order; ahead on the items to come, stage by stage. */
+static void finish_batch(struct sample_batch *b, agg_item_fn fn, agg_ahead_fn ahead, void *data)
+{
+	size_t lead[AGG_AHEAD_STAGES];	/* the item each stage is at */
+
+	for (int s = 0; s < AGG_AHEAD_STAGES; s++) {
+		lead[s] = 0;
+		for (int i = 0; ahead && i < AGG_AHEAD_STEP * (AGG_AHEAD_STAGES - s); i++)
+			if (lead[s] < b->used)
+				lead[s] = item_next(b, lead[s]);
+	}
+	for (size_t off = 0; off < b->used; off = item_next(b, off)) {
+		for (int s = 0; ahead && s < AGG_AHEAD_STAGES; s++) {
+			if (lead[s] < b->used) {
+				ahead(data, b->bytes + lead[s] + ITEM_HEADER, s);
+				lead[s] = item_next(b, lead[s]);
+			}
+		}
+		fn(data, b->bytes + off + ITEM_HEADER);
+	}
+}
+
 /* With agg->lock held and busy claimed by the caller: finish what is pending, give busy up. */
 static void run_claimed(struct aggregate *agg)
 {
 	agg_item_fn fn = agg->fn;	/* not read per item: the reading thread writes near it */
+	agg_ahead_fn ahead = agg->ahead;
 	void *data = agg->data;
 
 	while (agg->pending) {
@@ -41,11 +69,9 @@ static void run_claimed(struct aggregate *agg)
 		if (!agg->pending)
 			agg->pending_tail = &agg->pending;
 		agg->nr_pending--;
-		void *item;
 
 		pthread_mutex_unlock(&agg->lock);
-		for_each_item(b, item, off)
-			fn(data, item);
+		finish_batch(b, fn, ahead, data);
 		pthread_mutex_lock(&agg->lock);
 		b->next = agg->done;
 		agg->done = b;

@@ -29,6 +29,7 @@ struct agg_item {
 	const struct comm *comm;
 	const char *comm_str;	/* its string if final (struct hist_entry's comm_str) */
 	const char *parent;
+	const struct symbol *sym;	/* once resolved (resolved) */
 	u64 addr;		/* map-relative when map is set */
 	u64 period;
 	s32 cpu;
@@ -38,6 +39,7 @@ struct agg_item {
 	bool filtered;
 	bool deferred;		/* not resolved yet: addr is the sample's ip (see hold) */
 	bool unmapped_chain;	/* chain has a frame without a map (callchains__unmapped) */
+	bool resolved;		/* sym is (on the aggregator) */
 };
 
 /*
@@ -45,10 +47,19 @@ struct agg_item {
  * it is finished, puts the references it still holds.
  */
 typedef void (*agg_item_fn)(void *data, void *item);
+/*
+ * Optional, on the aggregator: an item AGG_AHEAD_STEP * (AGG_AHEAD_STAGES - stage) items
+ * before fn gets it (within its batch: the first items of a batch miss stages), to prefetch
+ * what fn will read in steps, and keep in the item what it had to compute for that.
+ */
+typedef void (*agg_ahead_fn)(void *data, void *item, int stage);
+#define AGG_AHEAD_STAGES 2
+#define AGG_AHEAD_STEP 6
 
 struct aggregate {
 	struct workqueue *wq;	/* NULL: each batch is finished as soon as it is full */
 	agg_item_fn fn, put;
+	agg_ahead_fn ahead;	/* NULL: none; set before the first item */
 	void *data;
 	/*
 	 * The reading thread's own fields, on their own cache lines: the aggregator on another

@@ -325,6 +325,9 @@ static void index_grow(struct entry_index *x, const struct hist_entry *entries, 
 {
 	size_t cap = x->cap ? x->cap * 2 : 1024;
 
+	while (cap < 2 * (nr + 1))	/* an index let go of (hists__fprintf) comes back whole */
+		cap *= 2;
+
 	free(x->slots);
 	x->slots = xcalloc(cap, sizeof(*x->slots));
 	x->cap = cap;
@@ -541,6 +544,28 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 	}
 }
 
+void hists__prefetch(const struct hists *hists, const struct hist_entry *proto, int stage)
+{
+	const struct hist_entry *he;
+	size_t j;
+	u32 slot;
+
+	if (!hists->index.cap)
+		return;
+	j = entry_hash(hists->sort, proto) & (hists->index.cap - 1);
+	if (stage == 0) {
+		__builtin_prefetch(&hists->index.slots[j]);
+		return;
+	}
+	slot = hists->index.slots[j];
+	if (!slot || slot > hists->nr)
+		return;
+	/* the first probe's entry: its hash and keys, then the counts hists__add writes */
+	he = &hists->entries[slot - 1];
+	for (uintptr_t line = (uintptr_t)he & ~(uintptr_t)63; line < (uintptr_t)(he + 1); line += 64)
+		__builtin_prefetch((const void *)line);
+}
+
 /*
  * perf's final collapse (hists__collapse_resort): comms renamed after their entries were made
  * (the first COMM of a thread overrides its ":tid" placeholder) can make two entries equal;
@@ -555,6 +580,9 @@ static void hists__collapse(struct hists *hists)
 	hists->collapsed = true;
 	if (!sort_list__has(hists->sort, SORT_COMM))
 		return;
+	/* the index by the old hashes goes first: not both at once (a MB at 128k entries) */
+	free(hists->index.slots);
+	hists->index = (struct entry_index){ 0 };
 	for (size_t i = 0; i < hists->nr; i++)
 		hists->entries[i].hash = entry_hash(hists->sort, &hists->entries[i]);
 	for (size_t i = 0; i < hists->nr; i++) {
@@ -575,7 +603,6 @@ static void hists__collapse(struct hists *hists)
 		}
 	}
 	/* the index of what is left, by the hashes of the final comms */
-	free(hists->index.slots);
 	hists->index = x;
 	hists->last = 0;
 }
@@ -1320,7 +1347,7 @@ static void print_callchain(const struct hists *hists, const struct hists_print_
 void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp)
 {
 	const struct sort_list *sort = hists->sort;
-	u32 *order = xcalloc(hists->nr ? hists->nr : 1, sizeof(*order));
+	u32 *order;
 	int last = -1, line_width;
 	struct widths w;
 	struct line l;
@@ -1329,6 +1356,14 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	size_t nr;
 
 	hists__collapse(hists);
+	/*
+	 * Printing looks nothing up: the index's memory (a MB at 128k entries) goes before the
+	 * order's and the trees' is taken, which would otherwise raise the peak. An add after
+	 * this builds the index again (index_grow).
+	 */
+	free(hists->index.slots);
+	hists->index = (struct entry_index){ 0 };
+	order = xcalloc(hists->nr ? hists->nr : 1, sizeof(*order));
 	nr = output_order(hists, opts, order);
 
 	calc_widths(hists, order, nr, opts, &w);

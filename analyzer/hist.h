@@ -162,6 +162,12 @@ void hists__exit(struct hists *hists);
  * another thread than the one that owns the reference counts.
  */
 void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain);
+/*
+ * Prefetch what hists__add(hists, proto) will read, in two steps some samples apart: stage 0
+ * the index slot of proto's key, stage 1 (the slot in by then) the entry it holds. A hint:
+ * it changes nothing.
+ */
+void hists__prefetch(const struct hists *hists, const struct hist_entry *proto, int stage);
 
 /* What call graphs need after the run (report's). */
 struct hists_callchain {

@@ -31,6 +31,7 @@
 #include "machine/inline.h"
 #include "machine/unwind.h"
 #include "readers/evsel_name.h"
+#include "readers/order.h"
 #include "readers/session.h"
 
 static const char *const report_usage = "analyze report [<options>]";
@@ -225,6 +226,31 @@ static void settle_kernel(struct report *rep)
 }
 
 /*
+ * A sample about to be delivered: its thread (table slot, thread, maps) and the lines of the
+ * search for its ip in those maps are fetched into the cache in steps while the samples before
+ * it are processed. At ten thousand threads, or a million maps, and more, these were most of
+ * the reading thread's time, each a cache miss waited for.
+ */
+#define PREFETCH_MIN_THREADS 4096
+#define PREFETCH_MIN_MAPS 65536
+
+/*
+ * Stages 0-2 the thread (table slot, thread, maps), then the lookup of the ip in the maps. A
+ * model this small stays in the cache: the hints would only cost (6% of the work, a call per
+ * stage a sample). The thread's steps pay from many threads, the steps in its maps from many
+ * maps.
+ */
+static void report_prefetch_stages(struct report *rep)
+{
+	if (map__nr_live() >= PREFETCH_MIN_MAPS)
+		rep->consumer.prefetch_stages = ORDERED_PREFETCH_STAGES;
+	else if (machine__nr_threads(&rep->machine) >= PREFETCH_MIN_THREADS)
+		rep->consumer.prefetch_stages = 3;
+	else
+		rep->consumer.prefetch_stages = 0;
+}
+
+/*
  * What needs the model as it is at the sample: its thread, comm and map. The aggregator
  * finishes it (finish_sample).
  */
@@ -247,6 +273,7 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		settle_kernel(rep);
 	item = aggregate__slot(&rep->agg, sizeof(*item));
 
+	report_prefetch_stages(rep);
 	t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
 	if (rep->unwinder && s->callchain &&
 	    !(s->callchain = unwind__callchain(rep->unwinder, &rep->machine, t, s))) {
@@ -296,6 +323,7 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	item->unmapped_chain = item->chain != CC_NO_CHAIN &&
 			       callchains__unmapped(rep->chains, item->chain);
 	item->filtered = thread_filtered(rep, t);
+	item->resolved = false;
 	aggregate__commit(&rep->agg);
 	/* now and then, see whether the kernel's symbols came in; wait once too much is held */
 	if (rep->agg.hold && !(++rep->nr_held & 1023)) {
@@ -316,6 +344,59 @@ static void put_sample(void *data, void *p)
 	map__put(item->map);
 }
 
+/* On the aggregator: the item's symbol, unless ahead_sample found it already. */
+static void item_resolve(struct report *rep, struct agg_item *item)
+{
+	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,
+				    .addr = item->addr };
+
+	if (item->resolved)
+		return;
+	machine__resolve_symbol(&rep->machine, &al);
+	item->sym = al.sym;
+	item->resolved = true;
+}
+
+/* The symbol table the item's symbol is from (its dso's, loaded by item_resolve). */
+static const struct symtab *item_symtab(const struct report *rep, const struct agg_item *item)
+{
+	return item->dso ? dso__symtab(item->dso, &rep->machine.symsrc) : NULL;
+}
+
+/* The histogram entry an item adds to (its symbol resolved). */
+static void item_entry(const struct report *rep, const struct agg_item *item,
+		       struct hist_entry *he)
+{
+	*he = (struct hist_entry){ .thread = item->thread, .comm = item->comm,
+				   .comm_str = item->comm_str, .map = item->map, .dso = item->dso,
+				   .sym = item->sym, .symtab = item_symtab(rep, item),
+				   .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
+				   .socket = -1, .level = item->level,
+				   .unmapped_chain = item->unmapped_chain, .period = item->period };
+	if (he->cpu >= 0 && he->cpu < rep->nr_cpus)
+		he->socket = rep->sockets[he->cpu];
+}
+
+/*
+ * On the aggregator, a few samples before finish_sample: the symbol, then the histogram's
+ * index slot and entry for it, fetched while the samples before are added.
+ */
+static void ahead_sample(void *data, void *p, int stage)
+{
+	struct report *rep = data;
+	struct agg_item *item = p;
+	struct hist_entry he;
+
+	if (stage == 0)
+		item_resolve(rep, item);
+	else if (!item->resolved)
+		return;	/* it missed stage 0 (early in its batch): nothing to go by */
+	item_entry(rep, item, &he);
+	hists__prefetch(&rep->hists[item->hists], &he, stage);
+	if (stage == 1 && item->map)
+		__builtin_prefetch(item->map);	/* hists__add reads the entry's map */
+}
+
 /* On the aggregator: the symbol, the dso and symbol filters, the histogram. */
 static void finish_sample(void *data, void *p)
 {
@@ -323,17 +404,12 @@ static void finish_sample(void *data, void *p)
 	struct agg_item *item = p;
 	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,
 				    .addr = item->addr };
-	struct hist_entry he = { .thread = item->thread, .comm = item->comm,
-				 .comm_str = item->comm_str, .map = item->map,
-				 .dso = item->dso, .parent = item->parent, .ip = item->addr,
-				 .cpu = item->cpu, .socket = -1, .level = item->level,
-				 .unmapped_chain = item->unmapped_chain, .period = item->period };
+	struct hist_entry he;
 
-	machine__resolve_symbol(&rep->machine, &al);
-	he.sym = al.sym;
-	he.symtab = al.symtab;
-	if (he.cpu >= 0 && he.cpu < rep->nr_cpus)
-		he.socket = rep->sockets[he.cpu];
+	item_resolve(rep, item);
+	item_entry(rep, item, &he);
+	al.sym = he.sym;
+	al.symtab = he.symtab;
 	he.filtered = item->filtered || symbol_filtered(rep, &al);
 	hists__add(&rep->hists[item->hists], &he, item->chain);
 	item->thread = he.thread;	/* what the histogram did not take */
@@ -371,30 +447,30 @@ static int report_itrace(struct report *rep, struct event_ctx *ctx)
 	}
 }
 
-/*
- * A sample about to be delivered: its thread (table slot, thread, maps) is fetched into the
- * cache in steps while the samples before it are processed. At ten thousand threads and
- * more, these were most of the reading thread's time, each a cache miss waited for.
- */
-#define PREFETCH_MIN_THREADS 4096
-
 static void report_prefetch(struct event_consumer *consumer, const struct perf_event_header *ev,
 			    const struct evsel *evsel, int stage)
 {
 	struct report *rep = container_of(consumer, struct report, consumer);
-	u64 type = evsel ? evsel->attr.sample_type : 0;
+	u64 type = evsel ? evsel->attr.sample_type : 0, ip = 0;
 	size_t word = !!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP);
+	const u8 *body = (const u8 *)(ev + 1);
+	bool search = false;
 	u32 tid;
 
-	/* a table this small stays in the cache: the hint would only cost (6% of the work) */
-	if (machine__nr_threads(&rep->machine) < PREFETCH_MIN_THREADS)
-		return;
+	if (stage < 2 && machine__nr_threads(&rep->machine) < PREFETCH_MIN_THREADS)
+		return;	/* many maps, few threads: those are in the cache */
 	if (ev->type != PERF_RECORD_SAMPLE || !(type & PERF_SAMPLE_TID) ||
 	    ev->size < sizeof(*ev) + (word + 1) * sizeof(u64))
 		return;
-	/* perf_event.h: { u32 pid, tid; } */
-	memcpy(&tid, (const u8 *)(ev + 1) + word * sizeof(u64) + sizeof(u32), sizeof(tid));
-	machine__prefetch_thread(&rep->machine, (s32)tid, stage);
+	/* perf_event.h: { u64 id; } { u64 ip; } { u32 pid, tid; } */
+	memcpy(&tid, body + word * sizeof(u64) + sizeof(u32), sizeof(tid));
+	/* the search in the maps, when its stages run: a user ip */
+	if (stage >= 2 && consumer->prefetch_stages > 3 && (type & PERF_SAMPLE_IP) &&
+	    (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER) {
+		memcpy(&ip, body + (word - 1) * sizeof(u64), sizeof(ip));
+		search = true;
+	}
+	machine__prefetch_sample(&rep->machine, (s32)tid, ip, search, stage);
 }
 
 static int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
@@ -693,6 +769,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	/* finding parents looks symbols up on this thread: then no aggregator elsewhere */
 	aggregate__init(&rep.agg, sort_list__has(&rep.sort, SORT_PARENT) ? NULL : wq,
 			finish_sample, put_sample, &rep);
+	rep.agg.ahead = ahead_sample;
 	dso_loader__init(&loader, wq, &rep.machine.symsrc);
 	rep.machine.loader = &loader;
 	{

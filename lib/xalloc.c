@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/compiler.h"
+
 static void oom(size_t size)
 {
 	fprintf(stderr, "analyze: out of memory allocating %zu bytes\n", size);
@@ -30,6 +32,16 @@ void *xcalloc(size_t nmemb, size_t size)
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 	if (!p)
 		oom(nmemb * size);
+	return p;
+}
+
+void *xaligned_alloc(size_t align, size_t size)
+{
+	size_t bytes = ALIGN_UP(size ? size : 1, align);
+	void *p = aligned_alloc(align, bytes);
+
+	if (!p)
+		oom(bytes);
 	return p;
 }
 
@@ -64,6 +76,27 @@ char *xstrndup(const char *s, size_t n)
 /* the size of an array that, moved by its growth, leaves enough behind to trim the heaps */
 #define TRIM_AFTER_BYTES (512u << 10)
 
+/* The size an array of alloc elements grows to for need (doubling, from 16). */
+static size_t grown_size(size_t alloc, size_t need)
+{
+	size_t n = alloc ? alloc : 16;
+
+	while (n < need)
+		n *= 2;
+	return n;
+}
+
+/*
+ * A large array that moved left its old pages resident: glibc keeps freed memory inside its
+ * heaps (and analyze sets a high trim threshold), so they would count in the peak RSS to the
+ * end. Hand them back; this happens a logarithmic number of times per array.
+ */
+static void trim_after_move(size_t old_bytes)
+{
+	if (old_bytes >= TRIM_AFTER_BYTES)
+		malloc_trim(0);
+}
+
 void grow_array(void **arr, size_t *alloc, size_t need, size_t elem)
 {
 	size_t n;
@@ -73,18 +106,30 @@ void grow_array(void **arr, size_t *alloc, size_t need, size_t elem)
 	void *old = *arr;
 	size_t old_bytes = *alloc * elem;
 
-	n = *alloc ? *alloc : 16;
-	while (n < need)
-		n *= 2;
+	n = grown_size(*alloc, need);
 	*arr = xreallocarray(*arr, n, elem);
 	*alloc = n;
-	/*
-	 * A large array that moved left its old pages resident: glibc keeps freed memory inside
-	 * its heaps (and analyze sets a high trim threshold), so they would count in the peak RSS
-	 * to the end. Hand them back; this happens a logarithmic number of times per array.
-	 */
-	if (*arr != old && old_bytes >= TRIM_AFTER_BYTES)
-		malloc_trim(0);
+	if (*arr != old)
+		trim_after_move(old_bytes);
+}
+
+void grow_array_aligned(void **arr, size_t *alloc, size_t need, size_t elem, size_t align)
+{
+	size_t n;
+	void *p;
+
+	if (need <= *alloc)
+		return;
+	n = grown_size(*alloc, need);
+	if (n > (size_t)-1 / elem)
+		oom((size_t)-1);
+	p = xaligned_alloc(align, n * elem);
+	if (*alloc)
+		memcpy(p, *arr, *alloc * elem);
+	free(*arr);
+	*arr = p;
+	trim_after_move(*alloc * elem);
+	*alloc = n;
 }
 
 void grow_array_zeroed(void **arr, size_t *alloc, size_t need, size_t elem)

@@ -10,6 +10,8 @@
 void *xmalloc(size_t size);
 void *xzalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
+/* size bytes (rounded up to a multiple of align, a power of two) aligned to align */
+void *xaligned_alloc(size_t align, size_t size);
 void *xrealloc(void *ptr, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
@@ -19,6 +21,8 @@ char *xstrndup(const char *s, size_t n);
 void grow_array(void **arr, size_t *alloc, size_t need, size_t elem);
 #define ARRAY_GROW(arr, alloc, need) \
 	grow_array((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+/* grow_array into memory aligned to align (a power of two); copies rather than reallocs */
+void grow_array_aligned(void **arr, size_t *alloc, size_t need, size_t elem, size_t align);
 /* grow_array, the new elements zeroed */
 void grow_array_zeroed(void **arr, size_t *alloc, size_t need, size_t elem);
 #define ARRAY_GROW_ZEROED(arr, alloc, need) \

@@ -210,7 +210,7 @@ struct thread *machine__findnew_thread(struct machine *m, s32 pid, s32 tid)
 	return thread__with_comm(m, threads__findnew(m, pid, tid));
 }
 
-void machine__prefetch_thread(const struct machine *m, s32 tid, int stage)
+void machine__prefetch_sample(const struct machine *m, s32 tid, u64 ip, bool search, int stage)
 {
 	struct thread *t;
 
@@ -219,8 +219,15 @@ void machine__prefetch_thread(const struct machine *m, s32 tid, int stage)
 		return;
 	}
 	t = table_find(&m->threads, tid);	/* in cache by now, if it is there */
-	if (t && t->maps)
-		__builtin_prefetch(t->maps);
+	if (!t || !t->maps)
+		return;
+	if (stage == 2) {
+		__builtin_prefetch(t->maps);	/* a lookup's fields first (struct maps) */
+		if (search)	/* and its index, for the search's steps */
+			__builtin_prefetch((const char *)t->maps + sizeof(*t->maps) - 1);
+	} else if (search) {
+		maps__prefetch(t->maps, ip, (size_t)(stage - 3));
+	}
 }
 
 struct thread *machine__find_thread(struct machine *m, s32 tid)

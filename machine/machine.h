@@ -111,10 +111,13 @@ void machine__exit(struct machine *machine);
 struct thread *machine__findnew_thread(struct machine *machine, s32 pid, s32 tid);
 struct thread *machine__find_thread(struct machine *machine, s32 tid);
 /*
- * Prefetch what a lookup of tid and of an address in its maps will read, in three steps a
- * few samples apart (stage 0, 1, 2: the table slot, the thread, its maps). Changes nothing.
+ * Prefetch what a sample's lookup of tid and of ip in its maps will read, in steps a few
+ * samples apart: stage 0, 1, 2 the table slot, the thread, its maps; from 3 on, the lines of
+ * the search in the maps (maps__prefetch), when asked to (search: a user ip, and stages for
+ * it to come). Changes nothing.
  */
-void machine__prefetch_thread(const struct machine *machine, s32 tid, int stage);
+void machine__prefetch_sample(const struct machine *machine, s32 tid, u64 ip, bool search,
+			      int stage);
 struct thread *thread__get(struct thread *thread);
 static inline const char *thread__comm_str(const struct thread *thread)
 {

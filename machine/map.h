@@ -10,6 +10,7 @@
 
 #include "lib/compiler.h"
 #include "lib/refcount.h"
+#include "lib/stree.h"
 
 struct dso;
 
@@ -24,23 +25,39 @@ struct map {
 	struct dso *dso;
 };
 
+/*
+ * A lookup's fields first, in 64 bytes: one that hits the last answer or searches a maps too
+ * small to index reads no further (at 100k processes each maps is a cache miss).
+ */
 struct maps {
-	struct refcount ref;
+	u64 last_start, last_end;	/* the last answer's range (empty without one) */
+	struct map *last;	/* the last lookup's answer, when disjoint; not a reference */
+	size_t nr;
+	size_t nr_sorted;	/* arr[0, nr_sorted) is in address order; the rest, a short
+				   unsorted tail of recent inserts, is merged in by lookups */
 	struct map **arr;
 	/*
 	 * starts[i] == arr[i]->start for i < nr_sorted: lookups binary-search this array and
 	 * touch one map, not one per step (at a million maps, each one a cache miss).
 	 */
 	u64 *starts;
-	size_t nr, alloc;
-	size_t nr_sorted;	/* arr[0, nr_sorted) is in address order; the rest, a short
-				   unsorted tail of recent inserts, is merged in by lookups */
 	bool disjoint;	/* no two maps overlap (known once sorted) */
-	struct map *last;	/* the last lookup's answer, when disjoint; not a reference */
-	u64 last_start, last_end;	/* its range (empty without one): checked without it */
+	u32 lookups;	/* since the last change: whether to build the index */
+	/*
+	 * An index over starts once it is worth it (MAPS_INDEX_MIN maps and more): a search
+	 * reads one node (two lines fetched together) per level of it, a binary search one line
+	 * per step (at 1000 maps a process, 3 nodes instead of 10 lines, most of them cache
+	 * misses), and maps__prefetch can fetch them ahead. Built by a lookup when enough have
+	 * come since the last change (lookups) to pay for it; any change clears it.
+	 */
+	struct stree index;
+	size_t alloc;
+	struct refcount ref;
 };
 
 struct map *map__new(u64 start, u64 end, u64 pgoff, struct dso *dso);
+/* How many maps exist (of every maps): whether the model still fits in the caches. */
+size_t map__nr_live(void);
 struct map *map__get(struct map *map);
 void map__put(struct map *map);
 /* The address in the dso's symbol space (perf's map__map_ip). */
@@ -60,6 +77,13 @@ void maps__insert(struct maps *maps, struct map *map);
  */
 struct map *maps__find(struct maps *maps, u64 ip);
 void maps__changed(struct maps *maps);
+/*
+ * Prefetch what maps__find(maps, ip) will read, in steps a few deliveries apart (0, 1, ...):
+ * the index's nodes one a step, the last with the map pointers beside its keys, then the map;
+ * each step reads what the steps before fetched. Only a maps that a lookup reads as it is
+ * (sorted, indexed or small) is prefetched. Changes nothing.
+ */
+void maps__prefetch(const struct maps *maps, u64 ip, size_t step);
 /* A new maps holding references to every map of src (perf's maps__clone on fork). */
 struct maps *maps__clone(struct maps *src);
 /*

@@ -24,12 +24,12 @@ struct ordered_entry {
 
 typedef int (*ordered_deliver_fn)(void *data, struct ordered_entry *entry);
 /*
- * Optional: an entry that will be delivered soon, ORDERED_PREFETCH_STAGES times as it comes
- * closer (stage 0 farthest), for the owner to prefetch what delivering it will read in steps
- * (a table slot, then the object the slot points to...). A hint: it changes nothing.
+ * Optional: an entry that will be delivered soon, prefetch_stages times as it comes closer
+ * (stage 0 farthest), for the owner to prefetch what delivering it will read in steps (a
+ * table slot, then the object the slot points to...). A hint: it changes nothing.
  */
 typedef void (*ordered_prefetch_fn)(void *data, const struct ordered_entry *entry, int stage);
-#define ORDERED_PREFETCH_STAGES 3
+#define ORDERED_PREFETCH_STAGES 9
 
 struct ordered_queue {
 	struct ordered_entry *entries;	/* pending records are entries[head, nr) */
@@ -45,6 +45,8 @@ struct ordered_queue {
 	u64 nr_unordered;
 	ordered_deliver_fn deliver;
 	ordered_prefetch_fn prefetch;	/* NULL: none */
+	/* how many stages (at most ORDERED_PREFETCH_STAGES); the owner may change it any time */
+	int prefetch_stages;
 	void *data;
 };
 

@@ -98,8 +98,10 @@ int walk__check(struct walk *w, struct perf_event_header *event, u64 file_offset
 
 int walk__deliver_queued(void *data, struct ordered_entry *e)
 {
-	int ret = walk__deliver(data, e->event, e->file_offset, e->evsel);
+	struct walk *w = data;
+	int ret = walk__deliver(w, e->event, e->file_offset, e->evsel);
 
+	w->queue.prefetch_stages = MIN(w->consumer->prefetch_stages, ORDERED_PREFETCH_STAGES);
 	chunk__put(e->owner);
 	return ret;
 }
@@ -488,8 +490,10 @@ int perf_session__process(struct perf_session *s, struct event_consumer *consume
 	int ret;
 
 	ordered_queue_init(&w.queue, walk__deliver_queued, &w);
-	if (consumer->prefetch)
+	if (consumer->prefetch) {
 		w.queue.prefetch = walk__prefetch_queued;
+		w.queue.prefetch_stages = MIN(consumer->prefetch_stages, ORDERED_PREFETCH_STAGES);
+	}
 	if (s->is_dir) {
 		ret = walk_dir(&w);
 	} else {

@@ -98,12 +98,15 @@ struct event_consumer {
 	 */
 	u64 ignores;
 	/*
-	 * Optional: a timed record that deliver() will see soon, ORDERED_PREFETCH_STAGES times
-	 * as it comes closer (stage 0 first), to prefetch what delivering it reads, in steps.
+	 * Optional: a timed record that deliver() will see soon, prefetch_stages times (at most
+	 * ORDERED_PREFETCH_STAGES) as it comes closer (stage 0 first), to prefetch what
+	 * delivering it reads, in steps.
 	 * A hint: it must change nothing.
 	 */
 	void (*prefetch)(struct event_consumer *consumer, const struct perf_event_header *event,
 			 const struct evsel *evsel, int stage);
+	/* How many stages prefetch is called for; the consumer may change it as it goes. */
+	int prefetch_stages;
 };
 
 /* Open and validate. Returns 0, or -1 with error_get() describing the problem. */

@@ -1,9 +1,11 @@
-/* Unit tests for analyzer/hist: the printf-free percent column. */
+/* Unit tests for analyzer/hist: the printf-free percent column, the entry index. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 
+#include "analyzer/callchain.h"
 #include "analyzer/hist.h"
+#include "machine/machine.h"
 
 static void check(double percent)
 {
@@ -56,4 +58,53 @@ Test(hist, percent_truncates_like_snprintf)
 	cr_assert_eq(hists__format_percent(small, sizeof(small), 12.345), 10);
 	cr_assert_str_eq(small, "    ");
 	cr_assert_eq(hists__format_percent(NULL, 0, 1.0), 10);
+}
+
+static void add_cpu(struct hists *hists, struct thread *t, s32 cpu)
+{
+	struct hist_entry proto = { .thread = thread__get(t), .comm = t->comm,
+				    .comm_str = thread__comm_str(t), .cpu = cpu, .socket = -1,
+				    .period = 1 };
+
+	hists__add(hists, &proto, CC_NO_CHAIN);
+	thread__put(proto.thread);	/* unless the entry took it */
+}
+
+/*
+ * Printing lets the entry index go (hists__fprintf): samples added after it still find their
+ * entries, through an index built again for all of them.
+ */
+Test(hist, adds_after_printing_find_their_entries)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct hists_print_opts opts = { 0 };
+	struct sort_list sort = { 0 };
+	struct machine m;
+	struct hists hists;
+	struct thread *t;
+	char bad[32];
+	FILE *out = fopen("/dev/null", "w");
+
+	cr_assert_not_null(out);
+	cr_assert_eq(sort_list__parse(&sort, "cpu", bad, sizeof(bad)), 0);
+	machine__init(&m, &cfg);
+	t = machine__findnew_thread(&m, 1, 1);
+	hists__init(&hists, &sort);
+	for (s32 i = 0; i < 3000; i++)
+		add_cpu(&hists, t, i % 1500);
+	cr_assert_eq(hists.nr, 1500);
+	hists__fprintf(&hists, &opts, out);
+	for (s32 i = 0; i < 3000; i++)
+		add_cpu(&hists, t, i % 2000);
+	cr_assert_eq(hists.nr, 2000);
+	for (size_t i = 0; i < hists.nr; i++) {
+		s32 cpu = hists.entries[i].cpu;
+
+		cr_assert_eq(hists.entries[i].nr_events, cpu < 1000 ? 4u : cpu < 1500 ? 3u : 1u,
+			     "cpu %d", cpu);
+	}
+	hists__exit(&hists);
+	thread__put(t);
+	machine__exit(&m);
+	fclose(out);
 }

@@ -1,4 +1,7 @@
-/* Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab, outbuf, fmt, error, rbtree. */
+/*
+ * Unit tests for lib/: hashmap, ptrtable, strpool, refcount, slab, outbuf, fmt, error, rbtree,
+ * stree.
+ */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
@@ -15,6 +18,7 @@
 #include "lib/rbtree.h"
 #include "lib/refcount.h"
 #include "lib/slab.h"
+#include "lib/stree.h"
 #include "lib/strpool.h"
 
 Test(hashmap, insert_find_remove_many)
@@ -456,4 +460,75 @@ Test(rbtree, kernel_shape)
 	for (uint32_t i = 0; i < 7; i++)
 		cr_assert_eq(out[i], i);
 	rbtree__exit(&t);
+}
+
+/* The last key <= x by looking at every key: what stree_find must answer. */
+static size_t last_at_or_below(const u64 *keys, size_t nr, u64 x)
+{
+	size_t last = SIZE_MAX;
+
+	for (size_t i = 0; i < nr && keys[i] <= x; i++)
+		last = i;
+	return last;
+}
+
+static u64 random_u64(void)
+{
+	return (u64)rand() << 42 ^ (u64)rand() << 21 ^ (u64)rand();
+}
+
+/* Sorted keys, gaps and runs of equal keys among them; every kind of question about them. */
+static void stree_against_scan(struct stree *t, u64 **keys, size_t *alloc, size_t nr)
+{
+	u64 probes[] = { 0, 1, UINT64_MAX - 1, UINT64_MAX };
+
+	stree_keys_grow(keys, alloc, nr);
+	cr_assert_eq((uintptr_t)*keys % 64, 0);
+	for (size_t i = 0; i < nr; i++) {
+		u64 prev = i ? (*keys)[i - 1] : 1;
+
+		(*keys)[i] = rand() % 5 ? prev + (u64)(rand() % 3) * 0x1000 : prev + random_u64() % (1ull << 40);
+	}
+	stree_build(t, *keys, nr);
+	cr_assert_eq(t->nr, nr);
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+		cr_assert_eq(stree_find(t, *keys, probes[i]), nr ? last_at_or_below(*keys, nr, probes[i])
+								  : SIZE_MAX, "nr %zu x %#llx", nr,
+			     (unsigned long long)probes[i]);
+	for (size_t q = 0; q < 3 * nr + 100; q++) {
+		u64 x = nr && q % 2 ? (*keys)[(size_t)rand() % nr] + (u64)(rand() % 3) - 1
+				    : random_u64() % ((nr ? (*keys)[nr - 1] : 0) + 0x2000);
+		size_t want = last_at_or_below(*keys, nr, x), lines = 0;
+
+		cr_assert_eq(stree_find(t, *keys, x), nr ? want : SIZE_MAX, "nr %zu x %#llx", nr,
+			     (unsigned long long)x);
+		/* every step of a prefetch reads only lines a search reads, and says how many */
+		for (size_t step = 0; step < 12; step++) {
+			size_t n = stree_prefetch(t, *keys, x, step, *keys, sizeof(**keys));
+
+			cr_assert(step == 0 || n == lines);
+			lines = n;
+		}
+		if (nr)
+			cr_assert_geq(lines, 1);
+	}
+}
+
+Test(stree, finds_the_last_key_at_or_below_as_a_scan_does)
+{
+	static const size_t sizes[] = { 1, 2, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 40000,
+					3, 0, 70000 };
+	struct stree t = { 0 };
+	u64 *keys = NULL;
+	size_t alloc = 0;
+
+	srand(7);
+	/* one index rebuilt over arrays growing and shrinking, as a process's maps do */
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		stree_against_scan(&t, &keys, &alloc, sizes[i]);
+		stree_clear(&t);
+		cr_assert_eq(stree_find(&t, keys, UINT64_MAX - 1), SIZE_MAX);
+	}
+	stree_exit(&t);
+	free(keys);
 }

@@ -154,6 +154,92 @@ static void maps_against_naive(unsigned seed, int mode, bool lookups_between)
 	strpool_exit(&pool);
 }
 
+/* A lookup in maps against the naive model, after prefetching every step of it. */
+static void check_lookup(struct maps *maps, const struct naive_map *naive, size_t nr,
+			 struct dso **dso, u64 ip)
+{
+	const struct naive_map *want = NULL;
+	struct map *got;
+
+	for (size_t step = 0; step < 10; step++)
+		maps__prefetch(maps, ip, step);
+	for (size_t i = 0; i < nr; i++)
+		if (ip >= naive[i].start && ip < naive[i].end)
+			want = &naive[i];
+	got = maps__find(maps, ip);
+	if (!want) {
+		cr_assert_null(got, "ip %#llx", (unsigned long long)ip);
+		return;
+	}
+	cr_assert_not_null(got, "ip %#llx", (unsigned long long)ip);
+	cr_assert_eq(got->start, want->start);
+	cr_assert_eq(got->end, want->end);
+	cr_assert_eq(got->pgoff, want->pgoff);
+	cr_assert_eq(got->dso, dso[want->id]);
+}
+
+/*
+ * Many maps with holes between them, looked up enough to be indexed (maps.index), then
+ * changed by inserts that land in holes, overlap (trim, split) and remove maps, each followed
+ * by lookups: every answer is the naive model's, whether the index was just built, is stale or
+ * is rebuilt.
+ */
+Test(maps, indexed_lookups_follow_inserts_overlaps_and_removals)
+{
+	static struct naive_map naive[4096];
+	struct strpool pool;
+	struct dsos dsos;
+	struct dso *dso[8];
+	struct maps *maps = maps__new();
+	size_t nr = 0;
+	u64 top = 0x10000 + 1000 * 0x3000;
+
+	strpool_init(&pool);
+	dsos__init(&dsos);
+	for (int i = 0; i < 8; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "/lib/l%d.so", i);
+		dso[i] = new_dso(&dsos, &pool, name);
+	}
+	srand(11);
+	for (int i = 0; i < 1000; i++) {
+		u64 start = 0x10000 + (u64)i * 0x3000, len = (u64)(1 + rand() % 2) * 0x1000;
+		struct map *m = map__new(start, start + len, (u64)i << 12, dso[i % 8]);
+
+		maps__insert(maps, m);
+		map__put(m);
+		nr = naive_insert(naive, nr, (struct naive_map){ start, start + len, (u64)i << 12,
+								 i % 8 });
+	}
+	for (int q = 0; q < 2000; q++)
+		check_lookup(maps, naive, nr, dso, 0x8000 + (u64)rand() % top);
+	cr_assert(maps->index.nr, "looked up enough to be indexed");
+	for (int i = 1000; i < 1600; i++) {
+		/* in a hole, over parts of several maps, or over whole ones (removing them) */
+		u64 start = 0x10000 + (u64)(rand() % 3000) * 0x1000 + (u64)(rand() % 2) * 0x800;
+		u64 len = i % 10 == 0 ? (u64)(4 + rand() % 20) * 0x1000 : (u64)(1 + rand() % 3) * 0x800;
+		struct map *m = map__new(start, start + len, (u64)i << 12, dso[i % 8]);
+
+		maps__insert(maps, m);
+		map__put(m);
+		nr = naive_insert(naive, nr, (struct naive_map){ start, start + len, (u64)i << 12,
+								 i % 8 });
+		/* sometimes few lookups (the index stays off), sometimes enough to index again */
+		for (int q = 0; q < (i % 50 == 0 ? 200 : 3); q++)
+			check_lookup(maps, naive, nr, dso, 0x8000 + (u64)rand() % top);
+	}
+	cr_assert_eq(maps->nr, nr);
+	for (int q = 0; q < 5000; q++)
+		check_lookup(maps, naive, nr, dso, 0x8000 + (u64)rand() % top);
+	cr_assert(maps->index.nr);
+	maps__put(maps);
+	for (int i = 0; i < 8; i++)
+		dso__put(dso[i]);
+	dsos__exit(&dsos);
+	strpool_exit(&pool);
+}
+
 Test(maps, rising_inserts_match_naive) { maps_against_naive(1, 0, false); }
 Test(maps, falling_inserts_match_naive) { maps_against_naive(2, 1, false); }
 Test(maps, falling_inserts_with_lookups_match_naive) { maps_against_naive(3, 1, true); }
