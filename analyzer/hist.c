@@ -714,32 +714,41 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
  * collapse. The entries without a map get their periods and depths again, from the lookups
  * that found them. hists->in_order is what perf's output tree is fed, in order.
  */
-struct replay_key {
-	u64 first;
-	u32 pos, entry;
-};
-
-static int replay_key_cmp(const void *pa, const void *pb)
+/*
+ * perf's hist_entry__cmp(node, item) (and __collapse, the same for these keys): item goes
+ * left when < 0; 0: the same keys.
+ */
+static int entries_cmp(const struct sort_list *sort, const struct hist_entry *node,
+		       const struct hist_entry *item)
 {
-	const struct replay_key *a = pa, *b = pb;
-
-	if (a->first != b->first)
-		return a->first < b->first ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-/* perf's hist_entry__cmp(node, item): item goes left when < 0; 0 is the same entry */
-static int find_dir(void *arg, u32 item, u32 node)
-{
-	const struct hists *hists = arg;
-
-	for (int i = 0; i < hists->sort->nr; i++) {
-		s64 d = key_cmp(hists->sort->keys[i], &hists->entries[node], &hists->entries[item]);
+	for (int i = 0; i < sort->nr; i++) {
+		s64 d = key_cmp(sort->keys[i], node, item);
 
 		if (d)
 			return d < 0 ? -1 : 1;
 	}
 	return 0;
+}
+
+/* by the sample that first reached an entry, then where in that sample */
+static int by_first(const void *pa, const void *pb, void *arg)
+{
+	const struct hist_entry *e = arg;
+	u32 ia = *(const u32 *)pa, ib = *(const u32 *)pb;
+	const struct hist_entry *a = &e[ia], *b = &e[ib];
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	if (a->first_pos != b->first_pos)
+		return a->first_pos < b->first_pos ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+static int find_dir(void *arg, u32 item, u32 node)
+{
+	const struct hists *hists = arg;
+
+	return entries_cmp(hists->sort, &hists->entries[node], &hists->entries[item]);
 }
 
 struct replay {
@@ -749,7 +758,7 @@ struct replay {
 	bool *placed;	/* by wrapping entry: in the tree already */
 	u64 *seen;	/* by wrapping entry: 1 + the version its last lookup found it at */
 	u32 *found;	/* what that lookup found */
-	const struct replay_key *inserts;
+	const u32 *inserts;	/* the other entries, by_first */
 	size_t nr_inserts, next_insert;
 };
 
@@ -757,11 +766,12 @@ struct replay {
 static void replay_inserts_upto(struct replay *r, u64 first, u32 pos)
 {
 	for (; r->next_insert < r->nr_inserts; r->next_insert++) {
-		const struct replay_key *k = &r->inserts[r->next_insert];
+		u32 e = r->inserts[r->next_insert];
+		const struct hist_entry *he = &r->hists->entries[e];
 
-		if (k->first > first || (k->first == first && k->pos >= pos))
+		if (he->first > first || (he->first == first && he->first_pos >= pos))
 			return;
-		rbtree__insert(&r->tree, k->entry, find_dir, r->hists);
+		rbtree__insert(&r->tree, e, find_dir, r->hists);
 		r->version++;
 	}
 }
@@ -850,7 +860,7 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 {
 	size_t nr0 = hists->nr, nr_inserts = 0, nr;
 	struct replay r = { .hists = hists };
-	struct replay_key *inserts;
+	u32 *inserts;
 	bool *wraps, any = false;
 	u32 *order;
 
@@ -879,13 +889,13 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 		if (he->merged)
 			continue;
 		if (!wraps[e]) {
-			inserts[nr_inserts++] = (struct replay_key){ he->first, he->first_pos, (u32)e };
+			inserts[nr_inserts++] = (u32)e;
 			continue;
 		}
 		he->period = he->period_acc = he->nr_events = 0;	/* counted again */
 		he->max_depth = 0;
 	}
-	qsort(inserts, nr_inserts, sizeof(*inserts), replay_key_cmp);
+	qsort_r(inserts, nr_inserts, sizeof(*inserts), by_first, hists->entries);
 	r.inserts = inserts;
 	r.nr_inserts = nr_inserts;
 	r.placed = xcalloc(nr0, sizeof(*r.placed));
@@ -1029,18 +1039,14 @@ struct order_ctx {
 	bool cumulate, depth, caller;
 };
 
-/* perf's hist_entry__cmp (and __collapse, the same for these keys): new goes left when < 0 */
+/* entries_cmp, for entries all distinct here: one equal under perf's keys goes after */
 static int order_in(void *arg, u32 item, u32 node)
 {
 	const struct order_ctx *c = arg;
 
-	for (int i = 0; i < c->sort->nr; i++) {
-		s64 d = key_cmp(c->sort->keys[i], &c->entries[node], &c->entries[item]);
+	int d = entries_cmp(c->sort, &c->entries[node], &c->entries[item]);
 
-		if (d)
-			return d < 0 ? -1 : 1;
-	}
-	return 1;	/* equal under perf's keys, distinct here: after (not seen in practice) */
+	return d ? d : 1;
 }
 
 /* perf's hist_entry__sort(a, b): > 0 puts a first */
@@ -1076,20 +1082,6 @@ static int order_out(void *arg, u32 item, u32 node)
 	const struct order_ctx *c = arg;
 
 	return entry_sort(c, &c->entries[item], &c->entries[node]) > 0 ? -1 : 1;
-}
-
-/* by the sample that first reached an entry, then where in that sample */
-static int by_first(const void *pa, const void *pb, void *arg)
-{
-	const struct hist_entry *e = arg;
-	u32 ia = *(const u32 *)pa, ib = *(const u32 *)pb;
-	const struct hist_entry *a = &e[ia], *b = &e[ib];
-
-	if (a->first != b->first)
-		return a->first < b->first ? -1 : 1;
-	if (a->first_pos != b->first_pos)
-		return a->first_pos < b->first_pos ? -1 : 1;
-	return ia < ib ? -1 : ia > ib;
 }
 
 /* Feed order[0, nr) through an empty tree ordered by dir; order becomes its in-order walk. */
