@@ -87,6 +87,30 @@ static size_t naive_insert(struct naive_map *v, size_t n, struct naive_map m)
 	return k;
 }
 
+/* A lookup in maps against the naive model, after prefetching every step of it. */
+static void check_lookup(struct maps *maps, const struct naive_map *naive, size_t nr,
+			 struct dso **dso, u64 ip)
+{
+	const struct naive_map *want = NULL;
+	struct map *got;
+
+	for (size_t step = 0; step < 10; step++)
+		maps__prefetch(maps, ip, step);
+	for (size_t i = 0; i < nr; i++)
+		if (ip >= naive[i].start && ip < naive[i].end)
+			want = &naive[i];
+	got = maps__find(maps, ip);
+	if (!want) {
+		cr_assert_null(got, "ip %#llx", (unsigned long long)ip);
+		return;
+	}
+	cr_assert_not_null(got, "ip %#llx", (unsigned long long)ip);
+	cr_assert_eq(got->start, want->start);
+	cr_assert_eq(got->end, want->end);
+	cr_assert_eq(got->pgoff, want->pgoff);
+	cr_assert_eq(got->dso, dso[want->id]);
+}
+
 /*
  * Inserts in every order (rising, falling, random, overlapping) answer lookups as the naive
  * model does, whether lookups come between inserts (the tail merged often) or not at all.
@@ -128,54 +152,13 @@ static void maps_against_naive(unsigned seed, int mode, bool lookups_between)
 			maps__find(maps, start);
 	}
 	cr_assert_eq(maps->nr, nr);
-	for (int q = 0; q < 20000; q++) {
-		u64 ip = 0x8000 + (u64)rand() % 0x10010000;
-		const struct naive_map *want = NULL;
-		struct map *got;
-
-		for (size_t i = 0; i < nr; i++)
-			if (ip >= naive[i].start && ip < naive[i].end)
-				want = &naive[i];
-		got = maps__find(maps, ip);
-		if (!want) {
-			cr_assert_null(got, "ip %#llx", (unsigned long long)ip);
-			continue;
-		}
-		cr_assert_not_null(got, "ip %#llx", (unsigned long long)ip);
-		cr_assert_eq(got->start, want->start);
-		cr_assert_eq(got->end, want->end);
-		cr_assert_eq(got->pgoff, want->pgoff);
-		cr_assert_eq(got->dso, dso[want->id]);
-	}
+	for (int q = 0; q < 20000; q++)
+		check_lookup(maps, naive, nr, dso, 0x8000 + (u64)rand() % 0x10010000);
 	maps__put(maps);
 	for (int i = 0; i < 8; i++)
 		dso__put(dso[i]);
 	dsos__exit(&dsos);
 	strpool_exit(&pool);
-}
-
-/* A lookup in maps against the naive model, after prefetching every step of it. */
-static void check_lookup(struct maps *maps, const struct naive_map *naive, size_t nr,
-			 struct dso **dso, u64 ip)
-{
-	const struct naive_map *want = NULL;
-	struct map *got;
-
-	for (size_t step = 0; step < 10; step++)
-		maps__prefetch(maps, ip, step);
-	for (size_t i = 0; i < nr; i++)
-		if (ip >= naive[i].start && ip < naive[i].end)
-			want = &naive[i];
-	got = maps__find(maps, ip);
-	if (!want) {
-		cr_assert_null(got, "ip %#llx", (unsigned long long)ip);
-		return;
-	}
-	cr_assert_not_null(got, "ip %#llx", (unsigned long long)ip);
-	cr_assert_eq(got->start, want->start);
-	cr_assert_eq(got->end, want->end);
-	cr_assert_eq(got->pgoff, want->pgoff);
-	cr_assert_eq(got->dso, dso[want->id]);
 }
 
 /*
