@@ -32,6 +32,7 @@ struct agg_item {
 	const struct symbol *sym;	/* once resolved (resolved) */
 	u64 addr;		/* map-relative when map is set */
 	u64 period;
+	u64 hash;		/* of its histogram entry's keys, once resolved (hists__hash) */
 	s32 cpu;
 	u32 hists;		/* which histogram (the evsel's index) */
 	u32 chain;		/* interned callchain (callchain.h), or CC_NO_CHAIN */

@@ -437,7 +437,7 @@ static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool 
 {
 	struct hist_entry *he;
 	size_t slot;
-	u64 hash = entry_hash(hists->sort, proto);
+	u64 hash = proto->hash ? proto->hash : entry_hash(hists->sort, proto);
 
 	if (2 * (hists->nr + 1) > hists->index.cap)
 		index_grow(&hists->index, hists->entries, hists->nr);
@@ -544,7 +544,12 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 	}
 }
 
-void hists__prefetch(const struct hists *hists, const struct hist_entry *proto, int stage)
+u64 hists__hash(const struct hists *hists, const struct hist_entry *proto)
+{
+	return entry_hash(hists->sort, proto);
+}
+
+void hists__prefetch(const struct hists *hists, u64 hash, int stage)
 {
 	const struct hist_entry *he;
 	size_t j;
@@ -552,7 +557,7 @@ void hists__prefetch(const struct hists *hists, const struct hist_entry *proto, 
 
 	if (!hists->index.cap)
 		return;
-	j = entry_hash(hists->sort, proto) & (hists->index.cap - 1);
+	j = hash & (hists->index.cap - 1);
 	if (stage == 0) {
 		__builtin_prefetch(&hists->index.slots[j]);
 		return;

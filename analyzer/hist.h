@@ -159,15 +159,18 @@ void hists__exit(struct hists *hists);
  * Add one resolved sample. proto holds references to its thread and map: the histogram
  * takes over what it keeps (those fields become NULL, or another map it lets go); the
  * caller puts what is left. Takes and puts no reference itself, so that it may run on
- * another thread than the one that owns the reference counts.
+ * another thread than the one that owns the reference counts. proto->hash is
+ * hists__hash(hists, proto) if the caller has it, else 0.
  */
 void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain);
+/* The hash of proto's keys, which hists__add and hists__prefetch go by. */
+u64 hists__hash(const struct hists *hists, const struct hist_entry *proto);
 /*
- * Prefetch what hists__add(hists, proto) will read, in two steps some samples apart: stage 0
- * the index slot of proto's key, stage 1 (the slot in by then) the entry it holds. A hint:
+ * Prefetch what hists__add will read for an entry of that hash, in two steps some samples
+ * apart: stage 0 the index slot, stage 1 (the slot in by then) the entry it holds. A hint:
  * it changes nothing.
  */
-void hists__prefetch(const struct hists *hists, const struct hist_entry *proto, int stage);
+void hists__prefetch(const struct hists *hists, u64 hash, int stage);
 
 /* What call graphs need after the run (report's). */
 struct hists_callchain {

@@ -199,6 +199,45 @@ static void note_maps_change(struct report *rep, const struct perf_event_header 
 	thread__put(t);
 }
 
+/* The symbol table the item's symbol is from (its dso's, loaded by item_resolve). */
+static const struct symtab *item_symtab(const struct report *rep, const struct agg_item *item)
+{
+	return item->dso ? dso__symtab(item->dso, &rep->machine.symsrc) : NULL;
+}
+
+/* The histogram entry an item adds to (its symbol resolved). */
+static void item_entry(const struct report *rep, const struct agg_item *item,
+		       struct hist_entry *he)
+{
+	*he = (struct hist_entry){ .thread = item->thread, .comm = item->comm,
+				   .comm_str = item->comm_str, .map = item->map, .dso = item->dso,
+				   .sym = item->sym, .symtab = item_symtab(rep, item),
+				   .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
+				   .socket = -1, .level = item->level,
+				   .unmapped_chain = item->unmapped_chain, .period = item->period,
+				   .hash = item->hash };
+	if (he->cpu >= 0 && he->cpu < rep->nr_cpus)
+		he->socket = rep->sockets[he->cpu];
+}
+
+/* On the aggregator: the item's symbol and its entry's hash, once (ahead_sample, or else
+ * finish_sample). */
+static void item_resolve(struct report *rep, struct agg_item *item)
+{
+	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,
+				    .addr = item->addr };
+	struct hist_entry he;
+
+	if (item->resolved)
+		return;
+	machine__resolve_symbol(&rep->machine, &al);
+	item->sym = al.sym;
+	item->resolved = true;
+	item->hash = 0;
+	item_entry(rep, item, &he);
+	item->hash = hists__hash(&rep->hists[item->hists], &he);
+}
+
 /* A sample that had to wait for the kernel's symbols (on the reading thread). */
 static void resolve_deferred(void *data, void *p)
 {
@@ -344,39 +383,6 @@ static void put_sample(void *data, void *p)
 	map__put(item->map);
 }
 
-/* On the aggregator: the item's symbol, unless ahead_sample found it already. */
-static void item_resolve(struct report *rep, struct agg_item *item)
-{
-	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,
-				    .addr = item->addr };
-
-	if (item->resolved)
-		return;
-	machine__resolve_symbol(&rep->machine, &al);
-	item->sym = al.sym;
-	item->resolved = true;
-}
-
-/* The symbol table the item's symbol is from (its dso's, loaded by item_resolve). */
-static const struct symtab *item_symtab(const struct report *rep, const struct agg_item *item)
-{
-	return item->dso ? dso__symtab(item->dso, &rep->machine.symsrc) : NULL;
-}
-
-/* The histogram entry an item adds to (its symbol resolved). */
-static void item_entry(const struct report *rep, const struct agg_item *item,
-		       struct hist_entry *he)
-{
-	*he = (struct hist_entry){ .thread = item->thread, .comm = item->comm,
-				   .comm_str = item->comm_str, .map = item->map, .dso = item->dso,
-				   .sym = item->sym, .symtab = item_symtab(rep, item),
-				   .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
-				   .socket = -1, .level = item->level,
-				   .unmapped_chain = item->unmapped_chain, .period = item->period };
-	if (he->cpu >= 0 && he->cpu < rep->nr_cpus)
-		he->socket = rep->sockets[he->cpu];
-}
-
 /*
  * On the aggregator, a few samples before finish_sample: the symbol, then the histogram's
  * index slot and entry for it, fetched while the samples before are added.
@@ -385,14 +391,12 @@ static void ahead_sample(void *data, void *p, int stage)
 {
 	struct report *rep = data;
 	struct agg_item *item = p;
-	struct hist_entry he;
 
 	if (stage == 0)
 		item_resolve(rep, item);
 	else if (!item->resolved)
 		return;	/* it missed stage 0 (early in its batch): nothing to go by */
-	item_entry(rep, item, &he);
-	hists__prefetch(&rep->hists[item->hists], &he, stage);
+	hists__prefetch(&rep->hists[item->hists], item->hash, stage);
 	if (stage == 1 && item->map)
 		__builtin_prefetch(item->map);	/* hists__add reads the entry's map */
 }

@@ -3,9 +3,10 @@
 # -F 20000 -e cpu-clock, BENCH_SECONDS long, default 25 s: about a million samples, made into
 # bench/out/, never committed; BENCH_REUSE=1 keeps it), perf report --stdio against analyze
 # report in its default children view with call graphs, and both with -g folded; the best of
-# BENCH_RUNS runs (default 3) of each, wall time and peak RSS from tools/timeit. Checks that
-# the outputs are identical but for perf's random tip line and writes the section
-# "## Call graphs (issue 6)" of bench/RESULTS.md (replacing that section only).
+# BENCH_RUNS runs (default 3) of each, perf's and analyze's in turn, wall time and peak RSS
+# from tools/timeit. Checks that the outputs are identical but for perf's random tip line and
+# writes the section "## Call graphs (issue 6)" of bench/RESULTS.md (replacing that section
+# only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=bench/out
@@ -18,13 +19,12 @@ mkdir -p "$WORK"
 FILE=$WORK/sysw-g.data
 record "$FILE" -a -g -F 20000 -e cpu-clock
 
-read -r p1_t p1_m < <(best perf report -i "$FILE" --stdio); cp "$WORK/out.txt" "$WORK/perf-g.txt"
-read -r a1_t a1_m < <(best "$ANALYZE" report -i "$FILE"); cp "$WORK/out.txt" "$WORK/analyze-g.txt"
+read -r p1_t p1_m a1_t a1_m < <(best_pair "$RUNS" "$WORK/perf-g.txt" "$WORK/analyze-g.txt" \
+	perf report -i "$FILE" --stdio ::: "$ANALYZE" report -i "$FILE")
 same1=$(same "$WORK/perf-g.txt" "$WORK/analyze-g.txt")
-read -r p2_t p2_m < <(best perf report -i "$FILE" --stdio -g folded)
-cp "$WORK/out.txt" "$WORK/perf-folded.txt"
-read -r a2_t a2_m < <(best "$ANALYZE" report -i "$FILE" -g folded)
-cp "$WORK/out.txt" "$WORK/analyze-folded.txt"
+read -r p2_t p2_m a2_t a2_m < <(best_pair "$RUNS" "$WORK/perf-folded.txt" \
+	"$WORK/analyze-folded.txt" perf report -i "$FILE" --stdio -g folded \
+	::: "$ANALYZE" report -i "$FILE" -g folded)
 same2=$(same "$WORK/perf-folded.txt" "$WORK/analyze-folded.txt")
 
 row() {	# LABEL PERF-TIME PERF-KB ANALYZE-TIME ANALYZE-KB SAME
@@ -36,8 +36,8 @@ cat >"$section" <<MD
 
 Made by bench/callchain.sh on $(date -u +%Y-%m-%d), $(nproc) CPUs, perf $(perf version | awk '{print $3}').
 Input: ${SECONDS_TO_RECORD} s of \`perf record -a -g -F 20000 -e cpu-clock\` of the busy mix on every
-CPU, $(size_mb "$FILE") MB, $(samples "$FILE") samples. Best of ${RUNS} runs; wall time and peak RSS from
-tools/timeit. "same": the outputs are identical but for perf's random tip line.
+CPU, $(size_mb "$FILE") MB, $(samples "$FILE") samples. Best of ${RUNS} runs, perf's and
+analyze's in turn; wall time and peak RSS from tools/timeit. "same": the outputs are identical but for perf's random tip line.
 
 | command | perf 6.1 | analyze | faster | memory | same |
 | --- | --- | --- | --- | --- | --- |

@@ -2,9 +2,9 @@
 # DWARF unwinding (issue 6): a `perf record --call-graph dwarf` recording (made on demand under
 # bench/out/dwarf/, never committed) of tests/fixtures/src/deep.c and a compressor/sort load
 # with real libraries on every CPU; perf script against analyze script and perf report
-# --no-children against analyze's on it, the best of BENCH_RUNS runs each (tools/timeit),
-# whether the outputs are the same; writes the section "## DWARF unwinding (issue 6)" of
-# bench/RESULTS.md (replacing only that section). BENCH_SECONDS: the recording's length
+# --no-children against analyze's on it, the best of BENCH_RUNS runs each, perf's and
+# analyze's in turn (tools/timeit), whether the outputs are the same; writes the section
+# "## DWARF unwinding (issue 6)" of bench/RESULTS.md (replacing only that section). BENCH_SECONDS: the recording's length
 # (default 20); BENCH_REUSE=1 keeps an existing recording.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,16 +37,6 @@ if [ "${BENCH_REUSE:-0}" != 1 ] || ! [ -s "$DATA" ]; then
 		>/dev/null 2>"$WORK/record.log" || { cat "$WORK/record.log" >&2; exit 1; }
 fi
 
-# best OUT CMD...: the best wall time of $RUNS runs and that run's peak RSS (KB): "s KB"
-best() {
-	local out=$1 bt="" bm="" t m r
-	shift
-	for ((r = 0; r < RUNS; r++)); do
-		read -r t m < <("$TIMEIT" "$out" "$@")
-		if [ -z "$bt" ] || awk "BEGIN{exit !($t < $bt)}"; then bt=$t bm=$m; fi
-	done
-	echo "$bt $bm"
-}
 same() {	# PERF-OUT ANALYZE-OUT: byte for byte, but for perf report's random tip
 	if cmp -s <(grep -v '^# (Tip' "$1") <(grep -v '^# (Tip' "$2"); then echo yes; else echo no; fi
 }
@@ -55,11 +45,12 @@ row() {	# LABEL PERF-T PERF-KB ANALYZE-T ANALYZE-KB SAME
 	echo "| $1 | $2 s, $(($3 / 1024)) MB | $4 s, $(($5 / 1024)) MB | $(ratio "$2" "$4")x | $(ratio "$3" "$5")x less | $6 |"
 }
 
-read -r ps_t ps_m < <(best "$WORK/perf-script.txt" perf script -i "$DATA")
-read -r as_t as_m < <(best "$WORK/analyze-script.txt" "$ANALYZE" script -i "$DATA")
+read -r ps_t ps_m as_t as_m < <(best_pair "$RUNS" "$WORK/perf-script.txt" \
+	"$WORK/analyze-script.txt" perf script -i "$DATA" ::: "$ANALYZE" script -i "$DATA")
 same_s=$(same "$WORK/perf-script.txt" "$WORK/analyze-script.txt")
-read -r pr_t pr_m < <(best "$WORK/perf-report.txt" perf report -i "$DATA" --stdio --no-children)
-read -r ar_t ar_m < <(best "$WORK/analyze-report.txt" "$ANALYZE" report -i "$DATA" --no-children)
+read -r pr_t pr_m ar_t ar_m < <(best_pair "$RUNS" "$WORK/perf-report.txt" \
+	"$WORK/analyze-report.txt" perf report -i "$DATA" --stdio --no-children \
+	::: "$ANALYZE" report -i "$DATA" --no-children)
 same_r=$(same "$WORK/perf-report.txt" "$WORK/analyze-report.txt")
 nr_samples=$(perf report -i "$DATA" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
 frames=$(grep -c $'^\t' "$WORK/perf-script.txt" || true)
@@ -70,7 +61,7 @@ $HEADING
 
 Input: $(du -m "$DATA" | cut -f1) MB, ${nr_samples} samples of \`perf record --call-graph dwarf -F 1000 -e cpu-clock\`
 (8 KB of stack a sample), ${SECONDS_TO_RECORD} s of tests/fixtures/src/deep.c and a gzip/sha256sum/sort load on
-every CPU; perf script shows ${frames} frames. Best of ${RUNS} runs, on $(date -u +%Y-%m-%d).
+every CPU; perf script shows ${frames} frames. Best of ${RUNS} runs (perf's and analyze's in turn), on $(date -u +%Y-%m-%d).
 
 | command | perf 6.1 | analyze | faster | memory | same output |
 | --- | --- | --- | --- | --- | --- |

@@ -35,6 +35,28 @@ best() {
 	echo "$best_t $best_m"
 }
 
+# best_pair RUNS OUT_A OUT_B CMD_A... ::: CMD_B...: the two commands run in turn (A, B, A,
+# B...), so that both meet the machine as it is at that moment (on a shared VM it can be half
+# again slower for minutes); "tA kbA tB kbB" of the best run of each, the output of that run in
+# OUT_A and OUT_B
+best_pair() {
+	local n=$1 out_a=$2 out_b=$3 ta="" ma="" tb="" mb="" t m r
+	local -a a=() b=()
+	shift 3
+	while [ "$1" != ":::" ]; do a+=("$1"); shift; done
+	shift
+	b=("$@")
+	for ((r = 0; r < n; r++)); do
+		read -r t m < <("$TIMEIT" "$out_a.run" "${a[@]}")
+		if [ -z "$ta" ] || awk "BEGIN{exit !($t < $ta)}"; then ta=$t ma=$m; fi
+		mv "$out_a.run" "$out_a"
+		read -r t m < <("$TIMEIT" "$out_b.run" "${b[@]}")
+		if [ -z "$tb" ] || awk "BEGIN{exit !($t < $tb)}"; then tb=$t mb=$m; fi
+		mv "$out_b.run" "$out_b"
+	done
+	echo "$ta $ma $tb $mb"
+}
+
 ratio() { awk "BEGIN{ if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"inf\" }"; }
 
 # same A B: "yes" when the two outputs are the same but for perf's random tip line
