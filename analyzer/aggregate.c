@@ -161,7 +161,7 @@ void *aggregate__slot(struct aggregate *agg, size_t size)
 		if (agg->cur)
 			agg->free = agg->cur->next;
 		else
-			agg->cur = xmalloc(sizeof(*agg->cur));
+			agg->cur = xmalloc_populated(sizeof(*agg->cur));
 		agg->cur->used = 0;
 	}
 	*(size_t *)(agg->cur->bytes + agg->cur->used) = size;

@@ -41,7 +41,7 @@ void *slab_zalloc(struct slab *slab)
 		memcpy(&slab->free, obj, sizeof(void *));
 	} else {
 		if (!slab->chunks || slab->used + slab_stride(slab) > sizeof(slab->chunks->mem)) {
-			struct slab_chunk *c = xmalloc(sizeof(*c));
+			struct slab_chunk *c = xmalloc_populated(sizeof(*c));
 
 			c->next = slab->chunks;
 			slab->chunks = c;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lib/compiler.h"
 
@@ -19,6 +20,18 @@ void *xmalloc(size_t size)
 	void *p = malloc(size ? size : 1);
 	if (!p)
 		oom(size);
+	return p;
+}
+
+void *xmalloc_populated(size_t size)
+{
+	void *p = xmalloc(size);
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t lo = ALIGN_UP((uintptr_t)p, 4096), hi = ((uintptr_t)p + size) & ~(uintptr_t)4095;
+
+	if (hi > lo)	/* whole pages only; an older kernel's refusal is harmless */
+		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#endif
 	return p;
 }
 
