@@ -31,6 +31,7 @@ struct agg_item {
 	const char *parent;
 	const struct symbol *sym;	/* once resolved (resolved) */
 	u64 addr;		/* map-relative when map is set */
+	u64 map_base;		/* map__base(map) */
 	u64 period;
 	u64 hash;		/* of its histogram entry's keys, once resolved (hists__hash) */
 	s32 cpu;

@@ -460,12 +460,6 @@ static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool 
 	return hists->nr++;
 }
 
-/* The map's start - pgoff (perf's map__unmap_ip(map, 0)), 0 for identity maps or none. */
-static u64 map_base(const struct map *map)
-{
-	return map && !map->identity ? map->start - map->pgoff : 0;
-}
-
 /*
  * The index of a wrapping sample's thread: each kept once, with the sample's own reference if
  * nothing took it, else borrowed (its entry or pair holds one until the run is over).
@@ -491,7 +485,7 @@ static u32 wrap_thread(struct hists *hists, struct thread *thread, struct hist_e
 void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 {
 	struct thread *thread = proto->thread;
-	u64 sample_period = proto->period;
+	u64 sample_period = proto->period, base = proto->map_base;
 	/* in the children view, entries of addresses without a map: see replay_entries_in */
 	bool wraps = hists->cumulate && ((!proto->dso && !proto->sym) ||
 					 (chain != CC_NO_CHAIN && proto->unmapped_chain));
@@ -506,7 +500,8 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 	if (hists->cumulate)
 		proto->period_acc = proto->period;
 	/* consecutive samples often land in the same entry */
-	if (hists->last && entry_equal(hists->sort, &hists->entries[hists->last - 1], proto)) {
+	if (hists->last && (!proto->hash || hists->entries[hists->last - 1].hash == proto->hash) &&
+	    entry_equal(hists->sort, &hists->entries[hists->last - 1], proto)) {
 		i = hists->last - 1;
 		entry_merge(&hists->entries[i], proto);
 	} else {
@@ -524,7 +519,7 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 		}
 		hists->last = i + 1;
 	}
-	hists->entries[i].map_base = map_base(hists->entries[i].map);
+	hists->entries[i].map_base = base;	/* its map is the sample's now */
 	hists->entries[i].map_last = hists->nr_samples;
 	if (chain != CC_NO_CHAIN)
 		pair = pair_add(hists, (u32)i, chain, proto);

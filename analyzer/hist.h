@@ -160,7 +160,8 @@ void hists__exit(struct hists *hists);
  * takes over what it keeps (those fields become NULL, or another map it lets go); the
  * caller puts what is left. Takes and puts no reference itself, so that it may run on
  * another thread than the one that owns the reference counts. proto->hash is
- * hists__hash(hists, proto) if the caller has it, else 0.
+ * hists__hash(hists, proto) if the caller has it, else 0; proto->map_base is
+ * map__base(proto->map) (read by the caller, on the thread that owns the map).
  */
 void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain);
 /* The hash of proto's keys, which hists__add and hists__prefetch go by. */

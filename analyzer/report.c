@@ -215,7 +215,7 @@ static void item_entry(const struct report *rep, const struct agg_item *item,
 				   .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
 				   .socket = -1, .level = item->level,
 				   .unmapped_chain = item->unmapped_chain, .period = item->period,
-				   .hash = item->hash };
+				   .hash = item->hash, .map_base = item->map_base };
 	if (he->cpu >= 0 && he->cpu < rep->nr_cpus)
 		he->socket = rep->sockets[he->cpu];
 }
@@ -249,6 +249,7 @@ static void resolve_deferred(void *data, void *p)
 		return;
 	machine__resolve_kernel_map(&rep->machine, item->addr, &al);
 	item->map = map__get(al.map);
+	item->map_base = map__base(al.map);
 	item->dso = al.map ? al.map->dso : NULL;
 	item->addr = al.addr;
 	item->level = al.level;
@@ -339,11 +340,13 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 		aggregate__hold(&rep->agg);
 	if (item->deferred) {
 		item->map = NULL;
+		item->map_base = 0;
 		item->dso = NULL;
 		item->addr = s->ip;
 		item->level = 'k';
 	} else {
 		item->map = map__get(al.map);
+		item->map_base = map__base(al.map);
 		item->dso = al.map ? al.map->dso : NULL;
 		item->addr = al.addr;
 		item->level = al.level;
@@ -397,8 +400,6 @@ static void ahead_sample(void *data, void *p, int stage)
 	else if (!item->resolved)
 		return;	/* it missed stage 0 (early in its batch): nothing to go by */
 	hists__prefetch(&rep->hists[item->hists], item->hash, stage);
-	if (stage == 1 && item->map)
-		__builtin_prefetch(item->map);	/* hists__add reads the entry's map */
 }
 
 /* On the aggregator: the symbol, the dso and symbol filters, the histogram. */

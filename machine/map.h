@@ -66,6 +66,13 @@ static inline u64 map__map_ip(const struct map *map, u64 ip)
 	return map->identity ? ip : ip - map->start + map->pgoff;
 }
 
+/* The address the map's dso is loaded at: start - pgoff (perf's map__unmap_ip(map, 0)), 0 for
+ * identity maps or none. */
+static inline u64 map__base(const struct map *map)
+{
+	return map && !map->identity ? map->start - map->pgoff : 0;
+}
+
 struct maps *maps__new(void);
 struct maps *maps__get(struct maps *maps);
 void maps__put(struct maps *maps);
