@@ -18,6 +18,7 @@ mkdir -p "$WORK"
 
 FILE=$WORK/sysw-g.data
 record "$FILE" -a -g -F 20000 -e cpu-clock
+WARM=$FILE	# read before every run (lib.sh)
 
 read -r p1_t p1_m a1_t a1_m < <(best_pair "$RUNS" "$WORK/perf-g.txt" "$WORK/analyze-g.txt" \
 	perf report -i "$FILE" --stdio ::: "$ANALYZE" report -i "$FILE")

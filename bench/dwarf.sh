@@ -45,6 +45,7 @@ row() {	# LABEL PERF-T PERF-KB ANALYZE-T ANALYZE-KB SAME
 	echo "| $1 | $2 s, $(($3 / 1024)) MB | $4 s, $(($5 / 1024)) MB | $(ratio "$2" "$4")x | $(ratio "$3" "$5")x less | $6 |"
 }
 
+WARM=$DATA	# read before every run (lib.sh)
 read -r ps_t ps_m as_t as_m < <(best_pair "$RUNS" "$WORK/perf-script.txt" \
 	"$WORK/analyze-script.txt" perf script -i "$DATA" ::: "$ANALYZE" script -i "$DATA")
 same_s=$(same "$WORK/perf-script.txt" "$WORK/analyze-script.txt")

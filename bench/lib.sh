@@ -24,21 +24,21 @@ record() {
 		>/dev/null 2>"$WORK/record.log" || { cat "$WORK/record.log" >&2; exit 1; }
 }
 
-# best CMD...: "seconds peak-KB" of the best of RUNS runs (tools/timeit: wall time from fork
-# to reaping, peak RSS from wait4), its output in $OUT (default $WORK/out.txt)
-best() {
-	local best_t="" best_m="" t m r
-	for ((r = 0; r < RUNS; r++)); do
-		read -r t m < <("$TIMEIT" "${OUT:-$WORK/out.txt}" "$@")
-		if [ -z "$best_t" ] || awk "BEGIN{exit !($t < $best_t)}"; then best_t=$t best_m=$m; fi
+# warm: read the files and directories named in $WARM into the page cache. This VM's page
+# cache holds about 2.7 GB and drops pages of files read minutes ago, so a timed run could
+# otherwise read part of its input from the disk (a run of 0.2 s took 2.9 s so); every timed
+# run is preceded by this, perf's and analyze's alike.
+warm() {
+	local f
+	for f in ${WARM:-}; do
+		if [ -d "$f" ]; then cat "$f"/* >/dev/null 2>&1 || true; else cat "$f" >/dev/null 2>&1 || true; fi
 	done
-	echo "$best_t $best_m"
 }
 
 # best_pair RUNS OUT_A OUT_B CMD_A... ::: CMD_B...: the two commands run in turn (A, B, A,
 # B...), so that both meet the machine as it is at that moment (on a shared VM it can be half
-# again slower for minutes); "tA kbA tB kbB" of the best run of each, the output of that run in
-# OUT_A and OUT_B
+# again slower for minutes); "tA kbA tB kbB" of the best run of each, their outputs (the same
+# every run) in OUT_A and OUT_B
 best_pair() {
 	local n=$1 out_a=$2 out_b=$3 ta="" ma="" tb="" mb="" t m r
 	local -a a=() b=()
@@ -47,12 +47,12 @@ best_pair() {
 	shift
 	b=("$@")
 	for ((r = 0; r < n; r++)); do
-		read -r t m < <("$TIMEIT" "$out_a.run" "${a[@]}")
+		warm
+		read -r t m < <("$TIMEIT" "$out_a" "${a[@]}")
 		if [ -z "$ta" ] || awk "BEGIN{exit !($t < $ta)}"; then ta=$t ma=$m; fi
-		mv "$out_a.run" "$out_a"
-		read -r t m < <("$TIMEIT" "$out_b.run" "${b[@]}")
+		warm
+		read -r t m < <("$TIMEIT" "$out_b" "${b[@]}")
 		if [ -z "$tb" ] || awk "BEGIN{exit !($t < $tb)}"; then tb=$t mb=$m; fi
-		mv "$out_b.run" "$out_b"
 	done
 	echo "$ta $ma $tb $mb"
 }

@@ -4,8 +4,8 @@
 # BENCH_PT_BUFFER_MB (default 4) MB, each a PSB+ and a run of main's loop whose returns are
 # TIPs, BENCH_PT_MB (default 100) MB in all, and a quarter of that for the memory comparison.
 # Times `perf script --itrace=b > /dev/null` against `analyze script --itrace=b > /dev/null`,
-# the best of BENCH_RUNS runs (default 3), wall time and peak RSS from tools/timeit; checks
-# on a 1 MB trace that the two print the same lines. Writes the section "## Intel PT (issue
+# the best of BENCH_RUNS runs (default 3, perf's and analyze's in turn), wall time and peak
+# RSS from tools/timeit; checks on a 1 MB trace that the two print the same lines. Writes the section "## Intel PT (issue
 # 8)" of bench/RESULTS.md (replacing that section only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,11 +67,13 @@ same1=$(same "$WORK/perf-1.txt" "$WORK/analyze-1.txt")
 SMALL=$((MB / 4 > 0 ? MB / 4 : 1))
 make_trace "$SMALL" "$WORK/pt-small.data"
 make_trace "$MB" "$WORK/pt.data"
-OUT=/dev/null
-read -r ps_t ps_m < <(best perf script -i "$WORK/pt-small.data" --itrace=b)
-read -r as_t as_m < <(best "$ANALYZE" script -i "$WORK/pt-small.data" --itrace=b)
-read -r p_t p_m < <(best perf script -i "$WORK/pt.data" --itrace=b)
-read -r a_t a_m < <(best "$ANALYZE" script -i "$WORK/pt.data" --itrace=b)
+WARM=$WORK/pt-small.data	# read before every run (lib.sh)
+read -r ps_t ps_m as_t as_m < <(best_pair "$RUNS" /dev/null /dev/null \
+	perf script -i "$WORK/pt-small.data" --itrace=b ::: \
+	"$ANALYZE" script -i "$WORK/pt-small.data" --itrace=b)
+WARM=$WORK/pt.data
+read -r p_t p_m a_t a_m < <(best_pair "$RUNS" /dev/null /dev/null \
+	perf script -i "$WORK/pt.data" --itrace=b ::: "$ANALYZE" script -i "$WORK/pt.data" --itrace=b)
 lines=$(wc -l <"$WORK/analyze-1.txt")
 
 row() {	# LABEL PERF-TIME PERF-KB ANALYZE-TIME ANALYZE-KB

@@ -6,7 +6,8 @@
 # --threads -z data directory of the same busy workload. BENCH_SECONDS sets their length
 # (default 25 s each, about a million samples); BENCH_REUSE=1 reuses existing recordings;
 # BENCH_RUNS sets the runs per command (best one kept); BENCH_SCALING_RUNS the runs of the
-# -j1/-j2 comparison, which alternates the two so that both meet the same machine.
+# -j1/-j2 comparison. Each pair (perf and analyze, -j1 and -j2) runs in turn, so that both
+# meet the same machine, the input read into the page cache before every run (lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=bench/out
@@ -18,25 +19,6 @@ mkdir -p "$WORK"
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
-# timed OUT CMD...: "seconds peak-KB" of one run, its output in OUT (tools/timeit: wall time
-# to the microsecond from fork to reaping, peak RSS from wait4; no shell in the interval)
-timed() {
-	"$TIMEIT" "$@"
-}
-# best_pair CMD-A -- CMD-B: best time and its peak RSS of each, the two run alternately
-best_pair() {
-	local a=() b=() ta="" ma="" tb="" mb="" t m
-	while [ "$1" != -- ]; do a+=("$1"); shift; done
-	shift
-	b=("$@")
-	for ((r = 0; r < SCALING_RUNS; r++)); do
-		read -r t m < <(timed /dev/null "${a[@]}")
-		if [ -z "$ta" ] || awk "BEGIN{exit !($t < $ta)}"; then ta=$t ma=$m; fi
-		read -r t m < <(timed /dev/null "${b[@]}")
-		if [ -z "$tb" ] || awk "BEGIN{exit !($t < $tb)}"; then tb=$t mb=$m; fi
-	done
-	echo "$ta $ma $tb $mb"
-}
 row() {	# LABEL PERF-TIME PERF-KB ANALYZE-TIME ANALYZE-KB
 	echo "| $1 | $2 s, $(($3 / 1024)) MB | $4 s, $(($5 / 1024)) MB | $(ratio "$2" "$4")x | $(ratio "$3" "$5")x less |"
 }
@@ -47,18 +29,20 @@ record "$FILE" -a -F 20000 -e cpu-clock
 record "$DIR" -a -F 20000 -e cpu-clock --threads -z
 
 # 1. The plain file (issue 2)
-read -r p1_t p1_m < <(best perf report -i "$FILE" --stdio); cp "$WORK/out.txt" "$WORK/perf.txt"
-read -r a1_t a1_m < <(best "$ANALYZE" report -i "$FILE"); cp "$WORK/out.txt" "$WORK/analyze.txt"
+WARM=$FILE
+read -r p1_t p1_m a1_t a1_m < <(best_pair "$RUNS" "$WORK/perf.txt" "$WORK/analyze.txt" \
+	perf report -i "$FILE" --stdio ::: "$ANALYZE" report -i "$FILE")
 same1=$(same "$WORK/perf.txt" "$WORK/analyze.txt")
-read -r p2_t p2_m < <(best perf report -i "$FILE" --stdio --sort dso,sym)
-read -r a2_t a2_m < <(best "$ANALYZE" report -i "$FILE" --sort dso,sym)
+read -r p2_t p2_m a2_t a2_m < <(best_pair "$RUNS" /dev/null /dev/null \
+	perf report -i "$FILE" --stdio --sort dso,sym ::: "$ANALYZE" report -i "$FILE" --sort dso,sym)
 
 # 2. The --threads -z directory (issue 3)
-read -r p3_t p3_m < <(best perf report -i "$DIR" --stdio); cp "$WORK/out.txt" "$WORK/perf.txt"
-read -r a3_t a3_m < <(best "$ANALYZE" report -i "$DIR"); cp "$WORK/out.txt" "$WORK/analyze.txt"
+WARM=$DIR
+read -r p3_t p3_m a3_t a3_m < <(best_pair "$RUNS" "$WORK/perf.txt" "$WORK/analyze.txt" \
+	perf report -i "$DIR" --stdio ::: "$ANALYZE" report -i "$DIR")
 same3=$(same "$WORK/perf.txt" "$WORK/analyze.txt")
-read -r j1_t j1_m j2_t j2_m < <(best_pair "$ANALYZE" report -j 1 -i "$DIR" -- \
-	"$ANALYZE" report -j 2 -i "$DIR")
+read -r j1_t j1_m j2_t j2_m < <(best_pair "$SCALING_RUNS" /dev/null /dev/null \
+	"$ANALYZE" report -j 1 -i "$DIR" ::: "$ANALYZE" report -j 2 -i "$DIR")
 
 # 3. perf script's text (issue 5), timed into /dev/null; one more run of each into a file to
 # compare them byte for byte and count the bytes
@@ -68,12 +52,15 @@ script_same() {	# INPUT: "yes|no MB"
 	cmp -s "$WORK/perf.txt" "$WORK/analyze.txt" && echo -n "yes " || echo -n "no "
 	awk "BEGIN{printf \"%.0f\\n\", $(stat -c %s "$WORK/perf.txt") / 1048576}"
 }
-read -r p5_t p5_m < <(OUT=/dev/null best perf script -i "$FILE")
-read -r a5_t a5_m < <(OUT=/dev/null best "$ANALYZE" script -i "$FILE")
+WARM=$FILE
+read -r p5_t p5_m a5_t a5_m < <(best_pair "$RUNS" /dev/null /dev/null \
+	perf script -i "$FILE" ::: "$ANALYZE" script -i "$FILE")
 read -r same5 script_mb < <(script_same "$FILE")
-read -r p6_t p6_m < <(OUT=/dev/null best perf script -i "$DIR")
-read -r a6_t a6_m < <(OUT=/dev/null best "$ANALYZE" script -i "$DIR")
+WARM=$DIR
+read -r p6_t p6_m a6_t a6_m < <(best_pair "$RUNS" /dev/null /dev/null \
+	perf script -i "$DIR" ::: "$ANALYZE" script -i "$DIR")
 read -r same6 dir_script_mb < <(script_same "$DIR")
+WARM=
 rate() { awk "BEGIN{printf \"%.0f\", $1 / $2}"; }
 
 # 4. Inflating: analyze's reader on one thread against zstd -d on the same payloads
@@ -96,7 +83,9 @@ cat >"$WORK/results.md" <<MD
 # Benchmark results
 
 Made by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB,
-perf $(perf version | awk '{print $3}'). Each figure is the best of ${RUNS} runs; wall time and peak RSS from tools/timeit.
+perf $(perf version | awk '{print $3}'). Each figure is the best of ${RUNS} runs, perf's and analyze's in
+turn, each run after the input was read into the page cache; wall time and peak RSS from
+tools/timeit.
 Both recordings: ${SECONDS_TO_RECORD} s, \`perf record -a -F 20000 -e cpu-clock\` of a busy mix on every CPU.
 
 ## A perf.data file (issue 2)
