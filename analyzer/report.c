@@ -209,15 +209,24 @@ static const struct symtab *item_symtab(const struct report *rep, const struct a
 static void item_entry(const struct report *rep, const struct agg_item *item,
 		       struct hist_entry *he)
 {
-	*he = (struct hist_entry){ .thread = item->thread, .comm = item->comm,
-				   .comm_str = item->comm_str, .map = item->map, .dso = item->dso,
-				   .sym = item->sym, .symtab = item_symtab(rep, item),
-				   .parent = item->parent, .ip = item->addr, .cpu = item->cpu,
-				   .socket = -1, .level = item->level,
-				   .unmapped_chain = item->unmapped_chain, .period = item->period,
-				   .hash = item->hash, .map_base = item->map_base };
-	if (he->cpu >= 0 && he->cpu < rep->nr_cpus)
-		he->socket = rep->sockets[he->cpu];
+	/* field by field: a compound literal is built on the stack and copied (twice a sample) */
+	memset(he, 0, sizeof(*he));
+	he->thread = item->thread;
+	he->comm = item->comm;
+	he->comm_str = item->comm_str;
+	he->map = item->map;
+	he->dso = item->dso;
+	he->sym = item->sym;
+	he->symtab = item_symtab(rep, item);
+	he->parent = item->parent;
+	he->ip = item->addr;
+	he->cpu = item->cpu;
+	he->socket = item->cpu >= 0 && item->cpu < rep->nr_cpus ? rep->sockets[item->cpu] : -1;
+	he->level = item->level;
+	he->unmapped_chain = item->unmapped_chain;
+	he->period = item->period;
+	he->hash = item->hash;
+	he->map_base = item->map_base;
 }
 
 /* On the aggregator: the item's symbol and its entry's hash, once (ahead_sample, or else
