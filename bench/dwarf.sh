@@ -72,7 +72,7 @@ $(row '`report --stdio --no-children`' "$pr_t" "$pr_m" "$ar_t" "$ar_m" "$same_r"
 perf 6.1 (Debian's, with libunwind) builds its unwinding state per sample; analyze keeps each
 dso's file, its CFI and the compiled rules of every pc met for the whole run, so a sample costs
 a few map lookups and the rules' arithmetic. Target: dwarf unwinding at least 3x faster than
-perf 6.1. (\`report --no-children\` shows call graphs: the same output once report prints them.)
+perf 6.1; "same output" compares the whole text, call graphs included.
 MD
 replace_section bench/RESULTS.md "$HEADING" "$section"
 cat "$section"
