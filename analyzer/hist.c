@@ -119,6 +119,18 @@ static const char *dso_name(const struct hist_entry *he)
 	return he->dso ? he->dso->short_name : NULL;
 }
 
+/*
+ * The comm and dso names of entries as ranks under strcmp, for the output's ordering, which
+ * compares them some n log n times in each of its trees: names are interned (a name is one
+ * pointer), so they are sorted once and each entry's compared as two numbers. NULL where the
+ * comparisons are by the names themselves.
+ */
+struct name_ranks {
+	const struct hist_entry *base;	/* the entries the ranks are of, by index */
+	u32 *comm, *dso;	/* 1 + the name's place among the distinct names (dso 0: none);
+				   NULL when no key compares them */
+};
+
 static s64 cmp_null(const void *l, const void *r)
 {
 	if (!l && !r)
@@ -131,23 +143,34 @@ static u64 sym_end(const struct symbol *s)
 	return s->start + s->size;
 }
 
-static s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right)
+static s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right,
+		   const struct name_ranks *rk)
 {
-	const char *l = dso_name(right), *r = dso_name(left);	/* perf passes (right, left) */
+	const char *l, *r;
 
+	if (rk && rk->dso) {	/* the names not read: 0 is none */
+		u32 rl = rk->dso[right - rk->base], rr = rk->dso[left - rk->base];
+
+		if (!rl || !rr)
+			return rl == rr ? 0 : !rr ? -1 : 1;	/* cmp_null(rr, rl) */
+		return (s64)rl - rr;
+	}
+	l = dso_name(right);	/* perf passes (right, left) */
+	r = dso_name(left);
 	if (!l || !r)
 		return cmp_null(r, l);
 	return l == r ? 0 : strcmp(l, r);	/* interned: the same name is the same pointer */
 }
 
-static s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right)
+static s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
+		   const struct name_ranks *rk)
 {
 	const struct symbol *l = left->sym, *r = right->sym;
 	s64 ret;
 
 	if (!l && !r)
 		return (s64)(right->ip - left->ip);
-	ret = dso_cmp(left, right);
+	ret = dso_cmp(left, right, rk);
 	if (ret)
 		return ret;
 	if (!l || !r)
@@ -184,21 +207,26 @@ static s64 map_size(const struct hist_entry *he)
 }
 
 /* perf's se_cmp (also its se_collapse for these keys). */
-static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struct hist_entry *right)
+static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struct hist_entry *right,
+		   const struct name_ranks *rk)
 {
 	switch (key) {
 	case SORT_PID:
 		return (s64)right->thread->tid - left->thread->tid;
 	case SORT_COMM: {
-		const char *l = comm__str(right->comm), *r = comm__str(left->comm);
+		const char *l, *r;
 
+		if (rk && rk->comm)
+			return (s64)rk->comm[right - rk->base] - rk->comm[left - rk->base];
+		l = comm__str(right->comm);
+		r = comm__str(left->comm);
 		return l == r ? 0 : strcmp(l, r);	/* interned */
 	}
 	case SORT_DSO:
-		return dso_cmp(left, right);
+		return dso_cmp(left, right, rk);
 	case SORT_SYM:
 	case SORT_IPC_NULL:
-		return sym_cmp(left, right);
+		return sym_cmp(left, right, rk);
 	case SORT_PARENT:
 		if (!left->parent || !right->parent)
 			return cmp_null(left->parent, right->parent);
@@ -217,14 +245,15 @@ static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struc
 }
 
 /* perf's se_sort ?: se_cmp, used for the output order. */
-static s64 key_sort(enum sort_key key, const struct hist_entry *a, const struct hist_entry *b)
+static s64 key_sort(enum sort_key key, const struct hist_entry *a, const struct hist_entry *b,
+		    const struct name_ranks *rk)
 {
 	if (key == SORT_SYM) {
 		if (!a->sym || !b->sym)
 			return cmp_null(a->sym, b->sym);
 		return strcmp(symbol__name(b->symtab, b->sym), symbol__name(a->symtab, a->sym));
 	}
-	return key_cmp(key, a, b);
+	return key_cmp(key, a, b, rk);
 }
 
 /* The comm's string as the keys see it: final, or read at the comm. */
@@ -299,12 +328,12 @@ static bool key_equal(enum sort_key key, const struct hist_entry *a, const struc
 		if (!a->sym || !b->sym)
 			return !a->sym && !b->sym && a->ip == b->ip;
 		if (a->symtab->inlined || b->symtab->inlined)
-			return sym_cmp(a, b) == 0;
+			return sym_cmp(a, b, NULL) == 0;
 		return (a->dso == b->dso || dso_name(a) == dso_name(b)) &&
 		       (a->sym == b->sym ||
 			(a->sym->start == b->sym->start && a->sym->size == b->sym->size));
 	default:
-		return key_cmp(key, a, b) == 0;
+		return key_cmp(key, a, b, NULL) == 0;
 	}
 }
 
@@ -719,10 +748,10 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
  * left when < 0; 0: the same keys.
  */
 static int entries_cmp(const struct sort_list *sort, const struct hist_entry *node,
-		       const struct hist_entry *item)
+		       const struct hist_entry *item, const struct name_ranks *rk)
 {
 	for (int i = 0; i < sort->nr; i++) {
-		s64 d = key_cmp(sort->keys[i], node, item);
+		s64 d = key_cmp(sort->keys[i], node, item, rk);
 
 		if (d)
 			return d < 0 ? -1 : 1;
@@ -748,7 +777,7 @@ static int find_dir(void *arg, u32 item, u32 node)
 {
 	const struct hists *hists = arg;
 
-	return entries_cmp(hists->sort, &hists->entries[node], &hists->entries[item]);
+	return entries_cmp(hists->sort, &hists->entries[node], &hists->entries[item], NULL);
 }
 
 struct replay {
@@ -1036,6 +1065,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 struct order_ctx {
 	const struct sort_list *sort;
 	const struct hist_entry *entries;
+	const struct name_ranks *ranks;
 	bool cumulate, depth, caller;
 };
 
@@ -1044,7 +1074,7 @@ static int order_in(void *arg, u32 item, u32 node)
 {
 	const struct order_ctx *c = arg;
 
-	int d = entries_cmp(c->sort, &c->entries[node], &c->entries[item]);
+	int d = entries_cmp(c->sort, &c->entries[node], &c->entries[item], c->ranks);
 
 	return d ? d : 1;
 }
@@ -1070,7 +1100,7 @@ static s64 entry_sort(const struct order_ctx *c, const struct hist_entry *a,
 
 		if (c->sort->elide[i])
 			continue;
-		d = key_sort(c->sort->keys[i], a, b);
+		d = key_sort(c->sort->keys[i], a, b, c->ranks);
 		if (d)
 			return d;
 	}
@@ -1094,6 +1124,51 @@ static void order_through(struct rbtree *t, u32 *order, size_t nr, rbtree_dir_fn
 	rbtree__walk(t, order);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char *comm_name(const struct hist_entry *he)
+{
+	return comm__str(he->comm);	/* key_cmp's */
+}
+
+/* ranks[e] for the nr entries in order: see struct name_ranks */
+static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
+		       const char *(*name)(const struct hist_entry *))
+{
+	u32 *ranks = xcalloc(hists->nr ? hists->nr : 1, sizeof(*ranks));
+	const char **names = NULL;
+	size_t nr_names = 0, alloc = 0;
+	struct hashmap ids;
+	u32 rank = 0;
+
+	hashmap_init(&ids);
+	for (size_t i = 0; i < nr; i++) {
+		const char *s = name(&hists->entries[order[i]]);
+
+		if (s && !hashmap_insert(&ids, (u64)(uintptr_t)s, (void *)1)) {
+			ARRAY_GROW(names, alloc, nr_names + 1);
+			names[nr_names++] = s;
+		}
+	}
+	qsort(names, nr_names, sizeof(*names), by_name);
+	for (size_t i = 0; i < nr_names; i++) {
+		if (!i || strcmp(names[i - 1], names[i]))
+			rank++;
+		hashmap_insert(&ids, (u64)(uintptr_t)names[i], (void *)(uintptr_t)rank);
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const char *s = name(&hists->entries[order[i]]);
+
+		ranks[order[i]] = s ? (u32)(uintptr_t)hashmap_find(&ids, (u64)(uintptr_t)s) : 0;
+	}
+	hashmap_exit(&ids);
+	free(names);
+	return ranks;
+}
+
 /* The entries (not merged) in perf's output order, into order: how many. */
 static size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order)
 {
@@ -1104,6 +1179,7 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 		.depth = opts->callchain && opts->callchain->use_callchain && hists->has_callchain,
 		.caller = opts->callchain && opts->callchain->param->order == CC_ORDER_CALLER,
 	};
+	struct name_ranks ranks = { .base = hists->entries };
 	struct rbtree t;
 	size_t nr = 0;
 
@@ -1115,6 +1191,14 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 		for (size_t i = 0; i < hists->nr; i++)
 			if (!hists->entries[i].merged)
 				order[nr++] = (u32)i;
+	}
+	if (sort_list__has(hists->sort, SORT_COMM))
+		ranks.comm = rank_names(hists, order, nr, comm_name);
+	if (sort_list__has(hists->sort, SORT_DSO) || sort_list__has(hists->sort, SORT_SYM) ||
+	    sort_list__has(hists->sort, SORT_IPC_NULL))
+		ranks.dso = rank_names(hists, order, nr, dso_name);
+	c.ranks = &ranks;
+	if (!hists->in_order) {
 		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
 		order_through(&t, order, nr, order_in, &c);
 		if (sort_list__has(hists->sort, SORT_COMM))
@@ -1122,6 +1206,8 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 	}
 	order_through(&t, order, nr, order_out, &c);
 	rbtree__exit(&t);
+	free(ranks.comm);
+	free(ranks.dso);
 	return nr;
 }
 
