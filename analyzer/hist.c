@@ -81,6 +81,7 @@ int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t 
 			continue;
 		list->keys[list->nr++] = key;
 	}
+	list->sym_by_dso = !sort_list__has(list, SORT_DSO);
 	free(copy);
 	return ret;
 }
@@ -107,6 +108,7 @@ void hists__exit(struct hists *hists)
 	hashmap_exit(&hists->wrap_thread_ids);
 	free(hists->wraps);
 	free(hists->in_order);
+	rbtree__exit(&hists->entries_in);
 	free(hists->entries);
 	free(hists->index.slots);
 	free(hists->pairs);
@@ -162,15 +164,16 @@ static s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right
 	return l == r ? 0 : strcmp(l, r);	/* interned: the same name is the same pointer */
 }
 
+/* by_dso: the dsos first, unless both are unresolved (struct sort_list's sym_by_dso) */
 static s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
-		   const struct name_ranks *rk)
+		   const struct name_ranks *rk, bool by_dso)
 {
 	const struct symbol *l = left->sym, *r = right->sym;
 	s64 ret;
 
 	if (!l && !r)
 		return (s64)(right->ip - left->ip);
-	ret = dso_cmp(left, right, rk);
+	ret = by_dso ? dso_cmp(left, right, rk) : 0;
 	if (ret)
 		return ret;
 	if (!l || !r)
@@ -207,8 +210,8 @@ static s64 map_size(const struct hist_entry *he)
 }
 
 /* perf's se_cmp (also its se_collapse for these keys). */
-static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struct hist_entry *right,
-		   const struct name_ranks *rk)
+static s64 key_cmp(const struct sort_list *sort, enum sort_key key, const struct hist_entry *left,
+		   const struct hist_entry *right, const struct name_ranks *rk)
 {
 	switch (key) {
 	case SORT_PID:
@@ -226,7 +229,7 @@ static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struc
 		return dso_cmp(left, right, rk);
 	case SORT_SYM:
 	case SORT_IPC_NULL:
-		return sym_cmp(left, right, rk);
+		return sym_cmp(left, right, rk, sort->sym_by_dso);
 	case SORT_PARENT:
 		if (!left->parent || !right->parent)
 			return cmp_null(left->parent, right->parent);
@@ -245,15 +248,15 @@ static s64 key_cmp(enum sort_key key, const struct hist_entry *left, const struc
 }
 
 /* perf's se_sort ?: se_cmp, used for the output order. */
-static s64 key_sort(enum sort_key key, const struct hist_entry *a, const struct hist_entry *b,
-		    const struct name_ranks *rk)
+static s64 key_sort(const struct sort_list *sort, enum sort_key key, const struct hist_entry *a,
+		    const struct hist_entry *b, const struct name_ranks *rk)
 {
 	if (key == SORT_SYM) {
 		if (!a->sym || !b->sym)
 			return cmp_null(a->sym, b->sym);
 		return strcmp(symbol__name(b->symtab, b->sym), symbol__name(a->symtab, a->sym));
 	}
-	return key_cmp(key, a, b, rk);
+	return key_cmp(sort, key, a, b, rk);
 }
 
 /* The comm's string as the keys see it: final, or read at the comm. */
@@ -328,12 +331,12 @@ static bool key_equal(enum sort_key key, const struct hist_entry *a, const struc
 		if (!a->sym || !b->sym)
 			return !a->sym && !b->sym && a->ip == b->ip;
 		if (a->symtab->inlined || b->symtab->inlined)
-			return sym_cmp(a, b, NULL) == 0;
+			return sym_cmp(a, b, NULL, true) == 0;	/* the dso key, if any, agrees */
 		return (a->dso == b->dso || dso_name(a) == dso_name(b)) &&
 		       (a->sym == b->sym ||
 			(a->sym->start == b->sym->start && a->sym->size == b->sym->size));
 	default:
-		return key_cmp(key, a, b, NULL) == 0;
+		return key_cmp(NULL, key, a, b, NULL) == 0;	/* not the symbol's: no sort needed */
 	}
 }
 
@@ -458,6 +461,25 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 	return (u32)hists->nr_pairs - 1;
 }
 
+static int find_dir(void *arg, u32 item, u32 node);
+static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr);
+
+/*
+ * With a symbol key and no dso key (--sort sym, sym,pid...), perf's comparison of entries is
+ * not transitive: two unresolved addresses compare by address alone, one of them with a
+ * resolved symbol by dso first. perf's lookups in its first tree (entries_in) then sometimes
+ * end at a leaf though an equal entry is in the tree, and make a second one (one line of the
+ * output becomes two, which ones depending on the tree's shape). Outside the children view
+ * (whose entries come from the run's chains afterwards: not emulated, the README says so),
+ * the entries are then found as perf finds them: through the same tree, built by the same
+ * inserts (lib/rbtree), instead of the hash index.
+ */
+static bool sym_by_dso(const struct sort_list *sort)
+{
+	return sort->sym_by_dso &&
+	       (sort_list__has(sort, SORT_SYM) || sort_list__has(sort, SORT_IPC_NULL));
+}
+
 /*
  * The entry equal to proto, or a new one made of it (taking its references, with nothing
  * counted yet: *created): its index.
@@ -465,16 +487,29 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool *created)
 {
 	struct hist_entry *he;
-	size_t slot;
+	size_t slot = 0;
 	u64 hash = proto->hash ? proto->hash : entry_hash(hists->sort, proto);
 
-	if (2 * (hists->nr + 1) > hists->index.cap)
-		index_grow(&hists->index, hists->entries, hists->nr);
-	he = index_find(&hists->index, hists->entries, hists->sort, proto, hash, &slot);
-	*created = !he;
-	if (he)
-		return (size_t)(he - hists->entries);
-	ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
+	if (hists->tree_mode) {
+		u32 found;
+
+		/* perf's lookup: proto, in the next entry's place, walked down from the root */
+		ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
+		hists->entries[hists->nr] = *proto;
+		rbtree__reserve(&hists->entries_in, hists->nr + 1);
+		found = rbtree__insert(&hists->entries_in, (u32)hists->nr, find_dir, hists);
+		*created = found == RBTREE_NONE;
+		if (!*created)
+			return found;
+	} else {
+		if (2 * (hists->nr + 1) > hists->index.cap)
+			index_grow(&hists->index, hists->entries, hists->nr);
+		he = index_find(&hists->index, hists->entries, hists->sort, proto, hash, &slot);
+		*created = !he;
+		if (he)
+			return (size_t)(he - hists->entries);
+		ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
+	}
 	he = &hists->entries[hists->nr];
 	*he = *proto;
 	he->hash = hash;
@@ -485,7 +520,8 @@ static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool 
 	he->first_pos = 0;
 	proto->thread = NULL;	/* the entry took both references */
 	proto->map = NULL;
-	hists->index.slots[slot] = (u32)(hists->nr + 1);
+	if (!hists->tree_mode)
+		hists->index.slots[slot] = (u32)(hists->nr + 1);
 	return hists->nr++;
 }
 
@@ -521,6 +557,10 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 	u32 pair = UINT32_MAX;
 	size_t i;
 
+	if (!hists->nr_samples && sym_by_dso(hists->sort) && !hists->cumulate) {
+		hists->tree_mode = true;
+		rbtree__init(&hists->entries_in, 0);
+	}
 	hists->nr_samples++;
 	hists->nr_sample_events++;
 	hists->total_period += proto->period;
@@ -529,7 +569,7 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 	if (hists->cumulate)
 		proto->period_acc = proto->period;
 	/* consecutive samples often land in the same entry */
-	if (hists->last && (!proto->hash || hists->entries[hists->last - 1].hash == proto->hash) &&
+	if (hists->last && !hists->tree_mode && (!proto->hash || hists->entries[hists->last - 1].hash == proto->hash) &&
 	    entry_equal(hists->sort, &hists->entries[hists->last - 1], proto)) {
 		i = hists->last - 1;
 		entry_merge(&hists->entries[i], proto);
@@ -546,7 +586,8 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 		} else {
 			entry_merge(&hists->entries[i], proto);
 		}
-		hists->last = i + 1;
+		/* once perf's tree changed, the next lookup of these keys may end elsewhere */
+		hists->last = hists->tree_mode && created ? 0 : i + 1;
 	}
 	hists->entries[i].map_base = base;	/* its map is the sample's now */
 	hists->entries[i].map_last = hists->nr_samples;
@@ -607,6 +648,14 @@ static void hists__collapse(struct hists *hists)
 	if (hists->collapsed)
 		return;
 	hists->collapsed = true;
+	if (hists->tree_mode) {	/* perf's first tree as built, and its collapse */
+		hists->in_order = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*hists->in_order));
+		hists->nr_in_order = rbtree__walk(&hists->entries_in, hists->in_order);
+		if (sort_list__has(hists->sort, SORT_COMM))
+			hists->nr_in_order = replay_collapse(hists, &hists->entries_in,
+							     hists->in_order, hists->nr_in_order);
+		return;
+	}
 	if (!sort_list__has(hists->sort, SORT_COMM))
 		return;
 	/* the index by the old hashes goes first: not both at once (a MB at 128k entries) */
@@ -751,7 +800,7 @@ static int entries_cmp(const struct sort_list *sort, const struct hist_entry *no
 		       const struct hist_entry *item, const struct name_ranks *rk)
 {
 	for (int i = 0; i < sort->nr; i++) {
-		s64 d = key_cmp(sort->keys[i], node, item, rk);
+		s64 d = key_cmp(sort, sort->keys[i], node, item, rk);
 
 		if (d)
 			return d < 0 ? -1 : 1;
@@ -897,9 +946,8 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	 * Only with dso before symbol: else unresolved addresses of every dso compare by
 	 * address alone, and the lookups of other entries can fail as well (README).
 	 */
-	for (int i = 0; i < hists->sort->nr && hists->sort->keys[i] != SORT_DSO; i++)
-		if (hists->sort->keys[i] == SORT_SYM || hists->sort->keys[i] == SORT_IPC_NULL)
-			return;
+	if (sym_by_dso(hists->sort))
+		return;
 	wraps = xcalloc(nr0 ? nr0 : 1, sizeof(*wraps));
 	for (size_t e = 0; e < nr0; e++) {
 		struct hist_entry *he = &hists->entries[e];
@@ -1100,7 +1148,7 @@ static s64 entry_sort(const struct order_ctx *c, const struct hist_entry *a,
 
 		if (c->sort->elide[i])
 			continue;
-		d = key_sort(c->sort->keys[i], a, b, c->ranks);
+		d = key_sort(c->sort, c->sort->keys[i], a, b, c->ranks);
 		if (d)
 			return d;
 	}

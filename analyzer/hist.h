@@ -13,6 +13,7 @@
 #include "analyzer/callchain.h"
 #include "lib/compiler.h"
 #include "lib/hashmap.h"
+#include "lib/rbtree.h"
 #include "machine/machine.h"
 
 enum sort_key {
@@ -35,6 +36,11 @@ struct sort_list {
 	enum sort_key keys[MAX_SORT_KEYS];
 	bool elide[MAX_SORT_KEYS];
 	int nr;
+	/*
+	 * No dso key: the symbol key then compares two symbols' dsos first (perf 6.1.187's
+	 * sort__sym_cmp, after the fix of its hists__has(dso) test that 6.1 stable took).
+	 */
+	bool sym_by_dso;
 };
 
 /* Parse perf's --sort string. Returns 0, or -1 with *bad set to the unknown key. */
@@ -148,8 +154,10 @@ struct hists {
 	struct hist_wrap_thread *wrap_threads;
 	size_t nr_wrap_threads, wrap_threads_alloc;
 	struct hashmap wrap_thread_ids;	/* thread -> 1 + its index in wrap_threads */
-	u32 *in_order;	/* once resolved, if any wraps: the entries in perf's collapsed tree's
-			   order (what its output tree is fed), else NULL */
+	u32 *in_order;	/* once resolved, if any wraps or tree_mode: the entries in perf's
+			   collapsed tree's order (what its output tree is fed), else NULL */
+	bool tree_mode;	/* entries found through perf's first tree, not the index (hist.c) */
+	struct rbtree entries_in;	/* that tree, in tree_mode */
 	size_t nr_in_order;
 };
 
