@@ -568,8 +568,12 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 		hists->nr_non_filtered_samples++;
 	if (hists->cumulate)
 		proto->period_acc = proto->period;
-	/* consecutive samples often land in the same entry */
-	if (hists->last && !hists->tree_mode && (!proto->hash || hists->entries[hists->last - 1].hash == proto->hash) &&
+	/*
+	 * consecutive samples often land in the same entry (not through perf's tree: equal keys
+	 * need not take the same path down it)
+	 */
+	if (hists->last && !hists->tree_mode &&
+	    (!proto->hash || hists->entries[hists->last - 1].hash == proto->hash) &&
 	    entry_equal(hists->sort, &hists->entries[hists->last - 1], proto)) {
 		i = hists->last - 1;
 		entry_merge(&hists->entries[i], proto);
@@ -586,8 +590,7 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 		} else {
 			entry_merge(&hists->entries[i], proto);
 		}
-		/* once perf's tree changed, the next lookup of these keys may end elsewhere */
-		hists->last = hists->tree_mode && created ? 0 : i + 1;
+		hists->last = i + 1;
 	}
 	hists->entries[i].map_base = base;	/* its map is the sample's now */
 	hists->entries[i].map_last = hists->nr_samples;
