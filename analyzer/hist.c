@@ -996,21 +996,32 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		}
 		m += 1 + len;
 	}
-	/* by entry, each entry's in the order they came */
+	/* where each entry's callchains go (the entries replay_entries_in adds have none) */
 	next = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*next));
 	for (size_t e = 0, first = 0; e < hists->nr; e++) {
 		hists->entries[e].contrib_first = (u32)first;
 		next[e] = (u32)first;
 		first += hists->entries[e].contrib_nr;
 	}
+	if (hists->nr_wraps && !hists->wraps_off) {
+		made_at = xmalloc(hists->nr_pairs * sizeof(*made_at));
+		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
+			made_at[i] = (u32)m;
+			m += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
+		}
+		replay_entries_in(hists, cc, made, made_at);
+		free(made_at);
+	}
+	/* the wrapping samples were kept for that alone: they go before the callchains come */
+	free(hists->wraps);
+	hists->wraps = NULL;
+	hists->nr_wraps = hists->wraps_alloc = 0;
+	/* by entry, each entry's in the order they came */
 	hists->contribs = xmalloc((nr ? nr : 1) * sizeof(*hists->contribs));
 	hists->nr_contribs = nr;
-	made_at = hists->nr_wraps ? xmalloc(hists->nr_pairs * sizeof(*made_at)) : NULL;
 	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
 		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0;
 
-		if (made_at)
-			made_at[i] = (u32)m;
 		for (u32 k = 0; k <= len; k++)
 			if (made[m + k] != NO_ENTRY)
 				hists->contribs[next[made[m + k]]++] =
@@ -1018,9 +1029,6 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		m += 1 + len;
 	}
 	free(next);
-	if (made_at && !hists->wraps_off)
-		replay_entries_in(hists, cc, made, made_at);
-	free(made_at);
 	free(made);
 }
 

@@ -142,7 +142,7 @@ struct hists {
 	struct entry_index pair_index;
 	struct entry_contrib *contribs;	/* by entry, once resolved */
 	size_t nr_contribs;
-	struct hist_wrap_sample *wraps;	/* in the order they came */
+	struct hist_wrap_sample *wraps;	/* in the order they came, until resolved */
 	size_t nr_wraps, wraps_alloc;
 	bool wraps_off;		/* a number or period too large to keep: no replay */
 	struct hist_wrap_thread *wrap_threads;
