@@ -380,13 +380,19 @@ static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
  * The pairs index: open addressing over pair numbers (+1), as the entry index. A sample's
  * chain is counted once per entry, chain and filter state.
  */
+static u64 pair_hash(u32 entry, u32 chain, bool filtered)
+{
+	u64 key[2] = { (u64)entry << 32 | chain, filtered };
+
+	return XXH3_64bits(key, sizeof(key));
+}
+
 static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry *proto)
 {
 	bool filtered = proto->filtered;
 	u64 period = proto->period;
 	struct entry_index *x = &hists->pair_index;
-	u64 key[2] = { (u64)entry << 32 | chain, filtered };
-	u64 hash = XXH3_64bits(key, sizeof(key));
+	u64 hash = pair_hash(entry, chain, filtered);
 	struct chain_pair *p;
 	size_t j;
 
@@ -397,7 +403,8 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 		x->slots = xcalloc(cap, sizeof(*x->slots));
 		x->cap = cap;
 		for (size_t i = 0; i < hists->nr_pairs; i++) {
-			j = hists->pairs[i].hash & (cap - 1);
+			p = &hists->pairs[i];
+			j = pair_hash(p->entry, p->chain, p->filtered) & (cap - 1);
 			while (x->slots[j])
 				j = (j + 1) & (cap - 1);
 			x->slots[j] = (u32)(i + 1);
@@ -405,8 +412,7 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 	}
 	for (j = hash & (x->cap - 1); x->slots[j]; j = (j + 1) & (x->cap - 1)) {
 		p = &hists->pairs[x->slots[j] - 1];
-		if (p->hash == hash && p->entry == entry && p->chain == chain &&
-		    p->filtered == filtered) {
+		if (p->entry == entry && p->chain == chain && p->filtered == filtered) {
 			p->period += period;
 			p->count++;
 			p->last = hists->nr_samples;
@@ -416,7 +422,7 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 	ARRAY_GROW(hists->pairs, hists->pairs_alloc, hists->nr_pairs + 1);
 	p = &hists->pairs[hists->nr_pairs];
 	*p = (struct chain_pair){ .entry = entry, .chain = chain, .count = 1, .filtered = filtered,
-				  .period = period, .hash = hash, .first = hists->nr_samples,
+				  .period = period, .first = hists->nr_samples,
 				  .last = hists->nr_samples, .level = proto->level,
 				  .thread = hists->entries[entry].thread, .comm = proto->comm };
 	/* the sample's thread: the entry's (borrowed), or the reference the sample holds */

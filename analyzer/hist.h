@@ -88,7 +88,6 @@ struct chain_pair {
 	bool owns_thread;	/* else it borrows its entry's */
 	char level;	/* of its samples' own address */
 	u64 period;
-	u64 hash;
 	u64 first;		/* its first sample's number */
 	u64 last;		/* its last sample's number */
 	struct thread *thread;	/* its first sample's: perf's entries take the thread and */
