@@ -97,7 +97,7 @@ void hists__exit(struct hists *hists)
 		thread__put(hists->entries[i].thread);
 		map__put(hists->entries[i].map);
 	}
-	for (size_t i = 0; i < hists->nr_pairs; i++)
+	for (size_t i = 0; hists->pairs && i < hists->nr_pairs; i++)
 		if (hists->pairs[i].owns_thread)
 			thread__put(hists->pairs[i].thread);
 	for (size_t i = 0; i < hists->nr_wrap_threads; i++)
@@ -110,6 +110,7 @@ void hists__exit(struct hists *hists)
 	free(hists->entries);
 	free(hists->index.slots);
 	free(hists->pairs);
+	free(hists->counts);
 	free(hists->pair_index.slots);
 	free(hists->contribs);
 }
@@ -915,7 +916,7 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	rbtree__init(&r.tree, nr0);
 	for (size_t i = 0; i < hists->nr_wraps; i++) {
 		const struct hist_wrap_sample *w = &hists->wraps[i];
-		const struct chain_pair *p = w->chainless ? NULL : &hists->pairs[w->ref];
+		const struct chain_count *p = w->chainless ? NULL : &hists->counts[w->ref];
 		u32 self = final_entry(hists, p ? p->entry : w->ref);
 		char level = p ? p->level : hists->entries[self].level;
 		bool filtered = p ? p->filtered : hists->entries[self].filtered;
@@ -947,6 +948,29 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	free(r.found);
 	free(inserts);
 	free(wraps);
+}
+
+/*
+ * The pairs' entries made, what is left to read of a pair is its chain_count (24 of its 56
+ * bytes): the counts take the pairs' place, in place (a count never reaches past the pair
+ * it is made of), the threads are put and the rest of the memory goes.
+ */
+static void pairs_to_counts(struct hists *hists)
+{
+	struct chain_count *counts = (struct chain_count *)hists->pairs;
+
+	for (size_t i = 0; i < hists->nr_pairs; i++) {
+		struct chain_pair p = hists->pairs[i];
+
+		if (p.owns_thread)
+			thread__put(p.thread);
+		counts[i] = (struct chain_count){ .entry = p.entry, .chain = p.chain,
+						  .count = p.count, .filtered = p.filtered,
+						  .level = p.level, .period = p.period };
+	}
+	hists->pairs = NULL;
+	hists->pairs_alloc = 0;
+	hists->counts = xreallocarray(counts, hists->nr_pairs, sizeof(*counts));
 }
 
 void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
@@ -1002,6 +1026,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		}
 		m += 1 + len;
 	}
+	pairs_to_counts(hists);
 	/* where each entry's callchains go (the entries replay_entries_in adds have none) */
 	next = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*next));
 	for (size_t e = 0, first = 0; e < hists->nr; e++) {
@@ -1013,7 +1038,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		made_at = xmalloc(hists->nr_pairs * sizeof(*made_at));
 		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
 			made_at[i] = (u32)m;
-			m += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
+			m += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->counts[i].chain) : 0);
 		}
 		replay_entries_in(hists, cc, made, made_at);
 		free(made_at);
@@ -1026,7 +1051,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	hists->contribs = xmalloc((nr ? nr : 1) * sizeof(*hists->contribs));
 	hists->nr_contribs = nr;
 	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
-		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0;
+		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->counts[i].chain) : 0;
 
 		for (u32 k = 0; k <= len; k++)
 			if (made[m + k] != NO_ENTRY)
@@ -1346,7 +1371,7 @@ static void print_callchain(const struct hists *hists, const struct hists_print_
 
 	for (u32 i = 0; i < he->contrib_nr; i++) {
 		const struct entry_contrib *ec = &hists->contribs[he->contrib_first + i];
-		const struct chain_pair *pair = &hists->pairs[ec->pair];
+		const struct chain_count *pair = &hists->counts[ec->pair];
 
 		c[i] = (struct cc_contrib){ .chain = pair->chain, .offset = ec->offset,
 					    .count = pair->count, .period = pair->period };

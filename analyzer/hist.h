@@ -95,6 +95,18 @@ struct chain_pair {
 };
 
 /*
+ * What hists__resolve_callchains keeps of a pair once the pair's entries are made: what the
+ * replay (entry, level, filter) and the call graphs (chain, count, period) read. 24 bytes.
+ */
+struct chain_count {
+	u32 entry, chain;
+	u32 count;
+	bool filtered;
+	char level;
+	u64 period;
+};
+
+/*
  * A sample of the children view that reached an entry of an address without a map, which
  * perf's first tree may fail to find (see replay_entries_in in hist.c). 16 bytes: a busy
  * system-wide recording has them by the hundred thousand.
@@ -136,7 +148,8 @@ struct hists {
 	bool collapsed;		/* hists__collapse ran */
 	bool cumulate;		/* children view: entries accumulate their callees' periods */
 	bool has_callchain;	/* the event's samples have callchains */
-	struct chain_pair *pairs;	/* in the order first seen */
+	struct chain_pair *pairs;	/* in the order first seen, until resolved: then NULL */
+	struct chain_count *counts;	/* then: the pairs' counts, in the same order */
 	size_t nr_pairs, pairs_alloc;
 	struct entry_index pair_index;
 	struct entry_contrib *contribs;	/* by entry, once resolved */
