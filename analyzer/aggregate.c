@@ -286,16 +286,22 @@ void aggregate__drain(struct aggregate *agg)
 	reclaim(agg);
 }
 
-void aggregate__exit(struct aggregate *agg)
+void aggregate__finish(struct aggregate *agg)
 {
 	aggregate__drain(agg);
 	free(agg->cur);
+	agg->cur = NULL;
 	while (agg->free) {
 		struct sample_batch *next = agg->free->next;
 
 		free(agg->free);
 		agg->free = next;
 	}
+}
+
+void aggregate__exit(struct aggregate *agg)
+{
+	aggregate__finish(agg);
 	pthread_mutex_destroy(&agg->lock);
 	pthread_cond_destroy(&agg->cond);
 }

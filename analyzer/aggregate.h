@@ -105,6 +105,8 @@ bool aggregate__held_full(const struct aggregate *agg);
 void aggregate__release(struct aggregate *agg, agg_item_fn fn, void *data);
 /* Finish every item handed on so far (reading thread; after a release). */
 void aggregate__drain(struct aggregate *agg);
+/* aggregate__drain, and the batches' memory goes: no item comes after. */
+void aggregate__finish(struct aggregate *agg);
 void aggregate__exit(struct aggregate *agg);
 
 #endif

@@ -111,9 +111,10 @@ struct cc_chain {
 
 struct cc_sym {
 	const struct symbol *sym;
-	const struct symtab *symtab;
-	bool done;
+	const struct symtab *symtab;	/* NULL: not looked up yet; &no_symtab: no symbol */
 };
+
+static const struct symtab no_symtab;
 
 /* A raw chain seen before, by its 128-bit hash (context included): its chain id. */
 struct raw_slot {	/* 16 bytes: 96 bits of the hash; all zero is empty */
@@ -418,23 +419,26 @@ const struct symbol *callchains__sym(struct callchains *cc, struct machine *mach
 {
 	struct cc_sym *s;
 
+	if (!cc->syms_alloc) {	/* the run is over: sized to its frames (inlines may add some) */
+		cc->syms = xcalloc(cc->nr_frames, sizeof(*cc->syms));
+		cc->syms_alloc = cc->nr_frames;
+	}
 	ARRAY_GROW_ZEROED(cc->syms, cc->syms_alloc, cc->nr_frames);
 	if (cc->frames[frame].inl) {
 		*symtab = &cc->inl;
 		return &cc->inl.syms[cc->frames[frame].inl - 1];
 	}
 	s = &cc->syms[frame];
-	if (!s->done) {
+	if (!s->symtab) {
 		const struct cc_frame *f = &cc->frames[frame];
 		struct addr_location al = { .dso = f->dso, .addr = f->addr };
 
 		if (f->dso)
 			machine__resolve_symbol(machine, &al);
 		s->sym = al.sym;
-		s->symtab = al.symtab;
-		s->done = true;
+		s->symtab = al.symtab ? al.symtab : &no_symtab;
 	}
-	*symtab = s->symtab;
+	*symtab = s->symtab != &no_symtab ? s->symtab : NULL;
 	return s->sym;
 }
 

@@ -98,7 +98,7 @@ void hists__exit(struct hists *hists)
 		thread__put(hists->entries[i].thread);
 		map__put(hists->entries[i].map);
 	}
-	for (size_t i = 0; i < hists->nr_pairs; i++)
+	for (size_t i = 0; hists->pairs && i < hists->nr_pairs; i++)
 		if (hists->pairs[i].owns_thread)
 			thread__put(hists->pairs[i].thread);
 	for (size_t i = 0; i < hists->nr_wrap_threads; i++)
@@ -112,6 +112,7 @@ void hists__exit(struct hists *hists)
 	free(hists->entries);
 	free(hists->index.slots);
 	free(hists->pairs);
+	free(hists->counts);
 	free(hists->pair_index.slots);
 	free(hists->contribs);
 }
@@ -412,13 +413,19 @@ static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
  * The pairs index: open addressing over pair numbers (+1), as the entry index. A sample's
  * chain is counted once per entry, chain and filter state.
  */
+static u64 pair_hash(u32 entry, u32 chain, bool filtered)
+{
+	u64 key[2] = { (u64)entry << 32 | chain, filtered };
+
+	return XXH3_64bits(key, sizeof(key));
+}
+
 static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry *proto)
 {
 	bool filtered = proto->filtered;
 	u64 period = proto->period;
 	struct entry_index *x = &hists->pair_index;
-	u64 key[2] = { (u64)entry << 32 | chain, filtered };
-	u64 hash = XXH3_64bits(key, sizeof(key));
+	u64 hash = pair_hash(entry, chain, filtered);
 	struct chain_pair *p;
 	size_t j;
 
@@ -429,7 +436,8 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 		x->slots = xcalloc(cap, sizeof(*x->slots));
 		x->cap = cap;
 		for (size_t i = 0; i < hists->nr_pairs; i++) {
-			j = hists->pairs[i].hash & (cap - 1);
+			p = &hists->pairs[i];
+			j = pair_hash(p->entry, p->chain, p->filtered) & (cap - 1);
 			while (x->slots[j])
 				j = (j + 1) & (cap - 1);
 			x->slots[j] = (u32)(i + 1);
@@ -437,8 +445,7 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 	}
 	for (j = hash & (x->cap - 1); x->slots[j]; j = (j + 1) & (x->cap - 1)) {
 		p = &hists->pairs[x->slots[j] - 1];
-		if (p->hash == hash && p->entry == entry && p->chain == chain &&
-		    p->filtered == filtered) {
+		if (p->entry == entry && p->chain == chain && p->filtered == filtered) {
 			p->period += period;
 			p->count++;
 			p->last = hists->nr_samples;
@@ -448,7 +455,7 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 	ARRAY_GROW(hists->pairs, hists->pairs_alloc, hists->nr_pairs + 1);
 	p = &hists->pairs[hists->nr_pairs];
 	*p = (struct chain_pair){ .entry = entry, .chain = chain, .count = 1, .filtered = filtered,
-				  .period = period, .hash = hash, .first = hists->nr_samples,
+				  .period = period, .first = hists->nr_samples,
 				  .last = hists->nr_samples, .level = proto->level,
 				  .thread = hists->entries[entry].thread, .comm = proto->comm };
 	/* the sample's thread: the entry's (borrowed), or the reference the sample holds */
@@ -984,7 +991,7 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	rbtree__init(&r.tree, nr0);
 	for (size_t i = 0; i < hists->nr_wraps; i++) {
 		const struct hist_wrap_sample *w = &hists->wraps[i];
-		const struct chain_pair *p = w->chainless ? NULL : &hists->pairs[w->ref];
+		const struct chain_count *p = w->chainless ? NULL : &hists->counts[w->ref];
 		u32 self = final_entry(hists, p ? p->entry : w->ref);
 		char level = p ? p->level : hists->entries[self].level;
 		bool filtered = p ? p->filtered : hists->entries[self].filtered;
@@ -1016,6 +1023,29 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	free(r.found);
 	free(inserts);
 	free(wraps);
+}
+
+/*
+ * The pairs' entries made, what is left to read of a pair is its chain_count (24 of its 56
+ * bytes): the counts take the pairs' place, in place (a count never reaches past the pair
+ * it is made of), the threads are put and the rest of the memory goes.
+ */
+static void pairs_to_counts(struct hists *hists)
+{
+	struct chain_count *counts = (struct chain_count *)hists->pairs;
+
+	for (size_t i = 0; i < hists->nr_pairs; i++) {
+		struct chain_pair p = hists->pairs[i];
+
+		if (p.owns_thread)
+			thread__put(p.thread);
+		counts[i] = (struct chain_count){ .entry = p.entry, .chain = p.chain,
+						  .count = p.count, .filtered = p.filtered,
+						  .level = p.level, .period = p.period };
+	}
+	hists->pairs = NULL;
+	hists->pairs_alloc = 0;
+	hists->counts = xreallocarray(counts, hists->nr_pairs, sizeof(*counts));
 }
 
 void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
@@ -1071,21 +1101,33 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		}
 		m += 1 + len;
 	}
-	/* by entry, each entry's in the order they came */
+	pairs_to_counts(hists);
+	/* where each entry's callchains go (the entries replay_entries_in adds have none) */
 	next = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*next));
 	for (size_t e = 0, first = 0; e < hists->nr; e++) {
 		hists->entries[e].contrib_first = (u32)first;
 		next[e] = (u32)first;
 		first += hists->entries[e].contrib_nr;
 	}
+	if (hists->nr_wraps && !hists->wraps_off) {
+		made_at = xmalloc(hists->nr_pairs * sizeof(*made_at));
+		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
+			made_at[i] = (u32)m;
+			m += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->counts[i].chain) : 0);
+		}
+		replay_entries_in(hists, cc, made, made_at);
+		free(made_at);
+	}
+	/* the wrapping samples were kept for that alone: they go before the callchains come */
+	free(hists->wraps);
+	hists->wraps = NULL;
+	hists->nr_wraps = hists->wraps_alloc = 0;
+	/* by entry, each entry's in the order they came */
 	hists->contribs = xmalloc((nr ? nr : 1) * sizeof(*hists->contribs));
 	hists->nr_contribs = nr;
-	made_at = hists->nr_wraps ? xmalloc(hists->nr_pairs * sizeof(*made_at)) : NULL;
 	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
-		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0;
+		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->counts[i].chain) : 0;
 
-		if (made_at)
-			made_at[i] = (u32)m;
 		for (u32 k = 0; k <= len; k++)
 			if (made[m + k] != NO_ENTRY)
 				hists->contribs[next[made[m + k]]++] =
@@ -1093,9 +1135,6 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		m += 1 + len;
 	}
 	free(next);
-	if (made_at && !hists->wraps_off)
-		replay_entries_in(hists, cc, made, made_at);
-	free(made_at);
 	free(made);
 }
 
@@ -1464,7 +1503,7 @@ static void print_callchain(const struct hists *hists, const struct hists_print_
 
 	for (u32 i = 0; i < he->contrib_nr; i++) {
 		const struct entry_contrib *ec = &hists->contribs[he->contrib_first + i];
-		const struct chain_pair *pair = &hists->pairs[ec->pair];
+		const struct chain_count *pair = &hists->counts[ec->pair];
 
 		c[i] = (struct cc_contrib){ .chain = pair->chain, .offset = ec->offset,
 					    .count = pair->count, .period = pair->period };

@@ -94,11 +94,22 @@ struct chain_pair {
 	bool owns_thread;	/* else it borrows its entry's */
 	char level;	/* of its samples' own address */
 	u64 period;
-	u64 hash;
 	u64 first;		/* its first sample's number */
 	u64 last;		/* its last sample's number */
 	struct thread *thread;	/* its first sample's: perf's entries take the thread and */
 	const struct comm *comm;	/* comm of the first sample that reaches them */
+};
+
+/*
+ * What hists__resolve_callchains keeps of a pair once the pair's entries are made: what the
+ * replay (entry, level, filter) and the call graphs (chain, count, period) read. 24 bytes.
+ */
+struct chain_count {
+	u32 entry, chain;
+	u32 count;
+	bool filtered;
+	char level;
+	u64 period;
 };
 
 /*
@@ -143,12 +154,13 @@ struct hists {
 	bool collapsed;		/* hists__collapse ran */
 	bool cumulate;		/* children view: entries accumulate their callees' periods */
 	bool has_callchain;	/* the event's samples have callchains */
-	struct chain_pair *pairs;	/* in the order first seen */
+	struct chain_pair *pairs;	/* in the order first seen, until resolved: then NULL */
+	struct chain_count *counts;	/* then: the pairs' counts, in the same order */
 	size_t nr_pairs, pairs_alloc;
 	struct entry_index pair_index;
 	struct entry_contrib *contribs;	/* by entry, once resolved */
 	size_t nr_contribs;
-	struct hist_wrap_sample *wraps;	/* in the order they came */
+	struct hist_wrap_sample *wraps;	/* in the order they came, until resolved */
 	size_t nr_wraps, wraps_alloc;
 	bool wraps_off;		/* a number or period too large to keep: no replay */
 	struct hist_wrap_thread *wrap_threads;

@@ -132,11 +132,14 @@ int main(int argc, const char **argv)
 	home = getenv("HOME");
 
 	/*
-	 * Readers allocate and free a large inflate buffer per COMPRESSED record: keep such
-	 * buffers in the heap and the heap's top mapped, so the pages are reused rather than
-	 * faulted in and zeroed again for every record.
+	 * Readers allocate and free an inflate buffer per COMPRESSED record (256 KB to 1 MB):
+	 * keep such buffers in the heap and the heap's top mapped, so the pages are reused
+	 * rather than faulted in and zeroed again for every record. Arrays of 2 MB and more
+	 * (histogram entries, callchains, the after-run temporaries) get mappings of their own:
+	 * realloc grows them by mremap, without a second copy, and free gives their pages back,
+	 * where the heap would keep them resident to the end.
 	 */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_MMAP_THRESHOLD, 2 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	if (env && *env) {
 		cfg.buildid_dir = env;

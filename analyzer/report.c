@@ -903,7 +903,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		ret = itrace__flush(rep.itrace) < 0 ? -1 : 0;
 	if (!ret)
 		settle_kernel(&rep);
-	aggregate__drain(&rep.agg);
+	aggregate__finish(&rep.agg);	/* its batches' memory serves what comes after the run */
 	callchains__end_run(rep.chains);
 	if (ret) {
 		ret = 1;
