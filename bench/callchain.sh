@@ -38,7 +38,8 @@ cat >"$section" <<MD
 Made by bench/callchain.sh on $(date -u +%Y-%m-%d), $(nproc) CPUs, perf $(perf version | awk '{print $3}').
 Input: ${SECONDS_TO_RECORD} s of \`perf record -a -g -F 20000 -e cpu-clock\` of the busy mix on every
 CPU, $(size_mb "$FILE") MB, $(samples "$FILE") samples. Best of ${RUNS} runs, perf's and
-analyze's in turn; wall time and peak RSS from tools/timeit. "same": the outputs are identical but for perf's random tip line.
+analyze's in turn, each after the file was read into the page cache; wall time and peak RSS
+from tools/timeit. "same": the outputs are identical but for perf's random tip line.
 
 | command | perf 6.1 | analyze | faster | memory | same |
 | --- | --- | --- | --- | --- | --- |
