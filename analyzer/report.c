@@ -229,8 +229,10 @@ static void item_entry(const struct report *rep, const struct agg_item *item,
 	he->map_base = item->map_base;
 }
 
-/* On the aggregator: the item's symbol and its entry's hash, once (ahead_sample, or else
- * finish_sample). */
+/*
+ * On the aggregator: the item's symbol and its entry's hash, once (ahead_sample, or else
+ * finish_sample).
+ */
 static void item_resolve(struct report *rep, struct agg_item *item)
 {
 	struct addr_location al = { .thread = item->thread, .map = item->map, .dso = item->dso,

@@ -66,8 +66,10 @@ static inline u64 map__map_ip(const struct map *map, u64 ip)
 	return map->identity ? ip : ip - map->start + map->pgoff;
 }
 
-/* The address the map's dso is loaded at: start - pgoff (perf's map__unmap_ip(map, 0)), 0 for
- * identity maps or none. */
+/*
+ * The address the map's dso is loaded at: start - pgoff (perf's map__unmap_ip(map, 0)), 0 for
+ * identity maps or none.
+ */
 static inline u64 map__base(const struct map *map)
 {
 	return map && !map->identity ? map->start - map->pgoff : 0;
