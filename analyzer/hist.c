@@ -481,7 +481,7 @@ static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order,
  * the entries are then found as perf finds them: through the same tree, built by the same
  * inserts (lib/rbtree), instead of the hash index.
  */
-static bool sym_by_dso(const struct sort_list *sort)
+static bool lookups_can_fail(const struct sort_list *sort)
 {
 	return sort->sym_by_dso &&
 	       (sort_list__has(sort, SORT_SYM) || sort_list__has(sort, SORT_IPC_NULL));
@@ -564,7 +564,7 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 	u32 pair = UINT32_MAX;
 	size_t i;
 
-	if (!hists->nr_samples && sym_by_dso(hists->sort) && !hists->cumulate) {
+	if (!hists->nr_samples && lookups_can_fail(hists->sort) && !hists->cumulate) {
 		hists->tree_mode = true;
 		rbtree__init(&hists->entries_in, 0);
 	}
@@ -953,10 +953,10 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	u32 *order;
 
 	/*
-	 * Only with dso before symbol: else unresolved addresses of every dso compare by
-	 * address alone, and the lookups of other entries can fail as well (README).
+	 * Not with a symbol key and no dso key: unresolved addresses of every dso then compare
+	 * by address alone, and the lookups of other entries can fail as well (README).
 	 */
-	if (sym_by_dso(hists->sort))
+	if (lookups_can_fail(hists->sort))
 		return;
 	wraps = xcalloc(nr0 ? nr0 : 1, sizeof(*wraps));
 	for (size_t e = 0; e < nr0; e++) {

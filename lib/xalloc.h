@@ -8,6 +8,12 @@
 #include <stddef.h>
 
 void *xmalloc(size_t size);
+/*
+ * xmalloc for memory about to be written whole: its pages are faulted in by one call rather
+ * than one fault each as they are first written (on a VM a fault can cost 10-15 us, a page
+ * populated in a batch a third of that). Only worth it from a few pages up.
+ */
+void *xmalloc_populated(size_t size);
 void *xzalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 /* size bytes (rounded up to a multiple of align, a power of two) aligned to align */
@@ -15,12 +21,6 @@ void *xaligned_alloc(size_t align, size_t size);
 void *xrealloc(void *ptr, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
-/*
- * xmalloc for memory about to be written whole: its pages are faulted in by one call rather
- * than one fault each as they are first written (on a VM a fault can cost 10-15 us, a page
- * populated in a batch a third of that). Only worth it from a few pages up.
- */
-void *xmalloc_populated(size_t size);
 char *xstrndup(const char *s, size_t n);
 
 /* Grow *arr (of *alloc elements of elem bytes) so it holds at least need elements. */
