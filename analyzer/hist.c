@@ -1243,7 +1243,8 @@ static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
 			names[nr_names++] = s;
 		}
 	}
-	qsort(names, nr_names, sizeof(*names), by_name);
+	if (nr_names)	/* names is NULL when no entry has one */
+		qsort(names, nr_names, sizeof(*names), by_name);
 	for (size_t i = 0; i < nr_names; i++) {
 		if (!i || strcmp(names[i - 1], names[i]))
 			rank++;
