@@ -132,11 +132,7 @@ struct name_ranks {
 	const struct hist_entry *base;	/* the entries the ranks are of, by index */
 	u32 *comm, *dso;	/* 1 + the name's place among the distinct names (dso 0: none);
 				   NULL when no key compares them */
-	size_t alloc;		/* entries the arrays hold */
 };
-
-static void rank_entries(const struct hists *hists, const u32 *order, size_t nr,
-			 struct name_ranks *rk);
 
 static s64 cmp_null(const void *l, const void *r)
 {
@@ -844,8 +840,7 @@ static int find_dir(void *arg, u32 item, u32 node)
 {
 	const struct hists *hists = arg;
 
-	return entries_cmp(hists->sort, &hists->entries[node], &hists->entries[item],
-			   hists->ranks);
+	return entries_cmp(hists->sort, &hists->entries[node], &hists->entries[item], NULL);
 }
 
 struct replay {
@@ -886,23 +881,9 @@ static void replay_lookup(struct replay *r, const struct hist_wrap_sample *w, u3
 		goto count;
 	}
 	if (r->placed[e]) {	/* a new entry like e, made by this sample, if not found */
-		struct name_ranks *rk = hists->ranks;
-
 		ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
 		item = (u32)hists->nr;
 		hists->entries[item] = hists->entries[e];
-		rk->base = hists->entries;
-		if (rk->alloc < hists->nr + 1) {	/* the copy's names are e's */
-			rk->alloc = 2 * (hists->nr + 1);
-			if (rk->comm)
-				rk->comm = xreallocarray(rk->comm, rk->alloc, sizeof(*rk->comm));
-			if (rk->dso)
-				rk->dso = xreallocarray(rk->dso, rk->alloc, sizeof(*rk->dso));
-		}
-		if (rk->comm)
-			rk->comm[item] = rk->comm[e];
-		if (rk->dso)
-			rk->dso[item] = rk->dso[e];
 		hists->entries[item].period = hists->entries[item].period_acc = 0;
 		hists->entries[item].nr_events = 0;
 		hists->entries[item].max_depth = 0;
@@ -971,7 +952,6 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 {
 	size_t nr0 = hists->nr, nr_inserts = 0, nr;
 	struct replay r = { .hists = hists };
-	struct name_ranks rk;
 	u32 *inserts;
 	bool *wraps, any = false;
 	u32 *order;
@@ -1007,13 +987,6 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 		he->max_depth = 0;
 	}
 	qsort_r(inserts, nr_inserts, sizeof(*inserts), by_first, hists->entries);
-	/* the tree compares names some n log n times: by rank (entries made here copy theirs) */
-	order = xmalloc(nr0 * sizeof(*order));
-	for (size_t e = 0; e < nr0; e++)
-		order[e] = (u32)e;
-	rank_entries(hists, order, nr0, &rk);
-	free(order);
-	hists->ranks = &rk;
 	r.inserts = inserts;
 	r.nr_inserts = nr_inserts;
 	r.placed = xcalloc(nr0, sizeof(*r.placed));
@@ -1048,9 +1021,6 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 		nr = replay_collapse(hists, &r.tree, order, nr);
 	hists->in_order = order;
 	hists->nr_in_order = nr;
-	hists->ranks = NULL;
-	free(rk.comm);
-	free(rk.dso);
 	rbtree__exit(&r.tree);
 	free(r.placed);
 	free(r.seen);
@@ -1297,18 +1267,6 @@ static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
 	return ranks;
 }
 
-/* The ranks of the names the keys compare, of entries order[0, nr) (the others' are 0). */
-static void rank_entries(const struct hists *hists, const u32 *order, size_t nr,
-			 struct name_ranks *rk)
-{
-	*rk = (struct name_ranks){ .base = hists->entries, .alloc = hists->nr };
-	if (sort_list__has(hists->sort, SORT_COMM))
-		rk->comm = rank_names(hists, order, nr, comm_name);
-	if (sort_list__has(hists->sort, SORT_DSO) || sort_list__has(hists->sort, SORT_SYM) ||
-	    sort_list__has(hists->sort, SORT_IPC_NULL))
-		rk->dso = rank_names(hists, order, nr, dso_name);
-}
-
 /* The entries (not merged) in perf's output order, into order: how many. */
 static size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order)
 {
@@ -1319,7 +1277,7 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 		.depth = opts->callchain && opts->callchain->use_callchain && hists->has_callchain,
 		.caller = opts->callchain && opts->callchain->param->order == CC_ORDER_CALLER,
 	};
-	struct name_ranks ranks;
+	struct name_ranks ranks = { .base = hists->entries };
 	struct rbtree t;
 	size_t nr = 0;
 
@@ -1332,7 +1290,11 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 			if (!hists->entries[i].merged)
 				order[nr++] = (u32)i;
 	}
-	rank_entries(hists, order, nr, &ranks);
+	if (sort_list__has(hists->sort, SORT_COMM))
+		ranks.comm = rank_names(hists, order, nr, comm_name);
+	if (sort_list__has(hists->sort, SORT_DSO) || sort_list__has(hists->sort, SORT_SYM) ||
+	    sort_list__has(hists->sort, SORT_IPC_NULL))
+		ranks.dso = rank_names(hists, order, nr, dso_name);
 	c.ranks = &ranks;
 	if (!hists->in_order) {
 		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);

@@ -141,8 +141,6 @@ struct entry_contrib {
 	u32 pair, offset;
 };
 
-struct name_ranks;
-
 struct hists {
 	const struct sort_list *sort;
 	struct entry_index index;
@@ -173,8 +171,6 @@ struct hists {
 	bool tree_mode;	/* entries found through perf's first tree, not the index (hist.c) */
 	struct rbtree entries_in;	/* that tree, in tree_mode */
 	size_t nr_in_order;
-	struct name_ranks *ranks;	/* while perf's first tree is rebuilt: the names' ranks
-					   its comparisons go by (hist.c), else NULL */
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);
