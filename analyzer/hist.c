@@ -846,9 +846,10 @@ static int find_dir(void *arg, u32 item, u32 node)
 struct replay {
 	struct hists *hists;
 	struct rbtree tree;
-	u64 version;	/* inserts so far: a lookup's answer holds until the next one */
+	u32 version;	/* inserts so far: a lookup's answer holds until the next one */
 	bool *placed;	/* by wrapping entry: in the tree already */
-	u64 *seen;	/* by wrapping entry: 1 + the version its last lookup found it at */
+	u32 *seen;	/* by wrapping entry: 1 + the version its last lookup found it at (the
+			   tree's items are u32, and a version counts inserts) */
 	u32 *found;	/* what that lookup found */
 	const u32 *inserts;	/* the other entries, by_first */
 	size_t nr_inserts, next_insert;
