@@ -744,14 +744,13 @@ static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 po
  * made[0] is the entry the pair is in, made[1 + i] the entry of frame i, or NO_ENTRY.
  */
 static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
-			  const struct chain_pair *p, u32 *made, u64 *hashes)
+			  const struct chain_pair *p, u32 *made)
 {
 	u32 len = callchains__len(cc->chains, p->chain);
 	const u32 *ids = callchains__frame_ids(cc->chains, p->chain);
 	char level = p->level;
 
 	made[0] = final_entry(hists, p->entry);
-	hashes[0] = hists->entries[made[0]].hash;
 	claim(hists, made[0], p, 0, 0, 0);
 	for (u32 i = 0; i < len; i++) {
 		const struct cc_frame *f = callchains__frame(cc->chains, ids[i]);
@@ -769,10 +768,9 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 		proto.level = level;
 		proto.hash = entry_hash(hists->sort, &proto);
 		made[1 + i] = NO_ENTRY;
-		hashes[1 + i] = proto.hash;
 		/* equal entries have equal hashes (the index goes by that) */
 		for (size_t k = 0; k <= i && !dup; k++)
-			dup = made[k] != NO_ENTRY && hashes[k] == proto.hash &&
+			dup = made[k] != NO_ENTRY && hists->entries[made[k]].hash == proto.hash &&
 			      entry_equal(hists->sort, &hists->entries[made[k]], &proto);
 		if (dup)
 			continue;
@@ -1056,8 +1054,7 @@ static void pairs_to_counts(struct hists *hists)
 void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
 {
 	u32 *made = NULL, *made_at, *next;
-	size_t nr_made = 0, nr = 0, hashes_alloc = 0;
-	u64 *hashes = NULL;	/* cumulate_pair's, of the entries a pair made */
+	size_t nr_made = 0, nr = 0;
 
 	hists__collapse(hists);
 	free(hists->pair_index.slots);
@@ -1089,8 +1086,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		u32 len = callchains__len(cc->chains, p->chain);
 
 		if (hists->cumulate) {
-			ARRAY_GROW(hashes, hashes_alloc, 1 + (size_t)len);
-			cumulate_pair(hists, cc, p, made + m, hashes);
+			cumulate_pair(hists, cc, p, made + m);
 		} else {
 			made[m] = final_entry(hists, p->entry);
 			len = 0;
@@ -1108,7 +1104,6 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		}
 		m += 1 + len;
 	}
-	free(hashes);
 	pairs_to_counts(hists);
 	/* where each entry's callchains go (the entries replay_entries_in adds have none) */
 	next = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*next));
