@@ -1043,6 +1043,11 @@ static void print_flat(struct tree *t, bool folded)
 	t->nr_out = 0;
 }
 
+bool callchains__prints_nothing(const struct cc_print *p, u64 period)
+{
+	return p->param->mode == CC_NONE || (p->param->mode != CC_GRAPH_REL && period < p->min_hit);
+}
+
 void callchains__fprintf(struct callchains *cc, const struct cc_print *p,
 			 const struct cc_contrib *contribs, size_t nr, FILE *fp)
 {

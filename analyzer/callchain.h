@@ -122,6 +122,13 @@ struct cc_print {
 };
 
 /*
+ * Whether an entry whose chains hold period in all prints no call graph: under an absolute
+ * threshold (graph, flat, folded) a node shows only with min_hit or more, and none holds more
+ * than the chains together. Its tree need not be built then.
+ */
+bool callchains__prints_nothing(const struct cc_print *p, u64 period);
+
+/*
  * Build the tree of one entry from its contributions and print it as perf's
  * hist_entry_callchain__fprintf does.
  */

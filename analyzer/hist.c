@@ -1506,17 +1506,10 @@ static void print_callchain(const struct hists *hists, const struct hists_print_
 	struct cc_contrib *c;
 	u64 sum = 0;
 
-	/*
-	 * Under an absolute threshold (graph, flat, folded) a node shows only with min_hit or
-	 * more, and none holds more than the chains together: an entry whose chains hold less
-	 * shows none, and its tree is not built.
-	 */
-	if (cc->param->mode != CC_GRAPH_REL) {
-		for (u32 i = 0; i < he->contrib_nr && sum < p.min_hit; i++)
-			sum += hists->counts[hists->contribs[he->contrib_first + i].pair].period;
-		if (sum < p.min_hit)
-			return;
-	}
+	for (u32 i = 0; i < he->contrib_nr; i++)
+		sum += hists->counts[hists->contribs[he->contrib_first + i].pair].period;
+	if (callchains__prints_nothing(&p, sum))
+		return;
 	c = xmalloc((he->contrib_nr ? he->contrib_nr : 1) * sizeof(*c));
 	for (u32 i = 0; i < he->contrib_nr; i++) {
 		const struct entry_contrib *ec = &hists->contribs[he->contrib_first + i];
