@@ -1203,7 +1203,7 @@ static int unwind_user(struct unwinder *u, struct cursor *c, int *nr_ips)
 const u64 *unwind__callchain(struct unwinder *u, struct machine *m, struct thread *t,
 			     const struct perf_sample *sample)
 {
-	struct cursor c = { .u = u, .machine = m, .thread = t };
+	struct cursor c;
 	size_t n = 1;
 	int nr_ips = 0;
 
@@ -1212,6 +1212,8 @@ const u64 *unwind__callchain(struct unwinder *u, struct machine *m, struct threa
 	if (!sample->callchain || !sample->user_regs.regs || !sample->user_stack.size ||
 	    !sample->user_stack.dyn_size || !process_unwinds(u, m, t))
 		return sample->callchain;
+	/* (a frame-pointer sample does not pay for clearing the cursor's 800 bytes) */
+	c = (struct cursor){ .u = u, .machine = m, .thread = t };
 	if (u->max_stack <= 0) {
 		u->error = "no room for frames (max-stack)";
 		return NULL;
