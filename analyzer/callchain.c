@@ -129,8 +129,7 @@ struct callchains {
 	struct raw_slot *raw;
 	size_t raw_cap, nr_raw;
 	struct cc_frame *frames;
-	u64 *frame_hashes;
-	size_t nr_frames, frames_alloc, hashes_alloc;
+	size_t nr_frames, frames_alloc;
 	struct id_index frame_index;
 	u32 *ids;
 	size_t nr_ids, ids_alloc;
@@ -163,7 +162,6 @@ void callchains__delete(struct callchains *cc)
 	if (!cc)
 		return;
 	free(cc->frames);
-	free(cc->frame_hashes);
 	free(cc->frame_index.slots);
 	free(cc->ids);
 	free(cc->chains);
@@ -181,7 +179,7 @@ void callchains__delete(struct callchains *cc)
 	free(cc);
 }
 
-static void index_grow(struct id_index *x, const u64 *(*hash_of)(const struct callchains *, u32),
+static void index_grow(struct id_index *x, u64 (*hash_of)(const struct callchains *, u32),
 		       const struct callchains *cc, size_t nr)
 {
 	size_t cap = x->cap ? x->cap * 2 : 4096;
@@ -192,22 +190,12 @@ static void index_grow(struct id_index *x, const u64 *(*hash_of)(const struct ca
 	x->slots = xcalloc(cap, sizeof(*x->slots));
 	x->cap = cap;
 	for (size_t i = 0; i < nr; i++) {
-		size_t j = *hash_of(cc, (u32)i) & (cap - 1);
+		size_t j = hash_of(cc, (u32)i) & (cap - 1);
 
 		while (x->slots[j])
 			j = (j + 1) & (cap - 1);
 		x->slots[j] = (u32)(i + 1);
 	}
-}
-
-static const u64 *frame_hash_of(const struct callchains *cc, u32 i)
-{
-	return &cc->frame_hashes[i];
-}
-
-static const u64 *chain_hash_of(const struct callchains *cc, u32 i)
-{
-	return &cc->chains[i].hash;
 }
 
 static u64 frame_hash(const struct cc_frame *f)
@@ -216,6 +204,21 @@ static u64 frame_hash(const struct cc_frame *f)
 		       (u64)(u8)f->level | (u64)f->unwound << 8, f->inl };
 
 	return XXH3_64bits(key, sizeof(key));
+}
+
+/*
+ * A frame's hash is not kept: the index is made again from the frames themselves when it
+ * grows, and a probe compares the frame it finds, one cache miss where a kept hash would be
+ * a second (and its memory, 8 bytes a frame).
+ */
+static u64 frame_hash_of(const struct callchains *cc, u32 i)
+{
+	return frame_hash(&cc->frames[i]);
+}
+
+static u64 chain_hash_of(const struct callchains *cc, u32 i)
+{
+	return cc->chains[i].hash;
 }
 
 static u32 frame_intern(struct callchains *cc, const struct cc_frame *f)
@@ -230,15 +233,13 @@ static u32 frame_intern(struct callchains *cc, const struct cc_frame *f)
 		u32 id = cc->frame_index.slots[j] - 1;
 		const struct cc_frame *o = &cc->frames[id];
 
-		if (cc->frame_hashes[id] == hash && o->dso == f->dso && o->addr == f->addr &&
-		    o->ip == f->ip && o->map_size == f->map_size && o->level == f->level &&
+		if (o->dso == f->dso && o->addr == f->addr && o->ip == f->ip &&
+		    o->map_size == f->map_size && o->level == f->level &&
 		    o->unwound == f->unwound && o->inl == f->inl)
 			return id;
 	}
 	ARRAY_GROW(cc->frames, cc->frames_alloc, cc->nr_frames + 1);
-	ARRAY_GROW(cc->frame_hashes, cc->hashes_alloc, cc->nr_frames + 1);
 	cc->frames[cc->nr_frames] = *f;
-	cc->frame_hashes[cc->nr_frames] = hash;
 	cc->frame_index.slots[j] = (u32)(cc->nr_frames + 1);
 	return (u32)cc->nr_frames++;
 }
@@ -335,15 +336,13 @@ void callchains__end_run(struct callchains *cc)
 	if (!cc)
 		return;
 	free(cc->raw);
-	free(cc->frame_hashes);
 	free(cc->frame_index.slots);
 	free(cc->chain_index.slots);
 	free(cc->scratch);
 	cc->raw = NULL;
-	cc->frame_hashes = NULL;
 	cc->frame_index = cc->chain_index = (struct id_index){ 0 };
 	cc->scratch = NULL;
-	cc->raw_cap = cc->nr_raw = cc->hashes_alloc = cc->scratch_alloc = 0;
+	cc->raw_cap = cc->nr_raw = cc->scratch_alloc = 0;
 }
 
 static void raw_grow(struct callchains *cc)
@@ -445,12 +444,8 @@ const struct symbol *callchains__sym(struct callchains *cc, struct machine *mach
 /* The frame and chain indexes, let go at the end of the run, made again to intern more. */
 static void reindex(struct callchains *cc)
 {
-	if (cc->frame_hashes)
+	if (cc->frame_index.slots)
 		return;
-	cc->hashes_alloc = 0;
-	ARRAY_GROW(cc->frame_hashes, cc->hashes_alloc, cc->nr_frames ? cc->nr_frames : 1);
-	for (size_t i = 0; i < cc->nr_frames; i++)
-		cc->frame_hashes[i] = frame_hash(&cc->frames[i]);
 	index_grow(&cc->frame_index, frame_hash_of, cc, cc->nr_frames);
 	index_grow(&cc->chain_index, chain_hash_of, cc, cc->nr_chains);
 }
