@@ -469,7 +469,11 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 }
 
 static int find_dir(void *arg, u32 item, u32 node);
-static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr);
+static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
+			      rbtree_dir_fn dir, void *ctx);
+static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
+		       const char *(*name)(const struct hist_entry *));
+static const char *comm_name(const struct hist_entry *he);
 
 /*
  * With a symbol key and no dso key (--sort sym, sym,pid...), perf's comparison of entries is
@@ -663,7 +667,8 @@ static void hists__collapse(struct hists *hists)
 		hists->nr_in_order = rbtree__walk(&hists->entries_in, hists->in_order);
 		if (sort_list__has(hists->sort, SORT_COMM))
 			hists->nr_in_order = replay_collapse(hists, &hists->entries_in,
-							     hists->in_order, hists->nr_in_order);
+							     hists->in_order, hists->nr_in_order,
+							     find_dir, hists);
 		return;
 	}
 	if (!sort_list__has(hists->sort, SORT_COMM))
@@ -841,8 +846,24 @@ static int find_dir(void *arg, u32 item, u32 node)
 	return entries_cmp(hists->sort, &hists->entries[node], &hists->entries[item], NULL);
 }
 
+/*
+ * What the replay's comparisons read of an entry, 16 bytes: its comm's and dso's names as
+ * ranks (see struct name_ranks) and its symbol's start, or its address without one. A
+ * lookup compares with a node at every level of the tree; the node's entry, symbol, comm and
+ * dso are four cache lines, its key one. Made when the keys are comm, dso and symbol only,
+ * and no symbol is inlined (those compare by name).
+ */
+struct replay_key {
+	u32 comm;
+	u32 dso : 31;
+	u32 has_sym : 1;
+	u64 at;
+};
+
 struct replay {
 	struct hists *hists;
+	struct replay_key *keys;	/* by entry, or NULL: the entries compared */
+	size_t keys_alloc;
 	struct rbtree tree;
 	u32 version;	/* inserts so far: a lookup's answer holds until the next one */
 	bool *placed;	/* by wrapping entry: in the tree already */
@@ -853,6 +874,85 @@ struct replay {
 	size_t nr_inserts, next_insert;
 };
 
+/* key_cmp's dso_cmp, from the ranks */
+static s64 replay_dso_cmp(const struct replay_key *l, const struct replay_key *r)
+{
+	if (!r->dso || !l->dso)
+		return r->dso == l->dso ? 0 : !l->dso ? -1 : 1;
+	return (s64)r->dso - l->dso;
+}
+
+/* key_cmp for the keys replay_keys allows, from the entries' keys */
+static s64 replay_key_cmp(const struct replay *r, enum sort_key key, u32 left, u32 right)
+{
+	const struct replay_key *l = &r->keys[left], *k = &r->keys[right];
+	s64 ret;
+
+	switch (key) {
+	case SORT_COMM:
+		return (s64)k->comm - l->comm;
+	case SORT_DSO:
+		return replay_dso_cmp(l, k);
+	default:	/* SORT_SYM, SORT_IPC_NULL: sym_cmp */
+		if (!l->has_sym && !k->has_sym)
+			return (s64)(k->at - l->at);
+		ret = r->hists->sort->sym_by_dso ? replay_dso_cmp(l, k) : 0;
+		if (ret)
+			return ret;
+		if (!l->has_sym || !k->has_sym)
+			return !l->has_sym ? -1 : 1;
+		if (l->at != k->at)
+			return (s64)(k->at - l->at);
+		/* the same start: the same symbol, or told apart by their ends */
+		return key_cmp(r->hists->sort, key, &r->hists->entries[left],
+			       &r->hists->entries[right], NULL);
+	}
+}
+
+/* find_dir, from the keys */
+static int replay_dir(void *arg, u32 item, u32 node)
+{
+	const struct replay *r = arg;
+	const struct sort_list *sort = r->hists->sort;
+
+	if (!r->keys)
+		return find_dir(r->hists, item, node);
+	for (int i = 0; i < sort->nr; i++) {
+		s64 d = replay_key_cmp(r, sort->keys[i], node, item);
+
+		if (d)
+			return d < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/* The keys of the first nr entries, when the sort keys allow them (struct replay_key). */
+static void replay_keys(struct replay *r, size_t nr)
+{
+	const struct hists *hists = r->hists;
+	u32 *comm, *dso;
+
+	for (int i = 0; i < hists->sort->nr; i++)
+		if (hists->sort->keys[i] != SORT_COMM && hists->sort->keys[i] != SORT_DSO &&
+		    hists->sort->keys[i] != SORT_SYM && hists->sort->keys[i] != SORT_IPC_NULL)
+			return;
+	for (size_t e = 0; e < nr; e++)
+		if (hists->entries[e].sym && hists->entries[e].symtab->inlined)
+			return;
+	comm = rank_names(hists, NULL, nr, comm_name);
+	dso = rank_names(hists, NULL, nr, dso_name);
+	ARRAY_GROW(r->keys, r->keys_alloc, nr ? nr : 1);
+	for (size_t e = 0; e < nr; e++) {
+		const struct hist_entry *he = &hists->entries[e];
+
+		r->keys[e] = (struct replay_key){ .comm = comm[e], .dso = dso[e] & 0x7fffffff,
+						  .has_sym = !!he->sym,
+						  .at = he->sym ? he->sym->start : he->ip };
+	}
+	free(comm);
+	free(dso);
+}
+
 /* The other entries whose first sample came before (first, pos) go in. */
 static void replay_inserts_upto(struct replay *r, u64 first, u32 pos)
 {
@@ -862,7 +962,7 @@ static void replay_inserts_upto(struct replay *r, u64 first, u32 pos)
 
 		if (he->first > first || (he->first == first && he->first_pos >= pos))
 			return;
-		rbtree__insert(&r->tree, e, find_dir, r->hists);
+		rbtree__insert(&r->tree, e, replay_dir, r);
 		r->version++;
 	}
 }
@@ -886,9 +986,13 @@ static void replay_lookup(struct replay *r, const struct hist_wrap_sample *w, u3
 		hists->entries[item].period = hists->entries[item].period_acc = 0;
 		hists->entries[item].nr_events = 0;
 		hists->entries[item].max_depth = 0;
+		if (r->keys) {
+			ARRAY_GROW(r->keys, r->keys_alloc, hists->nr + 1);
+			r->keys[item] = r->keys[e];
+		}
 		rbtree__reserve(&r->tree, hists->nr + 1);
 	}
-	node = rbtree__insert(&r->tree, item, find_dir, hists);
+	node = rbtree__insert(&r->tree, item, replay_dir, r);
 	if (node == RBTREE_NONE) {
 		struct hist_entry *he = &hists->entries[item];
 
@@ -923,11 +1027,12 @@ count:
  * perf's collapse: the entries in the first tree's order, each merged into one found equal.
  * order becomes what is left, in the collapsed tree's order: how many.
  */
-static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr)
+static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
+			      rbtree_dir_fn dir, void *ctx)
 {
 	t->root = RBTREE_NONE;
 	for (size_t i = 0; i < nr; i++) {
-		u32 found = rbtree__insert(t, order[i], find_dir, hists);
+		u32 found = rbtree__insert(t, order[i], dir, ctx);
 		struct hist_entry *he = &hists->entries[order[i]], *into;
 
 		if (found == RBTREE_NONE)
@@ -992,6 +1097,7 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	r.seen = xcalloc(nr0, sizeof(*r.seen));
 	r.found = xmalloc(nr0 * sizeof(*r.found));
 	rbtree__init(&r.tree, nr0);
+	replay_keys(&r, nr0);
 	for (size_t i = 0; i < hists->nr_wraps; i++) {
 		const struct hist_wrap_sample *w = &hists->wraps[i];
 		const struct chain_count *p = w->chainless ? NULL : &hists->counts[w->ref];
@@ -1017,10 +1123,11 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	order = xmalloc(hists->nr * sizeof(*order));
 	nr = rbtree__walk(&r.tree, order);
 	if (sort_list__has(hists->sort, SORT_COMM))	/* perf collapses only then */
-		nr = replay_collapse(hists, &r.tree, order, nr);
+		nr = replay_collapse(hists, &r.tree, order, nr, replay_dir, &r);
 	hists->in_order = order;
 	hists->nr_in_order = nr;
 	rbtree__exit(&r.tree);
+	free(r.keys);
 	free(r.placed);
 	free(r.seen);
 	free(r.found);
@@ -1227,7 +1334,7 @@ static const char *comm_name(const struct hist_entry *he)
 	return comm__str(he->comm);	/* key_cmp's */
 }
 
-/* ranks[e] for the nr entries in order: see struct name_ranks */
+/* ranks[e] for the nr entries in order (NULL: the first nr): see struct name_ranks */
 static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
 		       const char *(*name)(const struct hist_entry *))
 {
@@ -1239,7 +1346,7 @@ static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
 
 	hashmap_init(&ids);
 	for (size_t i = 0; i < nr; i++) {
-		const char *s = name(&hists->entries[order[i]]);
+		const char *s = name(&hists->entries[order ? order[i] : i]);
 
 		if (s && !hashmap_insert(&ids, (u64)(uintptr_t)s, (void *)1)) {
 			ARRAY_GROW(names, alloc, nr_names + 1);
@@ -1254,9 +1361,10 @@ static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
 		hashmap_insert(&ids, (u64)(uintptr_t)names[i], (void *)(uintptr_t)rank);
 	}
 	for (size_t i = 0; i < nr; i++) {
-		const char *s = name(&hists->entries[order[i]]);
+		u32 e = order ? order[i] : (u32)i;
+		const char *s = name(&hists->entries[e]);
 
-		ranks[order[i]] = s ? (u32)(uintptr_t)hashmap_find(&ids, (u64)(uintptr_t)s) : 0;
+		ranks[e] = s ? (u32)(uintptr_t)hashmap_find(&ids, (u64)(uintptr_t)s) : 0;
 	}
 	hashmap_exit(&ids);
 	free(names);
