@@ -124,10 +124,20 @@ struct raw_slot {	/* 16 bytes: 96 bits of the hash; all zero is empty */
 };
 
 #define RAW_CACHE_MAX (1u << 22)	/* entries before the cache starts over */
+/*
+ * The cache pays only where chains come again: a hit saves a map lookup and a frame lookup
+ * per frame, a miss costs a hash, a probe and a slot. Where fewer than a quarter of a
+ * window's lookups hit (a compiler's deep, varied stacks: most chains are seen once), it is
+ * let go and the chains are interned directly for RAW_OFF samples, then tried again empty.
+ */
+#define RAW_WINDOW (1u << 16)
+#define RAW_OFF (1u << 20)
 
 struct callchains {
 	struct raw_slot *raw;
 	size_t raw_cap, nr_raw;
+	u32 raw_lookups, raw_hits;	/* in this window */
+	u32 raw_off;			/* samples left to intern without the cache */
 	struct cc_frame *frames;
 	size_t nr_frames, frames_alloc;
 	struct id_index frame_index;
@@ -374,17 +384,37 @@ u32 callchains__intern_cached(struct callchains *cc, struct machine *machine,
 			      struct thread *thread, const u64 *chain, u32 max_stack,
 			      enum callchain_order order, u64 user_at, u64 context)
 {
-	XXH128_hash_t h = XXH3_128bits_withSeed(chain, (chain[0] + 1) * sizeof(u64),
-						context ^ user_at * 0x9e3779b97f4a7c15ull);
+	XXH128_hash_t h;
 	size_t j;
 	u32 id;
 
+	if (cc->raw_off) {
+		cc->raw_off--;
+		return callchains__intern(cc, machine, thread, chain, max_stack, order, user_at);
+	}
+	if (++cc->raw_lookups == RAW_WINDOW) {
+		if (cc->raw_hits < RAW_WINDOW / 4) {
+			free(cc->raw);
+			cc->raw = NULL;
+			cc->raw_cap = cc->nr_raw = 0;
+			cc->raw_off = RAW_OFF;
+		}
+		cc->raw_lookups = cc->raw_hits = 0;
+		if (cc->raw_off)
+			return callchains__intern(cc, machine, thread, chain, max_stack, order,
+						  user_at);
+	}
+	h = XXH3_128bits_withSeed(chain, (chain[0] + 1) * sizeof(u64),
+				  context ^ user_at * 0x9e3779b97f4a7c15ull);
 	if (2 * (cc->nr_raw + 1) > cc->raw_cap)
 		raw_grow(cc);
 	for (j = h.low64 & (cc->raw_cap - 1); cc->raw[j].lo || cc->raw[j].hi;
-	     j = (j + 1) & (cc->raw_cap - 1))
-		if (cc->raw[j].lo == h.low64 && cc->raw[j].hi == (u32)h.high64)
+	     j = (j + 1) & (cc->raw_cap - 1)) {
+		if (cc->raw[j].lo == h.low64 && cc->raw[j].hi == (u32)h.high64) {
+			cc->raw_hits++;
 			return cc->raw[j].chain;
+		}
+	}
 	id = callchains__intern(cc, machine, thread, chain, max_stack, order, user_at);
 	if (h.low64 || (u32)h.high64) {	/* (a hash of all zero bits is not kept) */
 		cc->raw[j] = (struct raw_slot){ .lo = h.low64, .hi = (u32)h.high64, .chain = id };
