@@ -411,11 +411,13 @@ static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
 
 /*
  * The pairs index: open addressing over pair numbers (+1), as the entry index. A sample's
- * chain is counted once per entry, chain and filter state.
+ * chain is counted once per entry, chain and filter state. A pair is hashed by its entry's
+ * hash rather than its number, which a sample's own hash foretells: hists__prefetch fetches
+ * its slot and pair ahead.
  */
-static u64 pair_hash(u32 entry, u32 chain, bool filtered)
+static u64 pair_hash(u64 entry_hash, u32 chain, bool filtered)
 {
-	u64 key[2] = { (u64)entry << 32 | chain, filtered };
+	u64 key[2] = { entry_hash, (u64)chain << 1 | filtered };
 
 	return XXH3_64bits(key, sizeof(key));
 }
@@ -425,7 +427,7 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 	bool filtered = proto->filtered;
 	u64 period = proto->period;
 	struct entry_index *x = &hists->pair_index;
-	u64 hash = pair_hash(entry, chain, filtered);
+	u64 hash = pair_hash(hists->entries[entry].hash, chain, filtered);
 	struct chain_pair *p;
 	size_t j;
 
@@ -437,7 +439,8 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 		x->cap = cap;
 		for (size_t i = 0; i < hists->nr_pairs; i++) {
 			p = &hists->pairs[i];
-			j = pair_hash(p->entry, p->chain, p->filtered) & (cap - 1);
+			j = pair_hash(hists->entries[p->entry].hash, p->chain, p->filtered) &
+			    (cap - 1);
 			while (x->slots[j])
 				j = (j + 1) & (cap - 1);
 			x->slots[j] = (u32)(i + 1);
@@ -628,12 +631,23 @@ u64 hists__hash(const struct hists *hists, const struct hist_entry *proto)
 	return entry_hash(hists->sort, proto);
 }
 
-void hists__prefetch(const struct hists *hists, u64 hash, int stage)
+void hists__prefetch(const struct hists *hists, u64 hash, u32 chain, bool filtered, int stage)
 {
 	const struct hist_entry *he;
 	size_t j;
 	u32 slot;
 
+	/* the sample's chain's pair: its slot, then the pair */
+	if (chain != CC_NO_CHAIN && hists->pair_index.cap) {
+		j = pair_hash(hash, chain, filtered) & (hists->pair_index.cap - 1);
+		if (stage == 0) {
+			__builtin_prefetch(&hists->pair_index.slots[j]);
+		} else {
+			slot = hists->pair_index.slots[j];
+			if (slot && slot <= hists->nr_pairs)
+				__builtin_prefetch(&hists->pairs[slot - 1]);
+		}
+	}
 	if (!hists->index.cap)
 		return;
 	j = hash & (hists->index.cap - 1);

@@ -188,10 +188,10 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain);
 u64 hists__hash(const struct hists *hists, const struct hist_entry *proto);
 /*
  * Prefetch what hists__add will read for an entry of that hash, in two steps some samples
- * apart: stage 0 the index slot, stage 1 (the slot in by then) the entry it holds. A hint:
- * it changes nothing.
+ * apart: stage 0 the index slot, stage 1 (the slot in by then) the entry it holds; and the
+ * same for the pair of chain (CC_NO_CHAIN: none) in that entry. A hint: it changes nothing.
  */
-void hists__prefetch(const struct hists *hists, u64 hash, int stage);
+void hists__prefetch(const struct hists *hists, u64 hash, u32 chain, bool filtered, int stage);
 
 /* What call graphs need after the run (report's). */
 struct hists_callchain {

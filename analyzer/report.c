@@ -412,7 +412,7 @@ static void ahead_sample(void *data, void *p, int stage)
 		item_resolve(rep, item);
 	else if (!item->resolved)
 		return;	/* it missed stage 0 (early in its batch): nothing to go by */
-	hists__prefetch(&rep->hists[item->hists], item->hash, stage);
+	hists__prefetch(&rep->hists[item->hists], item->hash, item->chain, item->filtered, stage);
 }
 
 /* On the aggregator: the symbol, the dso and symbol filters, the histogram. */
