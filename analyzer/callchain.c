@@ -443,6 +443,13 @@ const struct cc_frame *callchains__frame(const struct callchains *cc, u32 frame)
 	return &cc->frames[frame];
 }
 
+void callchains__prefetch_sym(const struct callchains *cc, u32 frame)
+{
+	__builtin_prefetch(&cc->frames[frame]);
+	if (frame < cc->syms_alloc)
+		__builtin_prefetch(&cc->syms[frame]);
+}
+
 const struct symbol *callchains__sym(struct callchains *cc, struct machine *machine, u32 frame,
 				     const struct symtab **symtab)
 {

@@ -99,6 +99,8 @@ bool callchains__unmapped(const struct callchains *cc, u32 chain);
 /* The frame ids of a chain, in cursor order. */
 const u32 *callchains__frame_ids(const struct callchains *cc, u32 chain);
 const struct cc_frame *callchains__frame(const struct callchains *cc, u32 frame);
+/* Fetch what callchains__sym will read of frame into the cache (a hint). */
+void callchains__prefetch_sym(const struct callchains *cc, u32 frame);
 /* The symbol of a frame, looked up once (after the run, one thread). */
 const struct symbol *callchains__sym(struct callchains *cc, struct machine *machine, u32 frame,
 				     const struct symtab **symtab);

@@ -757,35 +757,122 @@ static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 po
 }
 
 /*
+ * The frames' entries (protos) are made some frames ahead of their lookups, and each one's
+ * index slot, then the entry in it, fetched meanwhile: the lookups of a million chains' frames
+ * are cache misses, which then overlap. A ring of the protos made and not yet looked up.
+ */
+#define CUMULATE_AHEAD 8	/* protos made ahead; the slot's entry is fetched half way */
+#define CUMULATE_RING 16	/* > CUMULATE_AHEAD, a power of 2 */
+
+struct cumulate {
+	struct hists *hists;
+	const struct hists_callchain *cc;
+	size_t pair;	/* the next proto's: pair, frame and its level (carried from the last) */
+	u32 frame;
+	char level;
+	size_t made, taken;	/* protos made, looked up */
+	size_t fetch_pair;	/* further ahead: the next frame whose frame and symbol to fetch */
+	u32 fetch_frame;
+	size_t fetched;
+	struct hist_entry ring[CUMULATE_RING];
+};
+
+/* The frame and symbol of the frame CUMULATE_AHEAD frames after the next proto's, fetched. */
+static void cumulate_fetch(struct cumulate *c)
+{
+	const struct hists *hists = c->hists;
+	const struct callchains *chains = c->cc->chains;
+
+	while (c->fetched < c->made + CUMULATE_AHEAD && c->fetch_pair < hists->nr_pairs) {
+		const struct chain_pair *p = &hists->pairs[c->fetch_pair];
+
+		if (c->fetch_frame == callchains__len(chains, p->chain)) {
+			c->fetch_pair++;
+			c->fetch_frame = 0;
+			continue;
+		}
+		if (!c->fetch_frame)	/* the pair's own entry: cumulate_make reads it */
+			__builtin_prefetch(&hists->entries[p->entry].parent);
+		callchains__prefetch_sym(chains,
+					 callchains__frame_ids(chains, p->chain)[c->fetch_frame++]);
+		c->fetched++;
+	}
+}
+
+/* The next frame's proto (an entry of the pair's thread, comm, cpu and parent): false when
+ * every frame has one. */
+static bool cumulate_make(struct cumulate *c)
+{
+	struct hists *hists = c->hists;
+	const struct hists_callchain *cc = c->cc;
+
+	cumulate_fetch(c);
+	while (c->pair < hists->nr_pairs) {
+		const struct chain_pair *p = &hists->pairs[c->pair];
+		const struct hist_entry *self = &hists->entries[p->entry];
+		const struct cc_frame *f;
+		struct hist_entry *proto;
+		u32 id;
+
+		if (c->frame == callchains__len(cc->chains, p->chain)) {
+			c->pair++;
+			c->frame = 0;
+			continue;
+		}
+		if (!c->frame)
+			c->level = p->level;
+		id = callchains__frame_ids(cc->chains, p->chain)[c->frame++];
+		f = callchains__frame(cc->chains, id);
+		proto = &c->ring[c->made++ % CUMULATE_RING];
+		*proto = (struct hist_entry){ .thread = p->thread, .comm = p->comm, .dso = f->dso,
+					      .parent = self->parent, .ip = f->ip, .cpu = self->cpu,
+					      .socket = self->socket, .filtered = p->filtered,
+					      .map_size = f->map_size };
+		proto->sym = callchains__sym(cc->chains, cc->machine, id, &proto->symtab);
+		if (f->level)	/* perf's fill_callchain_info keeps the level of a frame without map */
+			c->level = f->level;
+		proto->level = c->level;
+		proto->hash = entry_hash(hists->sort, proto);
+		hists__prefetch(hists, proto->hash, CC_NO_CHAIN, false, 0);
+		return true;
+	}
+	return false;
+}
+
+/* The proto of the next frame in pair order, made ahead; the ones to come fetched. */
+static struct hist_entry *cumulate_take(struct cumulate *c)
+{
+	size_t half = c->taken + CUMULATE_AHEAD / 2;
+
+	while (c->made < c->taken + 1 + CUMULATE_AHEAD && cumulate_make(c))
+		;
+	if (half < c->made)
+		hists__prefetch(c->hists, c->ring[half % CUMULATE_RING].hash, CC_NO_CHAIN, false, 1);
+	return &c->ring[c->taken++ % CUMULATE_RING];
+}
+
+/*
  * perf's iter_add_next_cumulative_entry for each frame of a pair's chain: an entry per
  * frame (of the sample's thread, comm, cpu and parent), unless one of the entries made for
  * this chain already is equal to it (recursion), with the chain from that frame on.
  * made[0] is the entry the pair is in, made[1 + i] the entry of frame i, or NO_ENTRY.
+ * The pairs are taken in order, and c's protos with them.
  */
-static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
-			  const struct chain_pair *p, u32 *made)
+static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made)
 {
+	struct hists *hists = c->hists;
+	const struct hists_callchain *cc = c->cc;
 	u32 len = callchains__len(cc->chains, p->chain);
 	const u32 *ids = callchains__frame_ids(cc->chains, p->chain);
-	char level = p->level;
 
 	made[0] = final_entry(hists, p->entry);
 	claim(hists, made[0], p, 0, 0, 0);
 	for (u32 i = 0; i < len; i++) {
 		const struct cc_frame *f = callchains__frame(cc->chains, ids[i]);
-		const struct hist_entry *self = &hists->entries[p->entry];	/* entries move */
-		struct hist_entry proto = { .thread = p->thread, .comm = p->comm,
-					    .dso = f->dso, .parent = self->parent, .ip = f->ip,
-					    .cpu = self->cpu, .socket = self->socket,
-					    .filtered = p->filtered, .map_size = f->map_size };
+		struct hist_entry proto = *cumulate_take(c);
 		bool dup = false, created;
 		size_t x;
 
-		proto.sym = callchains__sym(cc->chains, cc->machine, ids[i], &proto.symtab);
-		if (f->level)	/* perf's fill_callchain_info keeps the level of a frame without map */
-			level = f->level;
-		proto.level = level;
-		proto.hash = entry_hash(hists->sort, &proto);
 		made[1 + i] = NO_ENTRY;
 		/* equal entries have equal hashes (the index goes by that) */
 		for (size_t k = 0; k <= i && !dup; k++)
@@ -797,7 +884,7 @@ static void cumulate_pair(struct hists *hists, const struct hists_callchain *cc,
 		x = entry_findnew(hists, &proto, &created);
 		if (!created)
 			thread__put(proto.thread);
-		claim(hists, (u32)x, p, 1 + i, f->ip, level);
+		claim(hists, (u32)x, p, 1 + i, f->ip, proto.level);
 		hists->entries[x].period_acc += p->period;
 		if (p->last >= hists->entries[x].map_last) {	/* perf's entry takes its map */
 			hists->entries[x].map_base = f->ip - f->addr;
@@ -1176,6 +1263,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 {
 	u32 *made = NULL, *made_at, *next;
 	size_t nr_made = 0, nr = 0;
+	struct cumulate *c;
 
 	hists__collapse(hists);
 	free(hists->pair_index.slots);
@@ -1202,12 +1290,15 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	for (size_t i = 0; i < hists->nr_pairs; i++)
 		nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
 	made = xmalloc(nr_made * sizeof(*made));
+	c = xzalloc(sizeof(*c));
+	c->hists = hists;
+	c->cc = cc;
 	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
 		const struct chain_pair *p = &hists->pairs[i];
 		u32 len = callchains__len(cc->chains, p->chain);
 
 		if (hists->cumulate) {
-			cumulate_pair(hists, cc, p, made + m);
+			cumulate_pair(c, p, made + m);
 		} else {
 			made[m] = final_entry(hists, p->entry);
 			len = 0;
@@ -1225,6 +1316,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		}
 		m += 1 + len;
 	}
+	free(c);
 	pairs_to_counts(hists);
 	/* where each entry's callchains go (the entries replay_entries_in adds have none) */
 	next = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*next));
