@@ -1368,10 +1368,25 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
  * trees from the same inserts (lib/rbtree). Elided keys (--comms, --dsos, --symbols of one
  * name) take no part in the output order (perf_hpp__should_skip), but do in the others.
  */
+/*
+ * What the output order's comparisons read of an entry (entry_sort), 40 bytes: the Children
+ * and Self periods, the thread and depth, and the names of its comm, dso and symbol as ranks
+ * (0: none). Most comparisons of a large report are between entries of equal periods, which
+ * go on to the names: a symbol's is compared with strcmp, two cache misses away, its rank
+ * with a subtraction. Made when the shown keys are comm, dso and symbol only.
+ */
+struct out_key {
+	u64 acc, period;
+	const struct thread *thread;
+	u32 depth;
+	u32 comm, dso, sym;
+};
+
 struct order_ctx {
 	const struct sort_list *sort;
 	const struct hist_entry *entries;
 	const struct name_ranks *ranks;
+	const struct out_key *keys;	/* by entry, or NULL */
 	bool cumulate, depth, caller;
 };
 
@@ -1413,9 +1428,58 @@ static s64 entry_sort(const struct order_ctx *c, const struct hist_entry *a,
 	return 0;
 }
 
+/* entry_sort, from the keys */
+static s64 key_entry_sort(const struct order_ctx *c, const struct out_key *a,
+			  const struct out_key *b)
+{
+	if (c->cumulate) {
+		if (a->acc != b->acc)
+			return a->acc > b->acc ? 1 : -1;
+		if (c->depth && a->thread == b->thread && a->depth != b->depth) {
+			s64 d = (s64)b->depth - a->depth;
+
+			return c->caller ? -d : d;
+		}
+	}
+	if (a->period != b->period)
+		return a->period > b->period ? 1 : -1;
+	for (int i = 0; i < c->sort->nr; i++) {
+		if (c->sort->elide[i])
+			continue;
+		switch (c->sort->keys[i]) {
+		case SORT_SYM:	/* key_sort: cmp_null, then the names (b's against a's) */
+			if (!a->sym || !b->sym) {
+				if (a->sym || b->sym)
+					return !a->sym ? -1 : 1;
+				continue;
+			}
+			if (a->sym != b->sym)
+				return (s64)b->sym - a->sym;
+			continue;
+		case SORT_COMM:	/* key_cmp's, with left a and right b */
+			if (a->comm != b->comm)
+				return (s64)b->comm - a->comm;
+			continue;
+		default:	/* SORT_DSO: dso_cmp's */
+			if (!a->dso || !b->dso) {
+				if (a->dso || b->dso)
+					return !a->dso ? -1 : 1;
+				continue;
+			}
+			if (a->dso != b->dso)
+				return (s64)b->dso - a->dso;
+			continue;
+		}
+	}
+	return 0;
+}
+
 static int order_out(void *arg, u32 item, u32 node)
 {
 	const struct order_ctx *c = arg;
+
+	if (c->keys)
+		return key_entry_sort(c, &c->keys[item], &c->keys[node]) > 0 ? -1 : 1;
 
 	return entry_sort(c, &c->entries[item], &c->entries[node]) > 0 ? -1 : 1;
 }
@@ -1477,6 +1541,38 @@ static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
 	return ranks;
 }
 
+static const char *sym_name(const struct hist_entry *he)
+{
+	return he->sym ? symbol__name(he->symtab, he->sym) : NULL;
+}
+
+/* The output order's keys of the nr entries in order (struct out_key), or NULL. */
+static struct out_key *out_keys(const struct hists *hists, const u32 *order, size_t nr,
+				const struct name_ranks *ranks)
+{
+	const struct sort_list *sort = hists->sort;
+	struct out_key *keys;
+	u32 *sym = NULL;
+
+	for (int i = 0; i < sort->nr; i++)
+		if (!sort->elide[i] && sort->keys[i] != SORT_COMM && sort->keys[i] != SORT_DSO &&
+		    sort->keys[i] != SORT_SYM)
+			return NULL;
+	if (sort_list__has(sort, SORT_SYM))
+		sym = rank_names(hists, order, nr, sym_name);
+	keys = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*keys));
+	for (size_t i = 0; i < nr; i++) {
+		const struct hist_entry *he = &hists->entries[order[i]];
+
+		keys[order[i]] = (struct out_key){
+			.acc = he->period_acc, .period = he->period, .thread = he->thread,
+			.depth = he->max_depth, .comm = ranks->comm ? ranks->comm[order[i]] : 0,
+			.dso = ranks->dso ? ranks->dso[order[i]] : 0, .sym = sym ? sym[order[i]] : 0 };
+	}
+	free(sym);
+	return keys;
+}
+
 /* The entries (not merged) in perf's output order, into order: how many. */
 static size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order)
 {
@@ -1512,10 +1608,14 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 		if (sort_list__has(hists->sort, SORT_COMM))
 			order_through(&t, order, nr, order_in, &c);
 	}
-	order_through(&t, order, nr, order_out, &c);
-	rbtree__exit(&t);
+	/* the names' ranks go into the keys, and with them what is left of the entries' */
+	c.keys = out_keys(hists, order, nr, &ranks);
 	free(ranks.comm);
 	free(ranks.dso);
+	ranks = (struct name_ranks){ .base = hists->entries };
+	order_through(&t, order, nr, order_out, &c);
+	rbtree__exit(&t);
+	free((void *)c.keys);
 	return nr;
 }
 
