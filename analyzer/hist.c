@@ -5,6 +5,7 @@
 #include "analyzer/hist.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1836,6 +1837,211 @@ static void print_callchain(const struct hists *hists, const struct hists_print_
 	free(c);
 }
 
+/*
+ * The entries' lines and call graphs, in output order. With call graphs, a large report's
+ * text is made on two threads, in chunks of entries, each into memory, and written in order
+ * by the calling thread: nothing it reads changes while it prints (every frame's symbol was
+ * looked up while the children entries were made).
+ */
+#define RENDER_CHUNK 256	/* a chunk's work: its entries and their callchains */
+#define RENDER_SLOTS 4		/* chunks made and not yet written, at most */
+
+struct render {
+	const struct hists *hists;
+	const struct hists_print_opts *opts;
+	const u32 *order;
+	size_t nr;
+	const struct widths *w;
+	int last;
+	size_t line_size;
+	bool graphs;
+	/* render_parallel's, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t next, written, nr_chunks;
+	size_t *starts;		/* chunk c is entries [starts[c], starts[c + 1]) */
+	struct render_slot {
+		char *buf;
+		size_t len;
+		bool ready;
+	} slots[RENDER_SLOTS];
+};
+
+/* Entries [from, to) of the order into fp. */
+static void render_entries(const struct render *r, size_t from, size_t to, FILE *fp)
+{
+	const struct hists *hists = r->hists;
+	const struct hists_print_opts *opts = r->opts;
+	const struct sort_list *sort = hists->sort;
+	struct line l = { .size = r->line_size };
+
+	l.buf = xmalloc(l.size);
+	for (size_t i = from; i < to; i++) {
+		const struct hist_entry *he = &hists->entries[r->order[i]];
+		u64 total = hists->total_period;
+		double percent = total ? 100.0 * he->period / total : 0;
+		double acc = total ? 100.0 * he->period_acc / total : 0;
+		char pct[64];
+
+		if (he->filtered)
+			continue;
+		/* perf's hist_entry__get_percent_limit */
+		if ((float)(hists->cumulate ? acc : percent) < (float)opts->percent_limit)
+			continue;
+		l.len = 0;
+		l.buf[0] = '\0';
+		if (hists->cumulate) {
+			hists__format_percent(pct, sizeof(pct), acc);
+			line_str(&l, pct, 0, -1);
+		}
+		hists__format_percent(pct, sizeof(pct), percent);
+		line_str(&l, pct, 0, -1);
+		if (opts->show_nr_samples)
+			line_printf(&l, "  %*llu", 12, (unsigned long long)he->nr_events);
+		for (int k = 0; k < sort->nr; k++) {
+			int cw = r->w->col[sort->keys[k]], n;
+
+			if (sort->elide[k])
+				continue;
+			line_str(&l, "  ", 0, -1);
+			n = print_key(&l, sort->keys[k], he, cw);
+			if (k != r->last && n < cw)
+				line_str(&l, " ", cw - n, -1);
+		}
+		l.buf[l.len] = '\n';
+		fwrite(l.buf, 1, l.len + 1, fp);
+		if (r->graphs)
+			print_callchain(hists, opts, he, fp);
+	}
+	free(l.buf);
+}
+
+/*
+ * Whether two threads may print at once: what printing reads must not be filled in as it
+ * reads it. In the children view every frame's symbol was looked up as the entries were
+ * made; source lines (the address and srcline keys) are looked up as they are printed.
+ */
+static bool render_shared_safe(const struct hists *hists, const struct hists_print_opts *opts)
+{
+	return hists->cumulate && opts->callchain->param->key == CC_KEY_FUNCTION &&
+	       !opts->callchain->lines;
+}
+
+/* A memory stream fails only for want of memory: as xmalloc does then. */
+static void render_oom(void)
+{
+	fprintf(stderr, "analyze: out of memory\n");
+	exit(1);
+}
+
+/* With r->lock held: claim the next chunk if its slot is free; false when none can be. */
+static bool render_claim(struct render *r, size_t *chunk)
+{
+	if (r->next >= r->nr_chunks || r->next >= r->written + RENDER_SLOTS)
+		return false;
+	*chunk = r->next++;
+	return true;
+}
+
+/* Make chunk c into its slot (without the lock), then mark it ready (with it). */
+static void render_chunk(struct render *r, size_t c)
+{
+	struct render_slot *slot = &r->slots[c % RENDER_SLOTS];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	if (!mem)
+		render_oom();
+	render_entries(r, r->starts[c], r->starts[c + 1], mem);
+	if (fclose(mem))
+		render_oom();
+	pthread_mutex_lock(&r->lock);
+	slot->buf = buf;
+	slot->len = len;
+	slot->ready = true;
+	pthread_cond_broadcast(&r->cond);
+}
+
+static void *render_helper(void *arg)
+{
+	struct render *r = arg;
+	size_t c;
+
+	pthread_mutex_lock(&r->lock);
+	while (r->next < r->nr_chunks) {
+		if (!render_claim(r, &c)) {
+			pthread_cond_wait(&r->cond, &r->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&r->lock);
+		render_chunk(r, c);	/* returns with the lock held */
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* The chunks made by this thread and a helper, written in order by this one. */
+static void render_parallel(struct render *r, FILE *fp)
+{
+	pthread_t helper;
+	size_t c, alloc = 0, work = 0;
+
+	/*
+	 * Chunks of about equal work: the first entries, with the most callchains, have the
+	 * largest graphs, and chunks of equal counts would leave the helper waiting on them.
+	 */
+	r->nr_chunks = 0;
+	r->starts = NULL;
+	for (size_t i = 0; i < r->nr; i++) {
+		if (!work) {
+			ARRAY_GROW(r->starts, alloc, r->nr_chunks + 2);
+			r->starts[r->nr_chunks++] = i;
+		}
+		work += 1 + r->hists->entries[r->order[i]].contrib_nr;
+		if (work >= RENDER_CHUNK)
+			work = 0;
+	}
+	ARRAY_GROW(r->starts, alloc, r->nr_chunks + 1);
+	r->starts[r->nr_chunks] = r->nr;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	if (pthread_create(&helper, NULL, render_helper, r)) {
+		pthread_mutex_destroy(&r->lock);
+		pthread_cond_destroy(&r->cond);
+		free(r->starts);
+		render_entries(r, 0, r->nr, fp);
+		return;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (r->written < r->nr_chunks) {
+		struct render_slot *slot = &r->slots[r->written % RENDER_SLOTS];
+
+		if (slot->ready) {
+			char *buf = slot->buf;
+			size_t len = slot->len;
+
+			*slot = (struct render_slot){ 0 };
+			r->written++;
+			pthread_cond_broadcast(&r->cond);
+			pthread_mutex_unlock(&r->lock);
+			fwrite(buf, 1, len, fp);
+			free(buf);
+			pthread_mutex_lock(&r->lock);
+		} else if (render_claim(r, &c)) {
+			pthread_mutex_unlock(&r->lock);
+			render_chunk(r, c);	/* returns with the lock held */
+		} else {
+			pthread_cond_wait(&r->cond, &r->lock);
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(helper, NULL);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r->starts);
+}
+
 void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp)
 {
 	const struct sort_list *sort = hists->sort;
@@ -1843,6 +2049,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	int last = -1, line_width;
 	struct widths w;
 	struct line l;
+	struct render r;
 
 	bool graphs = opts->callchain && opts->callchain->use_callchain && hists->has_callchain;
 	size_t nr;
@@ -1902,43 +2109,12 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 		fprintf(fp, "\n#\n");
 	}
 
-	for (size_t i = 0; i < nr; i++) {
-		const struct hist_entry *he = &hists->entries[order[i]];
-		u64 total = hists->total_period;
-		double percent = total ? 100.0 * he->period / total : 0;
-		double acc = total ? 100.0 * he->period_acc / total : 0;
-		char pct[64];
-
-		if (he->filtered)
-			continue;
-		/* perf's hist_entry__get_percent_limit */
-		if ((float)(hists->cumulate ? acc : percent) < (float)opts->percent_limit)
-			continue;
-		l.len = 0;
-		l.buf[0] = '\0';
-		if (hists->cumulate) {
-			hists__format_percent(pct, sizeof(pct), acc);
-			line_str(&l, pct, 0, -1);
-		}
-		hists__format_percent(pct, sizeof(pct), percent);
-		line_str(&l, pct, 0, -1);
-		if (opts->show_nr_samples)
-			line_printf(&l, "  %*llu", 12, (unsigned long long)he->nr_events);
-		for (int k = 0; k < sort->nr; k++) {
-			int cw = w.col[sort->keys[k]], n;
-
-			if (sort->elide[k])
-				continue;
-			line_str(&l, "  ", 0, -1);
-			n = print_key(&l, sort->keys[k], he, cw);
-			if (k != last && n < cw)
-				line_str(&l, " ", cw - n, -1);
-		}
-		l.buf[l.len] = '\n';
-		fwrite(l.buf, 1, l.len + 1, fp);
-		if (graphs)
-			print_callchain(hists, opts, he, fp);
-	}
+	r = (struct render){ .hists = hists, .opts = opts, .order = order, .nr = nr, .w = &w,
+			     .last = last, .line_size = l.size, .graphs = graphs };
 	free(l.buf);
+	if (graphs && nr >= 64 && render_shared_safe(hists, opts))
+		render_parallel(&r, fp);
+	else
+		render_entries(&r, 0, nr, fp);
 	free(order);
 }
