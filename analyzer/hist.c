@@ -856,10 +856,13 @@ static struct hist_entry *cumulate_take(struct cumulate *c)
  * perf's iter_add_next_cumulative_entry for each frame of a pair's chain: an entry per
  * frame (of the sample's thread, comm, cpu and parent), unless one of the entries made for
  * this chain already is equal to it (recursion), with the chain from that frame on.
- * made[0] is the entry the pair is in, made[1 + i] the entry of frame i, or NO_ENTRY.
- * The pairs are taken in order, and c's protos with them.
+ * made[0] is the entry the pair is in, made[1 + i] the entry of frame i, or NO_ENTRY, and
+ * levels[1 + i] (levels not NULL) the level of frame i's entry (perf's fill_callchain_info
+ * keeps the one before for a frame without a map). The pairs are taken in order, and c's
+ * protos with them.
  */
-static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made)
+static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made,
+			  char *levels)
 {
 	struct hists *hists = c->hists;
 	const struct hists_callchain *cc = c->cc;
@@ -875,6 +878,8 @@ static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *m
 		size_t x;
 
 		made[1 + i] = NO_ENTRY;
+		if (levels)
+			levels[1 + i] = proto.level;
 		/* equal entries have equal hashes (the index goes by that) */
 		for (size_t k = 0; k <= i && !dup; k++)
 			dup = made[k] != NO_ENTRY && hists->entries[made[k]].hash == proto.hash &&
@@ -1153,8 +1158,12 @@ static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order,
 	return rbtree__walk(t, order);
 }
 
+/*
+ * made and levels: each pair's entries and their levels, as cumulate_pair made them; made_at:
+ * where each pair's are.
+ */
 static void replay_entries_in(struct hists *hists, const struct hists_callchain *cc,
-			      const u32 *made, const u32 *made_at)
+			      const u32 *made, const char *levels, const u32 *made_at)
 {
 	size_t nr0 = hists->nr, nr_inserts = 0, nr;
 	struct replay r = { .hists = hists };
@@ -1203,22 +1212,27 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	for (size_t i = 0; i < hists->nr_wraps; i++) {
 		const struct hist_wrap_sample *w = &hists->wraps[i];
 		const struct chain_count *p = w->chainless ? NULL : &hists->counts[w->ref];
-		u32 self = final_entry(hists, p ? p->entry : w->ref);
+		size_t m = p ? made_at[w->ref] : 0;
+
+		/* the pairs of the samples to come, then their entries (a hint) */
+		if (i + 16 < hists->nr_wraps && !w[16].chainless) {
+			__builtin_prefetch(&hists->counts[w[16].ref]);
+			__builtin_prefetch(&made_at[w[16].ref]);
+		}
+		if (i + 8 < hists->nr_wraps && !w[8].chainless)
+			__builtin_prefetch(&made[made_at[w[8].ref]]);
+		u32 self = p ? made[m] : final_entry(hists, w->ref);
 		char level = p ? p->level : hists->entries[self].level;
 		bool filtered = p ? p->filtered : hists->entries[self].filtered;
 		u32 len = p ? callchains__len(cc->chains, p->chain) : 0;
-		const u32 *ids = p ? callchains__frame_ids(cc->chains, p->chain) : NULL;
 
 		if (wraps[self])
 			replay_lookup(&r, w, self, 0, level, filtered, len);
 		for (u32 k = 0; k < len; k++) {
-			const struct cc_frame *f = callchains__frame(cc->chains, ids[k]);
-			u32 e = made[made_at[w->ref] + 1 + k];
+			u32 e = made[m + 1 + k];
 
-			if (f->level)	/* as cumulate_pair */
-				level = f->level;
 			if (e != NO_ENTRY && wraps[e])
-				replay_lookup(&r, w, e, 1 + k, level, filtered, len - k);
+				replay_lookup(&r, w, e, 1 + k, levels[m + 1 + k], filtered, len - k);
 		}
 	}
 	replay_inserts_upto(&r, UINT64_MAX, UINT32_MAX);
@@ -1263,6 +1277,7 @@ static void pairs_to_counts(struct hists *hists)
 void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
 {
 	u32 *made = NULL, *made_at, *next;
+	char *levels = NULL;	/* for the replay: made's levels */
 	size_t nr_made = 0, nr = 0;
 	struct cumulate *c;
 
@@ -1291,6 +1306,8 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	for (size_t i = 0; i < hists->nr_pairs; i++)
 		nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
 	made = xmalloc(nr_made * sizeof(*made));
+	if (hists->cumulate && hists->nr_wraps && !hists->wraps_off)
+		levels = xmalloc(nr_made);
 	c = xzalloc(sizeof(*c));
 	c->hists = hists;
 	c->cc = cc;
@@ -1299,7 +1316,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		u32 len = callchains__len(cc->chains, p->chain);
 
 		if (hists->cumulate) {
-			cumulate_pair(c, p, made + m);
+			cumulate_pair(c, p, made + m, levels ? levels + m : NULL);
 		} else {
 			made[m] = final_entry(hists, p->entry);
 			len = 0;
@@ -1332,9 +1349,10 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 			made_at[i] = (u32)m;
 			m += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->counts[i].chain) : 0);
 		}
-		replay_entries_in(hists, cc, made, made_at);
+		replay_entries_in(hists, cc, made, levels, made_at);
 		free(made_at);
 	}
+	free(levels);
 	/* the wrapping samples were kept for that alone: they go before the callchains come */
 	free(hists->wraps);
 	hists->wraps = NULL;
