@@ -825,10 +825,16 @@ static bool cumulate_make(struct cumulate *c)
 		id = callchains__frame_ids(cc->chains, p->chain)[c->frame++];
 		f = callchains__frame(cc->chains, id);
 		proto = &c->ring[c->made++ % CUMULATE_RING];
-		*proto = (struct hist_entry){ .thread = p->thread, .comm = p->comm, .dso = f->dso,
-					      .parent = self->parent, .ip = f->ip, .cpu = self->cpu,
-					      .socket = self->socket, .filtered = p->filtered,
-					      .map_size = f->map_size };
+		hist_entry__clear(proto);
+		proto->thread = p->thread;
+		proto->comm = p->comm;
+		proto->dso = f->dso;
+		proto->parent = self->parent;
+		proto->ip = f->ip;
+		proto->cpu = self->cpu;
+		proto->socket = self->socket;
+		proto->filtered = p->filtered;
+		proto->map_size = f->map_size;
 		proto->sym = callchains__sym(cc->chains, cc->machine, id, &proto->symtab);
 		if (f->level)	/* perf's fill_callchain_info keeps the level of a frame without map */
 			c->level = f->level;

@@ -86,6 +86,30 @@ struct hist_entry {
 	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
 };
 
+/*
+ * Every field of he zero, one by one: a memset of the whole (or a compound literal) is a
+ * rep stos, slow to start, for the protos made a few times a sample or frame. The size
+ * check makes a new field come here too.
+ */
+static inline void hist_entry__clear(struct hist_entry *he)
+{
+	_Static_assert(sizeof(struct hist_entry) == 168, "hist_entry__clear sets every field");
+	he->thread = NULL;
+	he->comm = NULL;
+	he->comm_str = NULL;
+	he->map = NULL;
+	he->dso = NULL;
+	he->sym = NULL;
+	he->symtab = NULL;
+	he->parent = NULL;
+	he->ip = he->period = he->nr_events = he->hash = he->period_acc = 0;
+	he->map_size = he->map_base = he->map_last = he->first = 0;
+	he->cpu = he->socket = 0;
+	he->level = 0;
+	he->filtered = he->merged = he->unmapped_chain = false;
+	he->first_pos = he->max_depth = he->merged_into = he->contrib_first = he->contrib_nr = 0;
+}
+
 /* A sample's chain in an entry, counted: what the run keeps of callchains. */
 struct chain_pair {
 	u32 entry, chain;

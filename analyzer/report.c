@@ -209,16 +209,7 @@ static const struct symtab *item_symtab(const struct report *rep, const struct a
 static void item_entry(const struct report *rep, const struct agg_item *item,
 		       struct hist_entry *he)
 {
-	/*
-	 * field by field, every one: a compound literal is built on the stack and copied, and
-	 * a memset of the whole is a rep stos, slow to start (twice a sample, 2.5% of a
-	 * call-graph report). The size check makes a new field come here too.
-	 */
-	_Static_assert(sizeof(struct hist_entry) == 168, "item_entry sets every field");
-	he->first_pos = 0;
-	he->filtered = he->merged = false;
-	he->nr_events = he->period_acc = he->map_size = he->map_last = he->first = 0;
-	he->max_depth = he->merged_into = he->contrib_first = he->contrib_nr = 0;
+	hist_entry__clear(he);	/* twice a sample */
 	he->thread = item->thread;
 	he->comm = item->comm;
 	he->comm_str = item->comm_str;
