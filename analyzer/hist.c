@@ -963,8 +963,9 @@ static int find_dir(void *arg, u32 item, u32 node)
  * What the replay's comparisons read of an entry, 16 bytes: its comm's and dso's names as
  * ranks (see struct name_ranks) and its symbol's start, or its address without one. A
  * lookup compares with a node at every level of the tree; the node's entry, symbol, comm and
- * dso are four cache lines, its key one. Made when the keys are comm, dso and symbol only,
- * and no symbol is inlined (those compare by name).
+ * dso are four cache lines, its key (kept in the tree's node, by its links) none more. Made
+ * when the keys are comm, dso and symbol only, and no symbol is inlined (those compare by
+ * name).
  */
 struct replay_key {
 	u32 comm;
@@ -975,8 +976,7 @@ struct replay_key {
 
 struct replay {
 	struct hists *hists;
-	struct replay_key *keys;	/* by entry, or NULL: the entries compared */
-	size_t keys_alloc;
+	bool keyed;	/* the tree's nodes hold the entries' keys; else the entries compared */
 	struct rbtree tree;
 	u32 version;	/* inserts so far: a lookup's answer holds until the next one */
 	bool *placed;	/* by wrapping entry: in the tree already */
@@ -995,10 +995,15 @@ static s64 replay_dso_cmp(const struct replay_key *l, const struct replay_key *r
 	return (s64)r->dso - l->dso;
 }
 
-/* key_cmp for the keys replay_keys allows, from the entries' keys */
+static struct replay_key *replay_key(const struct replay *r, u32 e)
+{
+	return rbtree__payload(&r->tree, e);
+}
+
+/* key_cmp for the keys replay_keyed allows, from the entries' keys */
 static s64 replay_key_cmp(const struct replay *r, enum sort_key key, u32 left, u32 right)
 {
-	const struct replay_key *l = &r->keys[left], *k = &r->keys[right];
+	const struct replay_key *l = replay_key(r, left), *k = replay_key(r, right);
 	s64 ret;
 
 	switch (key) {
@@ -1028,7 +1033,7 @@ static int replay_dir(void *arg, u32 item, u32 node)
 	const struct replay *r = arg;
 	const struct sort_list *sort = r->hists->sort;
 
-	if (!r->keys)
+	if (!r->keyed)
 		return find_dir(r->hists, item, node);
 	for (int i = 0; i < sort->nr; i++) {
 		s64 d = replay_key_cmp(r, sort->keys[i], node, item);
@@ -1039,28 +1044,39 @@ static int replay_dir(void *arg, u32 item, u32 node)
 	return 0;
 }
 
-/* The keys of the first nr entries, when the sort keys allow them (struct replay_key). */
-static void replay_keys(struct replay *r, size_t nr)
+/* Whether the sort keys allow the keys of struct replay_key for the first nr entries. */
+static bool replay_keyed(const struct hists *hists, size_t nr)
+{
+	for (int i = 0; i < hists->sort->nr; i++)
+		if (hists->sort->keys[i] != SORT_COMM && hists->sort->keys[i] != SORT_DSO &&
+		    hists->sort->keys[i] != SORT_SYM && hists->sort->keys[i] != SORT_IPC_NULL)
+			return false;
+	for (size_t e = 0; e < nr; e++)
+		if (hists->entries[e].sym && hists->entries[e].symtab->inlined)
+			return false;
+	return true;
+}
+
+/* The replay's empty tree for the first nr entries, with their keys when it may. */
+static void replay_tree(struct replay *r, size_t nr)
 {
 	const struct hists *hists = r->hists;
 	u32 *comm, *dso;
 
-	for (int i = 0; i < hists->sort->nr; i++)
-		if (hists->sort->keys[i] != SORT_COMM && hists->sort->keys[i] != SORT_DSO &&
-		    hists->sort->keys[i] != SORT_SYM && hists->sort->keys[i] != SORT_IPC_NULL)
-			return;
-	for (size_t e = 0; e < nr; e++)
-		if (hists->entries[e].sym && hists->entries[e].symtab->inlined)
-			return;
+	r->keyed = replay_keyed(hists, nr);
+	if (!r->keyed) {
+		rbtree__init(&r->tree, nr);
+		return;
+	}
+	rbtree__init_payload(&r->tree, nr, sizeof(struct replay_key));
 	comm = rank_names(hists, NULL, nr, comm_name);
 	dso = rank_names(hists, NULL, nr, dso_name);
-	ARRAY_GROW(r->keys, r->keys_alloc, nr ? nr : 1);
 	for (size_t e = 0; e < nr; e++) {
 		const struct hist_entry *he = &hists->entries[e];
 
-		r->keys[e] = (struct replay_key){ .comm = comm[e], .dso = dso[e] & 0x7fffffff,
-						  .has_sym = !!he->sym,
-						  .at = he->sym ? he->sym->start : he->ip };
+		*replay_key(r, (u32)e) = (struct replay_key){
+			.comm = comm[e], .dso = dso[e] & 0x7fffffff, .has_sym = !!he->sym,
+			.at = he->sym ? he->sym->start : he->ip };
 	}
 	free(comm);
 	free(dso);
@@ -1099,11 +1115,9 @@ static void replay_lookup(struct replay *r, const struct hist_wrap_sample *w, u3
 		hists->entries[item].period = hists->entries[item].period_acc = 0;
 		hists->entries[item].nr_events = 0;
 		hists->entries[item].max_depth = 0;
-		if (r->keys) {
-			ARRAY_GROW(r->keys, r->keys_alloc, hists->nr + 1);
-			r->keys[item] = r->keys[e];
-		}
 		rbtree__reserve(&r->tree, hists->nr + 1);
+		if (r->keyed)
+			*replay_key(r, item) = *replay_key(r, e);
 	}
 	node = rbtree__insert(&r->tree, item, replay_dir, r);
 	if (node == RBTREE_NONE) {
@@ -1213,8 +1227,7 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	r.placed = xcalloc(nr0, sizeof(*r.placed));
 	r.seen = xcalloc(nr0, sizeof(*r.seen));
 	r.found = xmalloc(nr0 * sizeof(*r.found));
-	rbtree__init(&r.tree, nr0);
-	replay_keys(&r, nr0);
+	replay_tree(&r, nr0);
 	for (size_t i = 0; i < hists->nr_wraps; i++) {
 		const struct hist_wrap_sample *w = &hists->wraps[i];
 		const struct chain_count *p = w->chainless ? NULL : &hists->counts[w->ref];
@@ -1249,7 +1262,6 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 	hists->in_order = order;
 	hists->nr_in_order = nr;
 	rbtree__exit(&r.tree);
-	free(r.keys);
 	free(r.placed);
 	free(r.seen);
 	free(r.found);

@@ -10,14 +10,25 @@
 
 #include "lib/xalloc.h"
 
-#define LEFT(t, x) ((t)->link[3 * (size_t)(x)])
-#define RIGHT(t, x) ((t)->link[3 * (size_t)(x) + 1])
-#define PARENT(t, x) ((t)->link[3 * (size_t)(x) + 2])
+#define LEFT(t, x) ((t)->link[(t)->stride * (size_t)(x)])
+#define RIGHT(t, x) ((t)->link[(t)->stride * (size_t)(x) + 1])
+#define PARENT(t, x) ((t)->link[(t)->stride * (size_t)(x) + 2])
 
 void rbtree__init(struct rbtree *t, size_t n)
 {
 	t->cap = n;
+	t->stride = 3;
 	t->link = xmalloc((n ? 3 * n : 1) * sizeof(*t->link));
+	t->red = xcalloc(n ? n : 1, sizeof(*t->red));
+	t->root = RBTREE_NONE;
+}
+
+void rbtree__init_payload(struct rbtree *t, size_t n, size_t size)
+{
+	/* the payload at u32 4 of an even stride: 8-aligned, as malloc's memory is */
+	t->cap = n;
+	t->stride = 4 + (size + 7) / 8 * 2;
+	t->link = xmalloc((n ? n : 1) * t->stride * sizeof(*t->link));
 	t->red = xcalloc(n ? n : 1, sizeof(*t->red));
 	t->root = RBTREE_NONE;
 }
@@ -27,7 +38,7 @@ void rbtree__reserve(struct rbtree *t, size_t n)
 	if (n <= t->cap)
 		return;
 	n = n < 2 * t->cap ? 2 * t->cap : n;
-	t->link = xrealloc(t->link, 3 * n * sizeof(*t->link));
+	t->link = xreallocarray(t->link, n, t->stride * sizeof(*t->link));
 	t->red = xrealloc(t->red, n * sizeof(*t->red));
 	t->cap = n;
 }
@@ -59,13 +70,13 @@ static void replace_child(struct rbtree *t, uint32_t *root, uint32_t x, uint32_t
 /* Rotate at x: side 0 (left) lifts its right child, side 1 (right) its left child. */
 static void rotate(struct rbtree *t, uint32_t *root, uint32_t x, int side)
 {
-	uint32_t y = t->link[3 * (size_t)x + !side], inner = t->link[3 * (size_t)y + side];
+	uint32_t y = t->link[t->stride * (size_t)x + !side], inner = t->link[t->stride * (size_t)y + side];
 
-	t->link[3 * (size_t)x + !side] = inner;
+	t->link[t->stride * (size_t)x + !side] = inner;
 	if (inner != RBTREE_NONE)
 		PARENT(t, inner) = x;
 	replace_child(t, root, x, y);
-	t->link[3 * (size_t)y + side] = x;
+	t->link[t->stride * (size_t)y + side] = x;
 	PARENT(t, x) = y;
 }
 

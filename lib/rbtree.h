@@ -15,10 +15,11 @@
 #define RBTREE_NONE UINT32_MAX
 
 struct rbtree {
-	uint32_t *link;	/* 3 a node: left, right, parent */
+	uint32_t *link;	/* stride a node: left, right, parent, then a payload's room */
 	uint8_t *red;
 	uint32_t root;	/* of the tree rbtree__insert and rbtree__walk use */
 	size_t cap;
+	size_t stride;	/* u32s a node: 3, or with a payload 4 + its own */
 };
 
 /*
@@ -29,6 +30,16 @@ typedef int (*rbtree_dir_fn)(void *ctx, uint32_t item, uint32_t node);
 
 /* An empty tree for items 0..n-1. */
 void rbtree__init(struct rbtree *t, size_t n);
+/*
+ * The same, each node with room for a payload of size bytes next to its links (8-aligned),
+ * which rbtree__payload gives: what a comparison reads of a node then sits in the cache line
+ * of its links, one miss a level where an array of its own would be a second.
+ */
+void rbtree__init_payload(struct rbtree *t, size_t n, size_t size);
+static inline void *rbtree__payload(const struct rbtree *t, uint32_t node)
+{
+	return &t->link[node * t->stride + 4];
+}
 void rbtree__exit(struct rbtree *t);
 /* Room for items 0..n-1 (what was inserted stays). */
 void rbtree__reserve(struct rbtree *t, size_t n);

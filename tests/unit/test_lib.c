@@ -462,6 +462,46 @@ Test(rbtree, kernel_shape)
 	rbtree__exit(&t);
 }
 
+/* A payload beside the links: the comparison reads it; the same shape; it survives growth. */
+static int by_payload(void *ctx, uint32_t item, uint32_t node)
+{
+	const struct rbtree *t = ctx;
+	u64 a = *(const u64 *)rbtree__payload(t, item), b = *(const u64 *)rbtree__payload(t, node);
+
+	return a < b ? -1 : a > b;
+}
+
+Test(rbtree, payload)
+{
+	enum { N = 1000 };
+	uint32_t out[N];
+	struct rbtree t;
+
+	rbtree__init_payload(&t, 1, 16);
+	for (uint32_t i = 0; i < N; i++) {
+		rbtree__reserve(&t, i + 1);
+		cr_assert_eq((uintptr_t)rbtree__payload(&t, i) % 8, 0);
+		*(u64 *)rbtree__payload(&t, i) = (u64)(i * 7919) % N << 32;
+		((u64 *)rbtree__payload(&t, i))[1] = ~(u64)i;	/* the rest of its 16 bytes */
+		cr_assert_eq(rbtree__insert(&t, i, by_payload, &t), RBTREE_NONE);
+	}
+	cr_assert_eq(rbtree__walk(&t, out), N);
+	for (uint32_t i = 0; i < N; i++) {
+		cr_assert_eq(*(u64 *)rbtree__payload(&t, out[i]), (u64)i << 32);
+		cr_assert_eq(((u64 *)rbtree__payload(&t, out[i]))[1], ~(u64)out[i]);
+	}
+	rbtree__exit(&t);
+	/* ascending inserts: the kernel's shape, as without a payload */
+	rbtree__init_payload(&t, 7, 16);
+	for (uint32_t i = 0; i < 7; i++)
+		rbtree__insert(&t, i, ascending, NULL);
+	cr_assert_eq(t.root, 1);
+	cr_assert_eq(rbtree__walk(&t, out), 7);
+	for (uint32_t i = 0; i < 7; i++)
+		cr_assert_eq(out[i], i);
+	rbtree__exit(&t);
+}
+
 /* The last key <= x by looking at every key: what stree_find must answer. */
 static size_t last_at_or_below(const u64 *keys, size_t nr, u64 x)
 {
