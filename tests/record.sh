@@ -129,17 +129,22 @@ rec threads_z 0 --threads=core -z 3 -m 16 -o "$T/threads_z.data" -- "$T/burn" 2 
 	compare threads_z "$T/threads_z.data"
 rec threads_all 0 --threads -a -o "$T/threads_all.data" -- "$T/burn" 2 &&
 	FILTER=$SYSW compare threads_all "$T/threads_all.data"
-# user masks (MAPS/AFFINITY pairs): with two CPUs, each drained by a thread on the other
+# user masks (MAPS/AFFINITY pairs): with two CPUs, each drained by a thread on the other. A
+# burn pinned to each CPU: an idle CPU takes no cpu-clock samples here, and its data.N could
+# be empty
 read -r cpu0 cpu1 < <(tr ',-' '  ' </sys/devices/system/cpu/online | awk '{print $1, $2}')
 if [ -n "$cpu1" ]; then
-	rec threads_user 0 --threads="$cpu0/$cpu1:$cpu1/$cpu0" -a -o "$T/threads_user.data" -- "$T/burn" 2 &&
+	rec threads_user 0 --threads="$cpu0/$cpu1:$cpu1/$cpu0" -a -o "$T/threads_user.data" -- \
+		sh -c 'taskset -c "$1" "$0" 2 & taskset -c "$2" "$0" 2; wait' "$T/burn" "$cpu0" "$cpu1" &&
 		FILTER=$SYSW compare threads_user "$T/threads_user.data"
 	[ -s "$T/threads_user.data/data.0" ] && [ -s "$T/threads_user.data/data.1" ] &&
 		[ ! -e "$T/threads_user.data/data.2" ] && pass ||
 		fail "threads_user: not one data.N a mask: $(ls "$T/threads_user.data" | tr '\n' ' ')"
 fi
-# a mask of one CPU: the others are not recorded (perf opens them and never reads them)
-rec threads_one 0 --threads="$cpu0/$cpu0" -a -o "$T/threads_one.data" -- "$T/burn" 1 &&
+# a mask of one CPU: the others are not recorded (perf opens them and never reads them); a
+# burn on each CPU, so that both have samples to record or leave out
+rec threads_one 0 --threads="$cpu0/$cpu0" -a -o "$T/threads_one.data" -- \
+	sh -c 'taskset -c "$1" "$0" 1 & taskset -c "${2:-$1}" "$0" 1; wait' "$T/burn" "$cpu0" "$cpu1" &&
 	FILTER=$SYSW compare threads_one "$T/threads_one.data"
 if [ $have_perf = 1 ] && [ -e "$T/threads_one.data" ]; then
 	perf script -i "$T/threads_one.data" -F cpu 2>/dev/null | sort -u | tr -d ' []' >"$T/cpus"
