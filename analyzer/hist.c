@@ -1963,13 +1963,6 @@ static bool render_shared_safe(const struct hists *hists, const struct hists_pri
 	       !opts->callchain->lines;
 }
 
-/* A memory stream fails only for want of memory: as xmalloc does then. */
-static void render_oom(void)
-{
-	fprintf(stderr, "analyze: out of memory\n");
-	exit(1);
-}
-
 /* With r->lock held: claim the next chunk if its slot is free; false when none can be. */
 static bool render_claim(struct render *r, size_t *chunk)
 {
@@ -1987,11 +1980,12 @@ static void render_chunk(struct render *r, size_t c)
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 
+	/* a memory stream fails only for want of memory */
 	if (!mem)
-		render_oom();
+		xalloc_failed(0);
 	render_entries(r, r->starts[c], r->starts[c + 1], mem);
 	if (fclose(mem))
-		render_oom();
+		xalloc_failed(len);
 	pthread_mutex_lock(&r->lock);
 	slot->buf = buf;
 	slot->len = len;

@@ -9,9 +9,12 @@
 
 #include "lib/compiler.h"
 
-static void oom(size_t size)
+void xalloc_failed(size_t size)
 {
-	fprintf(stderr, "analyze: out of memory allocating %zu bytes\n", size);
+	if (size)
+		fprintf(stderr, "analyze: out of memory allocating %zu bytes\n", size);
+	else
+		fprintf(stderr, "analyze: out of memory\n");
 	exit(1);
 }
 
@@ -19,7 +22,7 @@ void *xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 	if (!p)
-		oom(size);
+		xalloc_failed(size);
 	return p;
 }
 
@@ -44,7 +47,7 @@ void *xcalloc(size_t nmemb, size_t size)
 {
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 	if (!p)
-		oom(nmemb * size);
+		xalloc_failed(nmemb * size);
 	return p;
 }
 
@@ -54,7 +57,7 @@ void *xaligned_alloc(size_t align, size_t size)
 	void *p = aligned_alloc(align, bytes);
 
 	if (!p)
-		oom(bytes);
+		xalloc_failed(bytes);
 	return p;
 }
 
@@ -62,14 +65,14 @@ void *xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);
 	if (!p)
-		oom(size);
+		xalloc_failed(size);
 	return p;
 }
 
 void *xreallocarray(void *ptr, size_t nmemb, size_t size)
 {
 	if (size && nmemb > (size_t)-1 / size)
-		oom((size_t)-1);
+		xalloc_failed((size_t)-1);
 	return xrealloc(ptr, nmemb * size);
 }
 
@@ -135,7 +138,7 @@ void grow_array_aligned(void **arr, size_t *alloc, size_t need, size_t elem, siz
 		return;
 	n = grown_size(*alloc, need);
 	if (n > (size_t)-1 / elem)
-		oom((size_t)-1);
+		xalloc_failed((size_t)-1);
 	p = xaligned_alloc(align, n * elem);
 	if (*alloc)
 		memcpy(p, *arr, *alloc * elem);

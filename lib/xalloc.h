@@ -23,6 +23,9 @@ void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
+/* What the others do when memory runs out: say so (size: what was asked, 0 unknown), exit 1. */
+__attribute__((noreturn)) void xalloc_failed(size_t size);
+
 /* Grow *arr (of *alloc elements of elem bytes) so it holds at least need elements. */
 void grow_array(void **arr, size_t *alloc, size_t need, size_t elem);
 #define ARRAY_GROW(arr, alloc, need) \
