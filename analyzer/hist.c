@@ -147,18 +147,24 @@ static u64 sym_end(const struct symbol *s)
 	return s->start + s->size;
 }
 
+/*
+ * Two names compared by their ranks, 0 for none: cmp_null's order, then right's name against
+ * left's (perf's dso and symbol keys compare (right, left)).
+ */
+static s64 rank_cmp(u32 left, u32 right)
+{
+	if (!left || !right)
+		return left == right ? 0 : !left ? -1 : 1;
+	return (s64)right - left;
+}
+
 static s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right,
 		   const struct name_ranks *rk)
 {
 	const char *l, *r;
 
-	if (rk && rk->dso) {	/* the names not read: 0 is none */
-		u32 rl = rk->dso[right - rk->base], rr = rk->dso[left - rk->base];
-
-		if (!rl || !rr)
-			return rl == rr ? 0 : !rr ? -1 : 1;	/* cmp_null(rr, rl) */
-		return (s64)rl - rr;
-	}
+	if (rk && rk->dso)	/* the names not read */
+		return rank_cmp(rk->dso[left - rk->base], rk->dso[right - rk->base]);
 	l = dso_name(right);	/* perf passes (right, left) */
 	r = dso_name(left);
 	if (!l || !r)
@@ -987,14 +993,6 @@ struct replay {
 	size_t nr_inserts, next_insert;
 };
 
-/* key_cmp's dso_cmp, from the ranks */
-static s64 replay_dso_cmp(const struct replay_key *l, const struct replay_key *r)
-{
-	if (!r->dso || !l->dso)
-		return r->dso == l->dso ? 0 : !l->dso ? -1 : 1;
-	return (s64)r->dso - l->dso;
-}
-
 static struct replay_key *replay_key(const struct replay *r, u32 e)
 {
 	return rbtree__payload(&r->tree, e);
@@ -1010,11 +1008,11 @@ static s64 replay_key_cmp(const struct replay *r, enum sort_key key, u32 left, u
 	case SORT_COMM:
 		return (s64)k->comm - l->comm;
 	case SORT_DSO:
-		return replay_dso_cmp(l, k);
+		return rank_cmp(l->dso, k->dso);
 	default:	/* SORT_SYM, SORT_IPC_NULL: sym_cmp */
 		if (!l->has_sym && !k->has_sym)
 			return (s64)(k->at - l->at);
-		ret = r->hists->sort->sym_by_dso ? replay_dso_cmp(l, k) : 0;
+		ret = r->hists->sort->sym_by_dso ? rank_cmp(l->dso, k->dso) : 0;
 		if (ret)
 			return ret;
 		if (!l->has_sym || !k->has_sym)
@@ -1481,32 +1479,18 @@ static s64 key_entry_sort(const struct order_ctx *c, const struct out_key *a,
 	if (a->period != b->period)
 		return a->period > b->period ? 1 : -1;
 	for (int i = 0; i < c->sort->nr; i++) {
+		enum sort_key key = c->sort->keys[i];
+		s64 d;
+
 		if (c->sort->elide[i])
 			continue;
-		switch (c->sort->keys[i]) {
-		case SORT_SYM:	/* key_sort: cmp_null, then the names (b's against a's) */
-			if (!a->sym || !b->sym) {
-				if (a->sym || b->sym)
-					return !a->sym ? -1 : 1;
-				continue;
-			}
-			if (a->sym != b->sym)
-				return (s64)b->sym - a->sym;
-			continue;
-		case SORT_COMM:	/* key_cmp's, with left a and right b */
-			if (a->comm != b->comm)
-				return (s64)b->comm - a->comm;
-			continue;
-		default:	/* SORT_DSO: dso_cmp's */
-			if (!a->dso || !b->dso) {
-				if (a->dso || b->dso)
-					return !a->dso ? -1 : 1;
-				continue;
-			}
-			if (a->dso != b->dso)
-				return (s64)b->dso - a->dso;
-			continue;
-		}
+		/* key_sort's symbol names and key_cmp's comm and dso, with left a and right b */
+		if (key == SORT_COMM)
+			d = (s64)b->comm - a->comm;
+		else
+			d = key == SORT_SYM ? rank_cmp(a->sym, b->sym) : rank_cmp(a->dso, b->dso);
+		if (d)
+			return d;
 	}
 	return 0;
 }
