@@ -771,15 +771,35 @@ static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 po
 #define CUMULATE_AHEAD 8	/* protos made ahead; the slot's entry is fetched half way */
 #define CUMULATE_RING 16	/* > CUMULATE_AHEAD, a power of 2 */
 
+/* A walk over every frame of every pair's chain, in pair order. */
+struct frame_walk {
+	size_t pair;
+	u32 frame;	/* the next one's, in the pair's chain */
+};
+
+/* The next frame: its pair and id (w->frame is then 1 for a pair's first); false past all. */
+static bool frame_walk_next(const struct hists *hists, const struct callchains *chains,
+			    struct frame_walk *w, const struct chain_pair **pair, u32 *id)
+{
+	for (; w->pair < hists->nr_pairs; w->pair++, w->frame = 0) {
+		const struct chain_pair *p = &hists->pairs[w->pair];
+
+		if (w->frame < callchains__len(chains, p->chain)) {
+			*pair = p;
+			*id = callchains__frame_ids(chains, p->chain)[w->frame++];
+			return true;
+		}
+	}
+	return false;
+}
+
 struct cumulate {
 	struct hists *hists;
 	const struct hists_callchain *cc;
-	size_t pair;	/* the next proto's: pair, frame and its level (carried from the last) */
-	u32 frame;
-	char level;
+	struct frame_walk make;	/* the next proto's frame */
+	char level;		/* carried along a pair's frames */
 	size_t made, taken;	/* protos made, looked up */
-	size_t fetch_pair;	/* further ahead: the next frame whose frame and symbol to fetch */
-	u32 fetch_frame;
+	struct frame_walk fetch;	/* further ahead: the next frame and symbol to fetch */
 	size_t fetched;
 	struct hist_entry ring[CUMULATE_RING];
 };
@@ -787,69 +807,58 @@ struct cumulate {
 /* The frame and symbol of the frame CUMULATE_AHEAD frames after the next proto's, fetched. */
 static void cumulate_fetch(struct cumulate *c)
 {
-	const struct hists *hists = c->hists;
-	const struct callchains *chains = c->cc->chains;
+	const struct chain_pair *p;
+	u32 id;
 
-	while (c->fetched < c->made + CUMULATE_AHEAD && c->fetch_pair < hists->nr_pairs) {
-		const struct chain_pair *p = &hists->pairs[c->fetch_pair];
-
-		if (c->fetch_frame == callchains__len(chains, p->chain)) {
-			c->fetch_pair++;
-			c->fetch_frame = 0;
-			continue;
-		}
-		if (!c->fetch_frame)	/* the pair's own entry: cumulate_make reads it */
-			__builtin_prefetch(&hists->entries[p->entry].parent);
-		callchains__prefetch_sym(chains,
-					 callchains__frame_ids(chains, p->chain)[c->fetch_frame++]);
+	while (c->fetched < c->made + CUMULATE_AHEAD &&
+	       frame_walk_next(c->hists, c->cc->chains, &c->fetch, &p, &id)) {
+		if (c->fetch.frame == 1)	/* the pair's own entry: cumulate_make reads it */
+			__builtin_prefetch(&c->hists->entries[p->entry].parent);
+		callchains__prefetch_sym(c->cc->chains, id);
 		c->fetched++;
 	}
 }
 
-/* The next frame's proto (an entry of the pair's thread, comm, cpu and parent): false when
- * every frame has one. */
+/*
+ * The next frame's proto (an entry of the pair's thread, comm, cpu and parent): false when
+ * every frame has one.
+ */
 static bool cumulate_make(struct cumulate *c)
 {
 	struct hists *hists = c->hists;
 	const struct hists_callchain *cc = c->cc;
+	const struct chain_pair *p;
+	const struct hist_entry *self;
+	const struct cc_frame *f;
+	struct hist_entry *proto;
+	u32 id;
 
 	cumulate_fetch(c);
-	while (c->pair < hists->nr_pairs) {
-		const struct chain_pair *p = &hists->pairs[c->pair];
-		const struct hist_entry *self = &hists->entries[p->entry];
-		const struct cc_frame *f;
-		struct hist_entry *proto;
-		u32 id;
-
-		if (c->frame == callchains__len(cc->chains, p->chain)) {
-			c->pair++;
-			c->frame = 0;
-			continue;
-		}
-		if (!c->frame)
-			c->level = p->level;
-		id = callchains__frame_ids(cc->chains, p->chain)[c->frame++];
-		f = callchains__frame(cc->chains, id);
-		proto = &c->ring[c->made++ % CUMULATE_RING];
-		hist_entry__clear(proto);
-		proto->thread = p->thread;
-		proto->comm = p->comm;
-		proto->dso = f->dso;
-		proto->parent = self->parent;
-		proto->ip = f->ip;
-		proto->cpu = self->cpu;
-		proto->socket = self->socket;
-		proto->filtered = p->filtered;
-		proto->map_size = f->map_size;
-		proto->sym = callchains__sym(cc->chains, cc->machine, id, &proto->symtab);
-		if (f->level)	/* perf's fill_callchain_info keeps the level of a frame without map */
-			c->level = f->level;
-		proto->level = c->level;
-		proto->hash = entry_hash(hists->sort, proto);
-		hists__prefetch(hists, proto->hash, CC_NO_CHAIN, false, 0);
-		return true;
-	}
-	return false;
+	if (!frame_walk_next(hists, cc->chains, &c->make, &p, &id))
+		return false;
+	if (c->make.frame == 1)
+		c->level = p->level;
+	self = &hists->entries[p->entry];
+	f = callchains__frame(cc->chains, id);
+	proto = &c->ring[c->made++ % CUMULATE_RING];
+	hist_entry__clear(proto);
+	proto->thread = p->thread;
+	proto->comm = p->comm;
+	proto->dso = f->dso;
+	proto->parent = self->parent;
+	proto->ip = f->ip;
+	proto->cpu = self->cpu;
+	proto->socket = self->socket;
+	proto->filtered = p->filtered;
+	proto->map_size = f->map_size;
+	proto->sym = callchains__sym(cc->chains, cc->machine, id, &proto->symtab);
+	/* perf's fill_callchain_info keeps the level of a frame without a map */
+	if (f->level)
+		c->level = f->level;
+	proto->level = c->level;
+	proto->hash = entry_hash(hists->sort, proto);
+	hists__prefetch(hists, proto->hash, CC_NO_CHAIN, false, 0);
+	return true;
 }
 
 /* The proto of the next frame in pair order, made ahead; the ones to come fetched. */
