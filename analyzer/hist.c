@@ -1239,6 +1239,10 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 		const struct hist_wrap_sample *w = &hists->wraps[i];
 		const struct chain_count *p = w->chainless ? NULL : &hists->counts[w->ref];
 		size_t m = p ? made_at[w->ref] : 0;
+		u32 self = p ? made[m] : final_entry(hists, w->ref);
+		char level = p ? p->level : hists->entries[self].level;
+		bool filtered = p ? p->filtered : hists->entries[self].filtered;
+		u32 len = p ? callchains__len(cc->chains, p->chain) : 0;
 
 		/* the pairs of the samples to come, then their entries (a hint) */
 		if (i + 16 < hists->nr_wraps && !w[16].chainless) {
@@ -1247,10 +1251,6 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 		}
 		if (i + 8 < hists->nr_wraps && !w[8].chainless)
 			__builtin_prefetch(&made[made_at[w[8].ref]]);
-		u32 self = p ? made[m] : final_entry(hists, w->ref);
-		char level = p ? p->level : hists->entries[self].level;
-		bool filtered = p ? p->filtered : hists->entries[self].filtered;
-		u32 len = p ? callchains__len(cc->chains, p->chain) : 0;
 
 		if (wraps[self])
 			replay_lookup(&r, w, self, 0, level, filtered, len);
@@ -1258,13 +1258,15 @@ static void replay_entries_in(struct hists *hists, const struct hists_callchain 
 			u32 e = made[m + 1 + k];
 
 			if (e != NO_ENTRY && wraps[e])
-				replay_lookup(&r, w, e, 1 + k, levels[m + 1 + k], filtered, len - k);
+				replay_lookup(&r, w, e, 1 + k, levels[m + 1 + k], filtered,
+					      len - k);
 		}
 	}
 	replay_inserts_upto(&r, UINT64_MAX, UINT32_MAX);
 	order = xmalloc(hists->nr * sizeof(*order));
 	nr = rbtree__walk(&r.tree, order);
-	if (sort_list__has(hists->sort, SORT_COMM))	/* perf collapses only then */
+	/* perf collapses only then */
+	if (sort_list__has(hists->sort, SORT_COMM))
 		nr = replay_collapse(hists, &r.tree, order, nr, replay_dir, &r);
 	hists->in_order = order;
 	hists->nr_in_order = nr;
@@ -1597,7 +1599,8 @@ static struct out_key *out_keys(const struct hists *hists, const u32 *order, siz
 		keys[order[i]] = (struct out_key){
 			.acc = he->period_acc, .period = he->period, .thread = he->thread,
 			.depth = he->max_depth, .comm = ranks->comm ? ranks->comm[order[i]] : 0,
-			.dso = ranks->dso ? ranks->dso[order[i]] : 0, .sym = sym ? sym[order[i]] : 0 };
+			.dso = ranks->dso ? ranks->dso[order[i]] : 0,
+			.sym = sym ? sym[order[i]] : 0 };
 	}
 	free(sym);
 	return keys;
@@ -1874,6 +1877,7 @@ static void print_callchain(const struct hists *hists, const struct hists_print_
  */
 #define RENDER_CHUNK 256	/* a chunk's work: its entries and their callchains */
 #define RENDER_SLOTS 4		/* chunks made and not yet written, at most */
+#define RENDER_MIN 64		/* entries from which a helper prints too */
 
 struct render {
 	const struct hists *hists;
@@ -2071,7 +2075,6 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	u32 *order;
 	int last = -1, line_width;
 	struct widths w;
-	struct line l;
 	struct render r;
 
 	bool graphs = opts->callchain && opts->callchain->use_callchain && hists->has_callchain;
@@ -2102,8 +2105,6 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 		line_width += 2 + w.col[sort->keys[i]];
 		last = i;
 	}
-	l.size = (size_t)line_width + 3 + 1 + 8 * (24 + 4);
-	l.buf = xmalloc(l.size);
 
 	if (opts->show_header) {
 		if (hists->cumulate)
@@ -2133,9 +2134,9 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	}
 
 	r = (struct render){ .hists = hists, .opts = opts, .order = order, .nr = nr, .w = &w,
-			     .last = last, .line_size = l.size, .graphs = graphs };
-	free(l.buf);
-	if (graphs && nr >= 64 && render_shared_safe(hists, opts))
+			     .last = last, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
+			     .graphs = graphs };
+	if (graphs && nr >= RENDER_MIN && render_shared_safe(hists, opts))
 		render_parallel(&r, fp);
 	else
 		render_entries(&r, 0, nr, fp);
