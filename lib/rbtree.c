@@ -10,27 +10,29 @@
 
 #include "lib/xalloc.h"
 
-#define LEFT(t, x) ((t)->link[(t)->stride * (size_t)(x)])
-#define RIGHT(t, x) ((t)->link[(t)->stride * (size_t)(x) + 1])
-#define PARENT(t, x) ((t)->link[(t)->stride * (size_t)(x) + 2])
+#define LINK(t, x, i) ((t)->link[(t)->stride * (size_t)(x) + (i)])	/* 0 left, 1 right */
+#define LEFT(t, x) LINK(t, x, 0)
+#define RIGHT(t, x) LINK(t, x, 1)
+#define PARENT(t, x) LINK(t, x, 2)
+
+static void init_stride(struct rbtree *t, size_t n, size_t stride)
+{
+	t->cap = n;
+	t->stride = stride;
+	t->link = xreallocarray(NULL, n ? n : 1, stride * sizeof(*t->link));
+	t->red = xcalloc(n ? n : 1, sizeof(*t->red));
+	t->root = RBTREE_NONE;
+}
 
 void rbtree__init(struct rbtree *t, size_t n)
 {
-	t->cap = n;
-	t->stride = 3;
-	t->link = xmalloc((n ? 3 * n : 1) * sizeof(*t->link));
-	t->red = xcalloc(n ? n : 1, sizeof(*t->red));
-	t->root = RBTREE_NONE;
+	init_stride(t, n, 3);
 }
 
 void rbtree__init_payload(struct rbtree *t, size_t n, size_t size)
 {
 	/* the payload at u32 4 of an even stride: 8-aligned, as malloc's memory is */
-	t->cap = n;
-	t->stride = 4 + (size + 7) / 8 * 2;
-	t->link = xmalloc((n ? n : 1) * t->stride * sizeof(*t->link));
-	t->red = xcalloc(n ? n : 1, sizeof(*t->red));
-	t->root = RBTREE_NONE;
+	init_stride(t, n, 4 + (size + 7) / 8 * 2);
 }
 
 void rbtree__reserve(struct rbtree *t, size_t n)
@@ -70,13 +72,13 @@ static void replace_child(struct rbtree *t, uint32_t *root, uint32_t x, uint32_t
 /* Rotate at x: side 0 (left) lifts its right child, side 1 (right) its left child. */
 static void rotate(struct rbtree *t, uint32_t *root, uint32_t x, int side)
 {
-	uint32_t y = t->link[t->stride * (size_t)x + !side], inner = t->link[t->stride * (size_t)y + side];
+	uint32_t y = LINK(t, x, !side), inner = LINK(t, y, side);
 
-	t->link[t->stride * (size_t)x + !side] = inner;
+	LINK(t, x, !side) = inner;
 	if (inner != RBTREE_NONE)
 		PARENT(t, inner) = x;
 	replace_child(t, root, x, y);
-	t->link[t->stride * (size_t)y + side] = x;
+	LINK(t, y, side) = x;
 	PARENT(t, x) = y;
 }
 
