@@ -37,13 +37,17 @@ static const char usage[] =
  * start: so analyze starts itself again once with glibc.malloc.hugetlb=1, unless the user set
  * GLIBC_TUNABLES (or ANALYZE_SMALL_PAGES), and then takes the variable out of its environment
  * again (a recorded workload does not inherit it). It does so once the command has settled
- * on its input (options__input_hook), and only for a large one: on a small recording the
- * model is small too, and every 2 MB page is mostly memory it does not use.
+ * on its input (options__input_hook), and only for a very large one: a 2 MB page is faulted
+ * whole, so the unused end of every growing array costs up to 2 MB, which a model of a few
+ * hundred MB notices (a -g report of 1M samples: 3-7 MB more, and no faster on an AMD EPYC).
  */
 #define REEXEC_MARK "ANALYZE_HUGE_HEAP"
-#define HUGE_HEAP_INPUT (32ull << 20)	/* bytes of input from which the heap goes huge */
+#define LARGE_INPUT (32ull << 20)	/* bytes of input from which arrays get mappings */
+#define HUGE_HEAP_INPUT (1ull << 30)	/* bytes of input from which the heap goes huge */
+#define LARGE_MMAP_THRESHOLD (2 << 20)
 
 static char **exec_argv;	/* main's arguments as given (commands reorder theirs) */
+static bool may_reexec;		/* neither GLIBC_TUNABLES nor ANALYZE_SMALL_PAGES is set */
 
 /*
  * Whether the command builds a model worth huge pages: tasks keeps a few words a task, and
@@ -86,12 +90,17 @@ static u64 input_bytes(const char *path)
 	return total;
 }
 
-static void huge_heap(const char *input)
+/* The heap for the command's input: see main and the comment above. */
+static void input_heap(const char *input)
 {
+	u64 bytes = input_bytes(input);
 	char self[4096];
 	ssize_t len;
 
-	if (input_bytes(input) < HUGE_HEAP_INPUT)
+	if (bytes < LARGE_INPUT)
+		return;
+	mallopt(M_MMAP_THRESHOLD, LARGE_MMAP_THRESHOLD);
+	if (bytes < HUGE_HEAP_INPUT || !may_reexec)
 		return;
 	/* the file itself, not /proc/self/exe: the process keeps its name ("analyze") */
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -106,7 +115,7 @@ static void huge_heap(const char *input)
 	unsetenv("GLIBC_TUNABLES");
 }
 
-/* Whether this is the second start, for a large input. */
+/* Whether this is the second start, for a very large input. */
 static bool huge_heap_setup(int argc, char **argv)
 {
 	if (getenv(REEXEC_MARK)) {
@@ -114,11 +123,12 @@ static bool huge_heap_setup(int argc, char **argv)
 		unsetenv("GLIBC_TUNABLES");
 		return true;
 	}
-	if (getenv("GLIBC_TUNABLES") || getenv("ANALYZE_SMALL_PAGES") || !wants_huge_heap(argv))
+	if (!wants_huge_heap(argv))
 		return false;
+	may_reexec = !getenv("GLIBC_TUNABLES") && !getenv("ANALYZE_SMALL_PAGES");
 	exec_argv = xmalloc((size_t)(argc + 1) * sizeof(*exec_argv));
 	memcpy(exec_argv, argv, (size_t)(argc + 1) * sizeof(*exec_argv));
-	options__input_hook = huge_heap;
+	options__input_hook = input_heap;
 	return false;
 }
 
@@ -139,12 +149,12 @@ int main(int argc, const char **argv)
 	 * rather than faulted in and zeroed again for every record. On a large input, arrays
 	 * of 2 MB and more (histogram entries, callchains, the after-run temporaries) get
 	 * mappings of their own: realloc grows them by mremap, without a second copy, and free
-	 * gives their pages back, where the heap would keep them resident to the end. On a
-	 * small one they stay in the heap, whose top grows them in place: moving one into a
-	 * mapping of its own takes fresh pages while the heap keeps the old (report on 1000
-	 * dsos: 1.2 MB more).
+	 * gives their pages back, where the heap would keep them resident to the end (input_heap
+	 * sets that once it knows the input). On a small one they stay in the heap, whose top
+	 * grows them in place: moving one into a mapping of its own takes fresh pages while the
+	 * heap keeps the old (report on 1000 dsos: 1.2 MB more).
 	 */
-	mallopt(M_MMAP_THRESHOLD, large ? 2 << 20 : 32 << 20);
+	mallopt(M_MMAP_THRESHOLD, large ? LARGE_MMAP_THRESHOLD : 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	if (env && *env) {
 		cfg.buildid_dir = env;
