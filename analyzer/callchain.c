@@ -293,8 +293,49 @@ u32 callchains__intern_frames(struct callchains *cc, const struct cc_frame *fram
 }
 
 /*
+ * Of a chain taken caller first, what perf's thread__resolve_callchain_sample checks: its
+ * last context marker, then from the outermost frame inward, until max_stack frames are
+ * taken, the marker before each marker it passes (find_prev_cpumode). False when one of them
+ * is not a context (perf then discards the chain). *first_mode: the first marker's context,
+ * which perf's walk still holds for the frames before it.
+ */
+static bool caller_markers_valid(const u64 *chain, u64 nr, u32 max_stack, u64 user_at,
+				 u8 *first_mode)
+{
+	u64 ends = MIN(nr, user_at), last = ends, prev;
+	u32 taken = nr - ends > max_stack ? max_stack : (u32)(nr - ends);
+	u8 mode;
+
+	for (u64 i = 0; i < ends; i++) {
+		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
+			continue;
+		if (last == ends && !machine__callchain_context(chain[1 + i], first_mode))
+			*first_mode = PERF_RECORD_MISC_USER;	/* checked below if it matters */
+		last = i;
+	}
+	if (last < ends && !machine__callchain_context(chain[1 + last], &mode))
+		return false;
+	/* inward from the last sample-chain entry, the unwound frames counted already */
+	for (u64 j = ends; j-- > 0 && taken < max_stack;) {
+		if (chain[1 + j] < (u64)PERF_CONTEXT_MAX) {
+			taken++;
+			continue;
+		}
+		for (prev = j; prev-- > 0;)
+			if (chain[1 + prev] >= (u64)PERF_CONTEXT_MAX)
+				break;
+		if (prev < j && !machine__callchain_context(chain[1 + prev], &mode))
+			return false;
+	}
+	return true;
+}
+
+/*
  * perf's thread__resolve_callchain_sample for frame pointers: every address is looked up in
- * the address space its context marker (the last one before it) names, user at first.
+ * the address space its context marker (the last one before it) names, user at first. Callee
+ * first, the walk stops at max_stack frames, before the markers past them; caller first,
+ * caller_markers_valid says which markers perf checks (the others only lead frames past
+ * max_stack, which are not kept).
  */
 u32 callchains__intern(struct callchains *cc, struct machine *machine, struct thread *thread,
 		       const u64 *chain, u32 max_stack, enum callchain_order order, u64 user_at)
@@ -303,21 +344,24 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
 	u8 cpumode = PERF_RECORD_MISC_USER;
 	u32 n = 0, len;
 
+	if (order == CC_ORDER_CALLER && !caller_markers_valid(chain, nr, max_stack, user_at,
+							      &cpumode))
+		return CC_NO_CHAIN;
 	ARRAY_GROW(cc->scratch, cc->scratch_alloc, nr ? nr : 1);
 	for (u64 i = 0; i < nr; i++) {
 		u64 ip = chain[1 + i];
 		struct addr_location al;
 		struct cc_frame f;
 
-		/* the unwound user frames (from user_at on) are all addresses */
-		if (ip >= (u64)PERF_CONTEXT_MAX && i < user_at) {
-			if (!machine__callchain_context(ip, &cpumode))
-				return CC_NO_CHAIN;	/* perf: corrupted, discard all */
-			continue;
-		}
 		/* callee first: what lies past max_stack is never looked at */
 		if (order == CC_ORDER_CALLEE && n == max_stack)
 			break;
+		/* the unwound user frames (from user_at on) are all addresses */
+		if (ip >= (u64)PERF_CONTEXT_MAX && i < user_at) {
+			if (!machine__callchain_context(ip, &cpumode) && order == CC_ORDER_CALLEE)
+				return CC_NO_CHAIN;	/* perf: corrupted, discard all */
+			continue;
+		}
 		if (i >= user_at)
 			cpumode = PERF_RECORD_MISC_USER;
 		machine__find_map(machine, thread, cpumode, ip, &al);
