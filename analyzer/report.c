@@ -56,7 +56,8 @@ struct report {
 	bool header_only;	/* pipe mode with --header-only: nothing but those */
 	bool show_info;
 	bool need_parent;
-	regex_t parent_regex;	/* perf's default parent pattern */
+	bool exclude_other;	/* -x: samples without a parent are filtered */
+	regex_t parent_regex;	/* -p's pattern, or perf's default */
 	double percent_limit;
 	struct callchains *chains;	/* NULL: callchains are not looked at */
 	struct callchain_param cc_param;
@@ -118,25 +119,43 @@ static bool symbol_filtered(struct report *rep, const struct addr_location *al)
 }
 
 /*
- * --sort parent: the first callchain entry whose symbol matches perf's default parent
- * pattern, walking the chain from the sampled ip outwards with the PERF_CONTEXT_* markers
- * switching the address space (perf's thread__resolve_callchain_sample).
+ * --sort parent: the first frame whose symbol matches the parent pattern, in the order perf's
+ * thread__resolve_callchain_sample walks the chain: from the sampled ip outwards (callee
+ * first) or from the outermost frame in (caller first), at most max_stack frames, the context
+ * markers switching the address space. A marker that is no context ends the walk (perf
+ * discards the chain there); caller first, perf checks the last marker before anything, and at
+ * each marker it passes the one before it (find_prev_cpumode).
  */
 static const char *find_parent(struct report *rep, struct thread *t, const u64 *chain)
 {
+	bool caller = rep->cc_param.order == CC_ORDER_CALLER;
 	u8 cpumode = PERF_RECORD_MISC_USER;
-	u64 nr = chain[0];
+	u64 nr = chain[0], prev;
+	u32 taken = 0;
 
-	for (u64 i = 0; i < nr; i++) {
-		u64 ip = chain[1 + i];
+	for (prev = nr; caller && prev-- > 0;)
+		if (chain[1 + prev] >= (u64)PERF_CONTEXT_MAX) {
+			if (!machine__callchain_context(chain[1 + prev], &cpumode))
+				return NULL;
+			break;
+		}
+	for (u64 k = 0; k < nr && taken < rep->max_stack; k++) {
+		u64 i = caller ? nr - 1 - k : k, ip = chain[1 + i];
 		struct addr_location al;
 		const char *name;
 
 		if (ip >= (u64)PERF_CONTEXT_MAX) {
-			if (!machine__callchain_context(ip, &cpumode))
-				return NULL;	/* perf stops at a marker it does not take */
+			if (!caller && !machine__callchain_context(ip, &cpumode))
+				return NULL;
+			for (prev = i; caller && prev-- > 0;)
+				if (chain[1 + prev] >= (u64)PERF_CONTEXT_MAX) {
+					if (!machine__callchain_context(chain[1 + prev], &cpumode))
+						return NULL;
+					break;
+				}
 			continue;
 		}
+		taken++;
 		machine__find_symbol(&rep->machine, t, cpumode, ip, &al);
 		if (!al.sym)
 			continue;
@@ -376,7 +395,8 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 							chain_context(rep, t));
 	item->unmapped_chain = item->chain != CC_NO_CHAIN &&
 			       callchains__unmapped(rep->chains, item->chain);
-	item->filtered = thread_filtered(rep, t);
+	/* perf's symbol__parent_filter */
+	item->filtered = thread_filtered(rep, t) || (rep->exclude_other && !item->parent);
 	item->resolved = false;
 	aggregate__commit(&rep->agg);
 	/* now and then, see whether the kernel's symbols came in; wait once too much is held */
@@ -673,7 +693,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 {
 	const char *input = NULL, *sort_str = NULL, *comms = NULL, *dsos = NULL, *symbols = NULL;
 	const char *pids = NULL, *tids = NULL, *symfs = NULL;
-	const char *kallsyms = NULL, *max_stack = NULL;
+	const char *kallsyms = NULL, *max_stack = NULL, *parent = NULL;
 	bool stdio = false, show_nr = false, quiet = false, header = false, header_only = false;
 	bool stats = false, children = true, inverted = false, show_inline = true;
 	struct report rep = { .consumer.deliver = report_deliver,
@@ -694,6 +714,8 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		{ 'd', "dsos", OPT_STRING, &dsos, "dso[,dso...]", "only consider symbols in these dsos" },
 		{ 'S', "symbols", OPT_STRING, &symbols, "symbol[,symbol...]", "only consider these symbols" },
 		{ 0, "percent-limit", OPT_CALLBACK, &percent_limit_cb, "percent", "Don't show entries under that percent" },
+		{ 'p', "parent", OPT_STRING, &parent, "regex", "regex filter to identify parent, see: '--sort parent'" },
+		{ 'x', "exclude-other", OPT_BOOL, &rep.exclude_other, NULL, "Only display entries with parent-match" },
 		{ 'n', "show-nr-samples", OPT_BOOL, &show_nr, NULL, "Show a column with the number of samples" },
 		{ 'q', "quiet", OPT_BOOL, &quiet, NULL, "Do not show any message" },
 		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
@@ -757,6 +779,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	} else {
 		sort_list__parse(&rep.sort, "comm,dso,symbol", bad, sizeof(bad));
 	}
+	/* perf's setup_sorting: a pattern of one's own adds the parent key, last, if not there */
+	if (parent && !sort_list__has(&rep.sort, SORT_PARENT) && rep.sort.nr < MAX_SORT_KEYS)
+		rep.sort.keys[rep.sort.nr++] = SORT_PARENT;
 	popts.percent_limit = rep.percent_limit;
 	popts.show_nr_samples = show_nr;
 	popts.show_header = !quiet;
@@ -867,7 +892,21 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		hcc.inlines = show_inline ? rep.inlines : NULL;
 		hcc.lines = rep.cc_param.key != CC_KEY_FUNCTION ? rep.inlines : NULL;
 	}
-	regcomp(&rep.parent_regex, "^sys_|^do_page_fault", REG_EXTENDED);
+	/* perf compiles the pattern as it adds the parent key, before anything is printed */
+	{
+		int err = regcomp(&rep.parent_regex, parent ? parent : "^sys_|^do_page_fault",
+				  REG_EXTENDED);
+
+		if (err) {
+			char msg[256];
+
+			regerror(err, &rep.parent_regex, msg, sizeof(msg));
+			fprintf(stderr, "Invalid regex: %s\n%s", parent, msg);
+			regcomp(&rep.parent_regex, "", REG_EXTENDED);	/* out: frees one */
+			ret = 0;	/* perf 6.1's status */
+			goto out;
+		}
+	}
 
 	if (header_only)
 		header__fprintf(&rep.session, stdout, show_info);
