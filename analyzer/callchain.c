@@ -293,30 +293,29 @@ u32 callchains__intern_frames(struct callchains *cc, const struct cc_frame *fram
 }
 
 /*
- * Of a chain taken caller first, what perf's thread__resolve_callchain_sample checks: its
- * last context marker, then from the outermost frame inward, until max_stack frames are
- * taken, the marker before each marker it passes (find_prev_cpumode). False when one of them
- * is not a context (perf then discards the chain). *first_mode: the first marker's context,
- * which perf's walk still holds for the frames before it.
+ * Of the sample's own chain (its first nr entries) taken caller first, what perf's
+ * thread__resolve_callchain_sample checks: its last context marker, then from the outermost
+ * entry inward, until max_stack frames are taken, the marker before each marker it passes
+ * (find_prev_cpumode). False when one of them is not a context (perf then discards the
+ * chain). *first_mode: the first marker's context, which perf's walk still holds for the
+ * frames before it.
  */
-static bool caller_markers_valid(const u64 *chain, u64 nr, u32 max_stack, u64 user_at,
-				 u8 *first_mode)
+static bool caller_markers_valid(const u64 *chain, u64 nr, u32 max_stack, u8 *first_mode)
 {
-	u64 ends = MIN(nr, user_at), last = ends, prev;
-	u32 taken = nr - ends > max_stack ? max_stack : (u32)(nr - ends);
+	u64 last = nr, prev;
+	u32 taken = 0;
 	u8 mode;
 
-	for (u64 i = 0; i < ends; i++) {
+	for (u64 i = 0; i < nr; i++) {
 		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
 			continue;
-		if (last == ends && !machine__callchain_context(chain[1 + i], first_mode))
+		if (last == nr && !machine__callchain_context(chain[1 + i], first_mode))
 			*first_mode = PERF_RECORD_MISC_USER;	/* checked below if it matters */
 		last = i;
 	}
-	if (last < ends && !machine__callchain_context(chain[1 + last], &mode))
+	if (last < nr && !machine__callchain_context(chain[1 + last], &mode))
 		return false;
-	/* inward from the last sample-chain entry, the unwound frames counted already */
-	for (u64 j = ends; j-- > 0 && taken < max_stack;) {
+	for (u64 j = nr; j-- > 0 && taken < max_stack;) {
 		if (chain[1 + j] < (u64)PERF_CONTEXT_MAX) {
 			taken++;
 			continue;
@@ -330,58 +329,78 @@ static bool caller_markers_valid(const u64 *chain, u64 nr, u32 max_stack, u64 us
 	return true;
 }
 
+static u32 intern_ip(struct callchains *cc, struct machine *machine, struct thread *thread,
+		     u8 cpumode, u64 ip, bool unwound)
+{
+	struct addr_location al;
+	struct cc_frame f;
+
+	machine__find_map(machine, thread, cpumode, ip, &al);
+	f = (struct cc_frame){ .dso = al.map ? al.map->dso : NULL, .addr = al.addr, .ip = ip,
+			       .map_size = al.map ? al.map->end - al.map->start : 0,
+			       .level = al.map ? al.level : 0, .unwound = unwound };
+	return frame_intern(cc, &f);
+}
+
+static void reverse_ids(u32 *ids, u32 n)
+{
+	for (u32 i = 0, j = n - 1; n && i < j; i++, j--) {
+		u32 t = ids[i];
+
+		ids[i] = ids[j];
+		ids[j] = t;
+	}
+}
+
 /*
- * perf's thread__resolve_callchain_sample for frame pointers: every address is looked up in
- * the address space its context marker (the last one before it) names, user at first. Callee
- * first, the walk stops at max_stack frames, before the markers past them; caller first,
- * caller_markers_valid says which markers perf checks (the others only lead frames past
+ * perf's __thread__resolve_callchain: the sample's own chain as thread__resolve_callchain_sample
+ * walks it, every address looked up in the address space its context marker (the last one
+ * before it) names, user at first; and a dwarf sample's unwound user frames (from user_at on),
+ * the innermost max_stack of them as its unwinder stops there. Callee first: the sample's
+ * chain, at most max_stack frames (the walk reads no marker past them; at one that is no
+ * context it drops what it took), then the unwound frames. Caller first: the unwound frames
+ * outermost first, then the sample's chain from its outermost max_stack frames in
+ * (caller_markers_valid says which markers perf checks; the others only lead frames past
  * max_stack, which are not kept).
  */
 u32 callchains__intern(struct callchains *cc, struct machine *machine, struct thread *thread,
 		       const u64 *chain, u32 max_stack, enum callchain_order order, u64 user_at)
 {
-	u64 nr = chain[0];
+	u64 nr = chain[0], ends = MIN(nr, user_at);
+	u32 n = 0, own, unwound = (u32)MIN(nr - ends, (u64)max_stack), len;
+	bool caller = order == CC_ORDER_CALLER;
 	u8 cpumode = PERF_RECORD_MISC_USER;
-	u32 n = 0, len;
 
-	if (order == CC_ORDER_CALLER && !caller_markers_valid(chain, nr, max_stack, user_at,
-							      &cpumode))
+	if (caller && !caller_markers_valid(chain, ends, max_stack, &cpumode))
 		return CC_NO_CHAIN;
 	ARRAY_GROW(cc->scratch, cc->scratch_alloc, nr ? nr : 1);
-	for (u64 i = 0; i < nr; i++) {
+	for (u64 i = 0; i < ends; i++) {
 		u64 ip = chain[1 + i];
-		struct addr_location al;
-		struct cc_frame f;
 
-		/* callee first: what lies past max_stack is never looked at */
-		if (order == CC_ORDER_CALLEE && n == max_stack)
+		if (!caller && n == max_stack)
 			break;
-		/* the unwound user frames (from user_at on) are all addresses */
-		if (ip >= (u64)PERF_CONTEXT_MAX && i < user_at) {
-			if (!machine__callchain_context(ip, &cpumode) && order == CC_ORDER_CALLEE)
+		if (ip >= (u64)PERF_CONTEXT_MAX) {
+			if (machine__callchain_context(ip, &cpumode) || caller)
+				continue;
+			if (ends == nr)
 				return CC_NO_CHAIN;	/* perf: corrupted, discard all */
-			continue;
+			n = 0;	/* the unwound frames come after the reset */
+			break;
 		}
-		if (i >= user_at)
-			cpumode = PERF_RECORD_MISC_USER;
-		machine__find_map(machine, thread, cpumode, ip, &al);
-		f = (struct cc_frame){ .dso = al.map ? al.map->dso : NULL, .addr = al.addr, .ip = ip,
-				       .map_size = al.map ? al.map->end - al.map->start : 0,
-				       .level = al.map ? al.level : 0, .unwound = i >= user_at };
-		cc->scratch[n++] = frame_intern(cc, &f);
+		cc->scratch[n++] = intern_ip(cc, machine, thread, cpumode, ip, false);
 	}
-	len = MIN(n, max_stack);
+	own = n;
+	for (u32 k = 0; k < unwound; k++)
+		cc->scratch[n++] = intern_ip(cc, machine, thread, PERF_RECORD_MISC_USER,
+					     chain[1 + ends + k], true);
+	len = n;
+	if (caller) {
+		/* unwound outermost first, then the own chain's outermost max_stack */
+		reverse_ids(cc->scratch, n);
+		len = unwound + MIN(own, max_stack);
+	}
 	if (!len)
 		return CC_NO_CHAIN;
-	if (order == CC_ORDER_CALLER) {
-		/* the outermost max_stack frames, outermost first */
-		for (u32 i = 0, j = n - 1; i < j; i++, j--) {
-			u32 t = cc->scratch[i];
-
-			cc->scratch[i] = cc->scratch[j];
-			cc->scratch[j] = t;
-		}
-	}
 	return chain_intern(cc, cc->scratch, len);
 }
 
