@@ -854,14 +854,18 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		/* and --itrace=g or G does */
 		has_callchain |= rep.itrace_opts.callchain || rep.itrace_opts.add_callchain;
 	}
-	/* perf's report__setup_sample_type: no children without callchains */
-	children &= has_callchain;
-	use_callchain = has_callchain && rep.cc_param.mode != CC_NONE;
+	/*
+	 * perf's report__setup_sample_type: no children without callchains. A pipe's attrs come
+	 * with its records, after that: perf then takes no children but the call graphs (of the
+	 * events that turn out to have them).
+	 */
+	use_callchain = (has_callchain || rep.session.is_pipe) && rep.cc_param.mode != CC_NONE;
 	if (inverted)
 		rep.cc_param.order = CC_ORDER_CALLER;
-	/* perf's default for the children view: callers first */
+	/* perf's default for the children view, set before it knows whether it gets one */
 	if (children && !rep.cc_param.order_set)
 		rep.cc_param.order = CC_ORDER_CALLER;
+	children &= has_callchain;
 	if (children || use_callchain)
 		rep.chains = callchains__new();
 	for (size_t i = 0; i < rep.session.nr_evsels; i++) {
@@ -919,7 +923,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 		ret = 0;	/* perf 6.1 exits with status 0 here */
 		goto out;
 	}
-	if (sort_list__has(&rep.sort, SORT_PARENT)) {
+	if (sort_list__has(&rep.sort, SORT_PARENT) && !rep.session.is_pipe) {
 		bool callchain = false;
 
 		for (size_t i = 0; i < rep.session.nr_evsels; i++)
@@ -987,8 +991,9 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 
 		if (!h->nr_samples || !evsel)
 			continue;
-		/* a decoder's events are made as the trace is read: Intel PT's may have chains */
-		if (i >= rep.session.nr_evsels)
+		/* a decoder's events are made as the trace is read: Intel PT's may have chains;
+		 * a pipe's attrs come as its records do */
+		if (i >= rep.session.nr_evsels || rep.session.is_pipe)
 			h->has_callchain = evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN;
 		if (!quiet) {
 			nr = convert_unit(h->nr_samples, &unit);
