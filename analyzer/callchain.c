@@ -1100,6 +1100,10 @@ static void print_path(struct tree *t, u32 node, const char *prefix, const char 
 	if (n->parent != NO_NODE)
 		print_path(t, n->parent, prefix, sep, first);
 	for (u32 v = 0; v < n->val_nr; v++) {
+		/* perf's flat and folded printers leave out what looks like a context marker: an
+		 * unwound frame at the top 4095 addresses (a return address of 0, less one) */
+		if (t->cc->frames[t->vals[n->val + v]].ip >= (u64)PERF_CONTEXT_MAX)
+			continue;
 		frame_name(t, t->vals[n->val + v], name, sizeof(name));
 		if (sep) {
 			fprintf(t->fp, "%s%s", *first ? "" : sep, name);

@@ -165,3 +165,36 @@ Test(callchain, shared_prefix_and_single_root)
 	free(out);
 	callchains__delete(cc);
 }
+
+/*
+ * An unwound frame at the top 4095 addresses (a return address of 0, less one) is shown by
+ * perf's graph printer but left out by its flat and folded ones, which take it for a context
+ * marker; the chain's percentages stay.
+ */
+Test(callchain, flat_and_folded_skip_marker_like_frames)
+{
+	struct callchains *cc = callchains__new();
+	struct callchain_param param;
+	u64 a[] = { 0x10, 0xffffffffffffffffull };
+	struct cc_contrib contribs[1];
+	char *out;
+
+	contribs[0] = (struct cc_contrib){ .chain = intern(cc, a, 2), .count = 2, .period = 40 };
+	callchain_param__init(&param);
+	callchain_param__parse(&param, "folded");
+	out = print(cc, &param, contribs, 1, 100);
+	cr_assert_str_eq(out, "40.00% 0x10\n");
+	free(out);
+
+	callchain_param__init(&param);
+	callchain_param__parse(&param, "flat");
+	out = print(cc, &param, contribs, 1, 100);
+	cr_assert_str_eq(out, "           40.00%\n                0x10\n\n");
+	free(out);
+
+	callchain_param__init(&param);
+	out = print(cc, &param, contribs, 1, 100);
+	cr_assert(strstr(out, "0xffffffffffffffff"), "the graph keeps it: %s", out);
+	free(out);
+	callchains__delete(cc);
+}
