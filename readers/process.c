@@ -304,37 +304,6 @@ static struct skip_plan skip_plan(const struct perf_session *s)
 	return p;
 }
 
-/*
- * The skipped records are read with pread into a buffer the cache holds, not through the
- * mapping: mapping the pages costs several times more than copying them (page tables, and
- * in a VM their upkeep), and most of these pages are never needed again.
- */
-#define SKIP_BUFFER (256u << 10)
-
-/* [pos, pos + need) in the buffer (need <= SKIP_BUFFER), read if it is not: NULL if short. */
-static const u8 *skip_fill(struct walk *w, u64 pos, u64 need, u64 end)
-{
-	u64 want, have = 0;
-
-	if (pos >= w->skip_at && pos + need <= w->skip_at + w->skip_len)
-		return w->skip_buf + (pos - w->skip_at);
-	if (!w->skip_buf)
-		w->skip_buf = xmalloc(SKIP_BUFFER);
-	want = MIN((u64)SKIP_BUFFER, end - pos);
-	while (have < want) {
-		ssize_t n = pread(w->session->data_fd, w->skip_buf + have, want - have, pos + have);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (u64)n;
-	}
-	w->skip_at = pos;
-	w->skip_len = have;
-	return need <= have ? w->skip_buf : NULL;
-}
-
 static void skip_ignored(struct walk *w, struct reader *rd, u64 *released)
 {
 	struct perf_session *s = w->session;
@@ -344,7 +313,6 @@ static void skip_ignored(struct walk *w, struct reader *rd, u64 *released)
 	const struct skip_plan plan = skip_plan(s);
 	u64 pos = rd->pos, max_ts = q->max_timestamp, nr_unordered = 0, nr = 0;
 	const u8 *map = rd->map;
-	const bool buffered = s->data_fd >= 0;	/* else read through the mapping */
 
 	for (;;) {
 		/* pause at each 2 MB of the mapping to release what is behind */
@@ -355,12 +323,9 @@ static void skip_ignored(struct walk *w, struct reader *rd, u64 *released)
 			const struct perf_event_header *h;
 			u64 ts = 0;
 
-			h = buffered ? (const void *)skip_fill(w, pos, sizeof(*h), end)
-				     : (const void *)(map + pos);
-			if (!h || (pos & 7) || h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX ||
+			h = (const void *)(map + pos);
+			if ((pos & 7) || h->type == 0 || h->type >= PERF_RECORD_KERNEL_MAX ||
 			    !(ignores >> h->type & 1) || h->size < sizeof(*h) || h->size > end - pos)
-				goto out;
-			if (buffered && !(h = (const void *)skip_fill(w, pos, h->size, end)))
 				goto out;
 			/* the loop waits on each record's trailer: ask for the lines 2 KB on early */
 			__builtin_prefetch((const u8 *)h + 2048);
@@ -398,11 +363,6 @@ static void skip_ignored(struct walk *w, struct reader *rd, u64 *released)
 		release_pages(s, q, pos, released);
 	}
 out:
-	if (buffered) {	/* the record that stopped the loop is read from the copy too */
-		rd->win = w->skip_buf;
-		rd->win_at = w->skip_at;
-		rd->win_len = w->skip_len;
-	}
 	q->max_timestamp = max_ts;
 	q->nr_unordered += nr_unordered;
 	s->stats.nr_events[0] += nr;
@@ -523,7 +483,6 @@ int perf_session__process(struct perf_session *s, struct event_consumer *consume
 		chunk__put(w.queue.entries[i].owner);
 	ordered_queue_exit(&w.queue);
 	reader__exit(&rd);
-	free(w.skip_buf);
 	if (w.error)
 		return -1;
 	return ret < 0 ? -1 : ret;

@@ -172,8 +172,6 @@ static int next_raw(struct reader *rd, struct reader_record *rec)
 		h = (struct perf_event_header *)(rd->map + rd->pos);
 		/* a page ahead: the next page's TLB entry and first line (10M mmaps: 6% faster) */
 		__builtin_prefetch((const u8 *)h + 4096);
-		if (rd->win && rd->pos >= rd->win_at && rd->win_len - (rd->pos - rd->win_at) >= sizeof(*h))
-			h = (struct perf_event_header *)(rd->win + (rd->pos - rd->win_at));
 		memcpy(&size16, (u8 *)h + offsetof(struct perf_event_header, size), sizeof(size16));
 		size = rd->swap ? __builtin_bswap16(size16) : size16;
 		if (size < sizeof(*h))
@@ -185,12 +183,6 @@ static int next_raw(struct reader *rd, struct reader_record *rec)
 			return -1;
 		}
 		rec->chunk = NULL;
-		if ((const u8 *)h != rd->map + rd->pos) {	/* in the window: a copy that stays */
-			if (rd->win_len - (rd->pos - rd->win_at) >= size)
-				h = aligned_copy(rd, h, size, rec);
-			else
-				h = (struct perf_event_header *)(rd->map + rd->pos);
-		}
 	}
 	if ((uintptr_t)h & 7)	/* perf does not pad COMPRESSED records */
 		h = aligned_copy(rd, h, size, rec);

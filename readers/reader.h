@@ -52,12 +52,6 @@ struct reader {
 	u32 max_inflate;	/* bound on what one COMPRESSED record may inflate to */
 	/* the trace bytes of the AUXTRACE record handed out last, stepped over by the next call */
 	u64 aux_skip;
-	/*
-	 * A copy of the mapping's bytes at [win_at, win_at + win_len) (a caller's, read with
-	 * pread), or NULL: a record inside it is copied from there, not read through the mapping.
-	 */
-	const u8 *win;
-	u64 win_at, win_len;
 };
 
 /* Over [offset, offset + size) of a mapping. */

@@ -526,7 +526,6 @@ int perf_session__open(struct perf_session *s, const char *path)
 	memset(s, 0, sizeof(*s));
 	s->path = path;
 	s->pipe_fd = -1;
-	s->data_fd = -1;
 	hashmap_init(&s->id_map);
 	if (strcmp(path, "-") == 0)
 		return open_pipe(s, 0);
@@ -560,7 +559,7 @@ int perf_session__open(struct perf_session *s, const char *path)
 		close(fd);
 		goto fail;
 	}
-	s->data_fd = fd;
+	close(fd);	/* the mapping keeps the file */
 	if (read_header(s) || read_attrs(s) || read_feature_table(s))
 		goto fail;
 	if (s->is_dir && open_dir(s))
@@ -584,9 +583,6 @@ void perf_session__close(struct perf_session *s)
 	if (s->pipe_fd > 0)
 		close(s->pipe_fd);
 	s->pipe_fd = -1;
-	if (s->data_fd >= 0)
-		close(s->data_fd);
-	s->data_fd = -1;
 	for (size_t i = 0; i < s->nr_dir_files; i++)
 		free(s->dir_files[i].path);
 	free(s->dir_files);

@@ -48,7 +48,6 @@ struct perf_session {
 	struct data_file *dir_files;	/* data.N, in the directory's order (perf's) */
 	size_t nr_dir_files;
 	int pipe_fd;	/* pipe mode: the stream, positioned after its 16-byte header */
-	int data_fd;	/* a mapped file's descriptor, kept for reads past the mapping, or -1 */
 	u8 *feat_copy[HEADER_FEAT_BITS];	/* pipe mode: features from HEADER_FEATURE records */
 	/* pipe mode: the bytes after the last HEADER_TRACING_DATA record, and their offset */
 	u8 *tracing_data;

@@ -18,9 +18,6 @@ struct walk {
 	const char *path;	/* the file of the record being delivered, when not the
 				   session's own (a data directory's data.N); errors name it */
 	struct prefault *prefault;	/* mapping the file ahead, or NULL */
-	/* skip_ignored's copy of the file at [skip_at, skip_at + skip_len), or NULL */
-	u8 *skip_buf;
-	u64 skip_at, skip_len;
 };
 
 /* Deliver one record (evsel: its attr if already known, else NULL). */
