@@ -292,41 +292,50 @@ u32 callchains__intern_frames(struct callchains *cc, const struct cc_frame *fram
 	return nr ? chain_intern(cc, cc->scratch, nr) : CC_NO_CHAIN;
 }
 
-/*
- * Of the sample's own chain (its first nr entries) taken caller first, what perf's
- * thread__resolve_callchain_sample checks: its last context marker, then from the outermost
- * entry inward, until max_stack frames are taken, the marker before each marker it passes
- * (find_prev_cpumode). False when one of them is not a context (perf then discards the
- * chain). *first_mode: the first marker's context, which perf's walk still holds for the
- * frames before it.
- */
-static bool caller_markers_valid(const u64 *chain, u64 nr, u32 max_stack, u8 *first_mode)
+/* The context marker of the chain's last entry before `before` (nr + 1: none). */
+static u64 marker_before(const u64 *chain, u64 before)
 {
-	u64 last = nr, prev;
-	u32 taken = 0;
-	u8 mode;
+	while (before-- > 0)
+		if (chain[1 + before] >= (u64)PERF_CONTEXT_MAX)
+			return before;
+	return UINT64_MAX;
+}
 
-	for (u64 i = 0; i < nr; i++) {
-		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
-			continue;
-		if (last == nr && !machine__callchain_context(chain[1 + i], first_mode))
-			*first_mode = PERF_RECORD_MISC_USER;	/* checked below if it matters */
-		last = i;
-	}
-	if (last < nr && !machine__callchain_context(chain[1 + last], &mode))
-		return false;
-	for (u64 j = nr; j-- > 0 && taken < max_stack;) {
-		if (chain[1 + j] < (u64)PERF_CONTEXT_MAX) {
-			taken++;
-			continue;
+/* The address space marker i names; false when it names none (perf discards the chain). */
+static bool take_marker(const u64 *chain, u64 i, u8 *cpumode)
+{
+	return i == UINT64_MAX || machine__callchain_context(chain[1 + i], cpumode);
+}
+
+void chain_walk__init(struct chain_walk *w, const u64 *chain, u64 nr, u32 max_stack,
+		      bool caller)
+{
+	*w = (struct chain_walk){ .chain = chain, .nr = nr, .max_stack = max_stack,
+				  .caller = caller, .cpumode = PERF_RECORD_MISC_USER };
+	/* caller first, perf checks the last marker before anything (find_prev_cpumode) */
+	w->bad = caller && !take_marker(chain, marker_before(chain, nr), &w->cpumode);
+}
+
+int chain_walk__next(struct chain_walk *w, u64 *ip)
+{
+	if (w->bad)
+		return -1;
+	while (w->walked < w->nr && w->taken < w->max_stack) {
+		u64 i = w->caller ? w->nr - 1 - w->walked : w->walked;
+
+		w->walked++;
+		*ip = w->chain[1 + i];
+		if (*ip < (u64)PERF_CONTEXT_MAX) {
+			w->taken++;
+			return 1;
 		}
-		for (prev = j; prev-- > 0;)
-			if (chain[1 + prev] >= (u64)PERF_CONTEXT_MAX)
-				break;
-		if (prev < j && !machine__callchain_context(chain[1 + prev], &mode))
-			return false;
+		/* caller first, a marker passed switches to the one before it */
+		if (!take_marker(w->chain, w->caller ? marker_before(w->chain, i) : i, &w->cpumode)) {
+			w->bad = true;
+			return -1;
+		}
 	}
-	return true;
+	return 0;
 }
 
 static u32 intern_ip(struct callchains *cc, struct machine *machine, struct thread *thread,
@@ -342,66 +351,39 @@ static u32 intern_ip(struct callchains *cc, struct machine *machine, struct thre
 	return frame_intern(cc, &f);
 }
 
-static void reverse_ids(u32 *ids, u32 n)
-{
-	for (u32 i = 0, j = n - 1; n && i < j; i++, j--) {
-		u32 t = ids[i];
-
-		ids[i] = ids[j];
-		ids[j] = t;
-	}
-}
-
 /*
  * perf's __thread__resolve_callchain: the sample's own chain as thread__resolve_callchain_sample
- * walks it, every address looked up in the address space its context marker (the last one
- * before it) names, user at first; and a dwarf sample's unwound user frames (from user_at on),
- * the innermost max_stack of them as its unwinder stops there. Callee first: the sample's
- * chain, at most max_stack frames (the walk reads no marker past them; at one that is no
- * context it drops what it took), then the unwound frames. Caller first: the unwound frames
- * outermost first, then the sample's chain from its outermost max_stack frames in
- * (caller_markers_valid says which markers perf checks; the others only lead frames past
- * max_stack, which are not kept).
+ * walks it (struct chain_walk), and a dwarf sample's unwound user frames (from user_at on),
+ * the innermost max_stack of them as its unwinder stops there. Callee first, the own chain
+ * then the unwound frames; at a marker that is no context perf drops what it took of the own
+ * chain. Caller first, the unwound frames outermost first, then the own chain; a bad marker
+ * drops all.
  */
 u32 callchains__intern(struct callchains *cc, struct machine *machine, struct thread *thread,
 		       const u64 *chain, u32 max_stack, enum callchain_order order, u64 user_at)
 {
-	u64 nr = chain[0], ends = MIN(nr, user_at);
-	u32 n = 0, own, unwound = (u32)MIN(nr - ends, (u64)max_stack), len;
+	u64 nr = chain[0], ends = MIN(nr, user_at), ip;
+	u32 n = 0, unwound = (u32)MIN(nr - ends, (u64)max_stack);
 	bool caller = order == CC_ORDER_CALLER;
-	u8 cpumode = PERF_RECORD_MISC_USER;
+	struct chain_walk w;
+	int ret;
 
-	if (caller && !caller_markers_valid(chain, ends, max_stack, &cpumode))
-		return CC_NO_CHAIN;
 	ARRAY_GROW(cc->scratch, cc->scratch_alloc, nr ? nr : 1);
-	for (u64 i = 0; i < ends; i++) {
-		u64 ip = chain[1 + i];
-
-		if (!caller && n == max_stack)
-			break;
-		if (ip >= (u64)PERF_CONTEXT_MAX) {
-			if (machine__callchain_context(ip, &cpumode) || caller)
-				continue;
-			if (ends == nr)
-				return CC_NO_CHAIN;	/* perf: corrupted, discard all */
-			n = 0;	/* the unwound frames come after the reset */
-			break;
-		}
-		cc->scratch[n++] = intern_ip(cc, machine, thread, cpumode, ip, false);
+	for (u32 k = 0; caller && k < unwound; k++)
+		cc->scratch[n++] = intern_ip(cc, machine, thread, PERF_RECORD_MISC_USER,
+					     chain[1 + ends + unwound - 1 - k], true);
+	chain_walk__init(&w, chain, ends, max_stack, caller);
+	while ((ret = chain_walk__next(&w, &ip)) > 0)
+		cc->scratch[n++] = intern_ip(cc, machine, thread, w.cpumode, ip, false);
+	if (ret < 0) {
+		if (caller || ends == nr)
+			return CC_NO_CHAIN;	/* perf: corrupted, discard all */
+		n = 0;	/* the unwound frames come after the reset */
 	}
-	own = n;
-	for (u32 k = 0; k < unwound; k++)
+	for (u32 k = 0; !caller && k < unwound; k++)
 		cc->scratch[n++] = intern_ip(cc, machine, thread, PERF_RECORD_MISC_USER,
 					     chain[1 + ends + k], true);
-	len = n;
-	if (caller) {
-		/* unwound outermost first, then the own chain's outermost max_stack */
-		reverse_ids(cc->scratch, n);
-		len = unwound + MIN(own, max_stack);
-	}
-	if (!len)
-		return CC_NO_CHAIN;
-	return chain_intern(cc, cc->scratch, len);
+	return n ? chain_intern(cc, cc->scratch, n) : CC_NO_CHAIN;
 }
 
 void callchains__end_run(struct callchains *cc)

@@ -69,6 +69,27 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
 		       const u64 *chain, u32 max_stack, enum callchain_order order, u64 user_at);
 
 /*
+ * perf's thread__resolve_callchain_sample walk over a sample's own chain (its first nr
+ * entries): from the sampled ip out (callee first) or from the outermost entry in (caller
+ * first), at most max_stack frames, the PERF_CONTEXT_* markers switching the address space.
+ * perf reads no marker past the last frame it takes; caller first it checks the last marker
+ * before anything and, at each marker it passes, the one before it (find_prev_cpumode).
+ */
+struct chain_walk {
+	const u64 *chain;
+	u64 nr, walked;
+	u32 max_stack, taken;
+	bool caller, bad;
+	u8 cpumode;	/* the next frame's address space */
+};
+
+void chain_walk__init(struct chain_walk *w, const u64 *chain, u64 nr, u32 max_stack,
+		      bool caller);
+/* 1: *ip is the next frame's (in w->cpumode); 0: the walk is over; -1: a marker that names no
+ * address space (perf discards the chain there) */
+int chain_walk__next(struct chain_walk *w, u64 *ip);
+
+/*
  * callchains__intern for a chain seen before in the same context (a hash of everything its
  * frames' resolution depends on: the maps, their versions) without resolving it again: the
  * raw chain and the context are hashed (128 bits) and looked up first.

@@ -119,44 +119,22 @@ static bool symbol_filtered(struct report *rep, const struct addr_location *al)
 }
 
 /*
- * --sort parent: the first frame whose symbol matches the parent pattern, in the order perf's
- * thread__resolve_callchain_sample walks the chain: from the sampled ip outwards (callee
- * first) or from the outermost frame in (caller first), at most max_stack frames, the context
- * markers switching the address space. A marker that is no context ends the walk (perf
- * discards the chain there); caller first, perf checks the last marker before anything, and at
- * each marker it passes the one before it (find_prev_cpumode).
+ * --sort parent: the first frame whose symbol matches the parent pattern, in perf's walk of
+ * the sample's chain (struct chain_walk: callee or caller first, at most max_stack frames).
+ * A marker that is no context ends the walk.
  */
 static const char *find_parent(struct report *rep, struct thread *t, const u64 *chain)
 {
-	bool caller = rep->cc_param.order == CC_ORDER_CALLER;
-	u8 cpumode = PERF_RECORD_MISC_USER;
-	u64 nr = chain[0], prev;
-	u32 taken = 0;
+	struct chain_walk w;
+	u64 ip;
 
-	for (prev = nr; caller && prev-- > 0;)
-		if (chain[1 + prev] >= (u64)PERF_CONTEXT_MAX) {
-			if (!machine__callchain_context(chain[1 + prev], &cpumode))
-				return NULL;
-			break;
-		}
-	for (u64 k = 0; k < nr && taken < rep->max_stack; k++) {
-		u64 i = caller ? nr - 1 - k : k, ip = chain[1 + i];
+	chain_walk__init(&w, chain, chain[0], rep->max_stack,
+			 rep->cc_param.order == CC_ORDER_CALLER);
+	while (chain_walk__next(&w, &ip) > 0) {
 		struct addr_location al;
 		const char *name;
 
-		if (ip >= (u64)PERF_CONTEXT_MAX) {
-			if (!caller && !machine__callchain_context(ip, &cpumode))
-				return NULL;
-			for (prev = i; caller && prev-- > 0;)
-				if (chain[1 + prev] >= (u64)PERF_CONTEXT_MAX) {
-					if (!machine__callchain_context(chain[1 + prev], &cpumode))
-						return NULL;
-					break;
-				}
-			continue;
-		}
-		taken++;
-		machine__find_symbol(&rep->machine, t, cpumode, ip, &al);
+		machine__find_symbol(&rep->machine, t, w.cpumode, ip, &al);
 		if (!al.sym)
 			continue;
 		name = symbol__name(al.symtab, al.sym);

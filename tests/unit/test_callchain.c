@@ -198,3 +198,48 @@ Test(callchain, flat_and_folded_skip_marker_like_frames)
 	free(out);
 	callchains__delete(cc);
 }
+
+/* The frames a chain_walk yields: "ip/mode" for each, then "." (end) or "!" (a bad marker). */
+static void walked(const u64 *chain, u32 max_stack, bool caller, char *out, size_t size)
+{
+	struct chain_walk w;
+	size_t len = 0;
+	int ret;
+	u64 ip;
+
+	chain_walk__init(&w, chain, chain[0], max_stack, caller);
+	while ((ret = chain_walk__next(&w, &ip)) > 0)
+		len += (size_t)snprintf(out + len, size - len, "%llx/%u ", (unsigned long long)ip,
+					(unsigned)w.cpumode);
+	snprintf(out + len, size - len, "%s", ret < 0 ? "!" : ".");
+}
+
+/* perf's walk: callee first it stops at max_stack frames before the markers past them;
+ * caller first it checks the last marker first, then the one before each it passes. */
+Test(callchain, chain_walk)
+{
+	const u64 K = (u64)PERF_CONTEXT_KERNEL, U = (u64)PERF_CONTEXT_USER, BAD = ~0ull;
+	u64 ends_bad[] = { 3, U, 0x10, BAD };
+	u64 mixed[] = { 6, K, 0x1, 0x2, U, 0x10, 0x20 };
+	u64 early_bad[] = { 5, BAD, 0x1, U, 0x10, 0x20 };
+	char out[256];
+
+	walked(ends_bad, 1, false, out, sizeof(out));
+	cr_assert_str_eq(out, "10/2 .", "the bad marker past max_stack is not read");
+	walked(ends_bad, 2, false, out, sizeof(out));
+	cr_assert_str_eq(out, "10/2 !");
+	walked(ends_bad, 1, true, out, sizeof(out));
+	cr_assert_str_eq(out, "!", "caller first, the last marker is checked first");
+
+	walked(mixed, 127, false, out, sizeof(out));
+	cr_assert_str_eq(out, "1/1 2/1 10/2 20/2 .");
+	walked(mixed, 127, true, out, sizeof(out));
+	cr_assert_str_eq(out, "20/2 10/2 2/1 1/1 .");
+	walked(mixed, 3, true, out, sizeof(out));
+	cr_assert_str_eq(out, "20/2 10/2 2/1 .");
+
+	walked(early_bad, 2, true, out, sizeof(out));
+	cr_assert_str_eq(out, "20/2 10/2 .", "a bad marker before the frames taken is not read");
+	walked(early_bad, 3, true, out, sizeof(out));
+	cr_assert_str_eq(out, "20/2 10/2 !", "passing the user marker checks the one before");
+}
