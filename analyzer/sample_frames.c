@@ -4,6 +4,8 @@
  */
 #include "analyzer/sample_frames.h"
 
+#include "analyzer/callchain.h"
+
 #include "machine/machine.h"
 #include "machine/unwind.h"
 #include "readers/sample.h"
@@ -11,18 +13,17 @@
 
 u32 sample_frames__count(const u64 *chain, u32 max_stack)
 {
+	struct chain_walk w;
 	u32 frames = 0;
-	u8 mode = PERF_RECORD_MISC_USER;
+	u64 ip;
+	int ret;
 
 	if (!chain)
 		return 0;
-	for (u64 i = 0; i < chain[0] && frames < max_stack; i++) {
-		if (chain[1 + i] < (u64)PERF_CONTEXT_MAX)
-			frames++;
-		else if (!machine__callchain_context(chain[1 + i], &mode))
-			return 0;
-	}
-	return frames;
+	chain_walk__init(&w, chain, chain[0], max_stack, false);
+	while ((ret = chain_walk__next(&w, &ip)) > 0)
+		frames++;
+	return ret < 0 ? 0 : frames;
 }
 
 u32 sample_frames__count_unwound(const u64 *chain, u64 user_at)
@@ -42,19 +43,22 @@ u32 sample_frames__count_unwound_user(const u64 *chain, u64 user_at)
 void sample_frames__resolve(struct machine *machine, struct thread *thread, const u64 *chain,
 			    u64 user_at, struct sample_frame *frames, u32 nr)
 {
-	u8 cpumode = PERF_RECORD_MISC_USER;
+	u64 ends = MIN(chain[0], user_at), ip;
+	struct chain_walk w;
+	struct addr_location al;
+	u32 n = 0;
 
-	for (u64 i = 0, n = 0; n < nr; i++) {
-		u64 ip = chain[1 + i];
-		struct addr_location al;
-
-		if (ip >= (u64)PERF_CONTEXT_MAX && i < user_at) {
-			machine__callchain_context(ip, &cpumode);
-			continue;
-		}
-		machine__find_map(machine, thread, cpumode, ip, &al);
-		frames[n].dso = al.map ? al.map->dso : NULL;
-		frames[n++].addr = al.addr;
+	/* the sample's own chain, then the unwound user frames (all addresses) */
+	chain_walk__init(&w, chain, ends, nr, false);
+	for (; n < nr && chain_walk__next(&w, &ip) > 0; n++) {
+		machine__find_map(machine, thread, w.cpumode, ip, &al);
+		frames[n] = (struct sample_frame){ .dso = al.map ? al.map->dso : NULL,
+						   .addr = al.addr };
+	}
+	for (u64 i = ends; n < nr && i < chain[0]; i++, n++) {
+		machine__find_map(machine, thread, PERF_RECORD_MISC_USER, chain[1 + i], &al);
+		frames[n] = (struct sample_frame){ .dso = al.map ? al.map->dso : NULL,
+						   .addr = al.addr };
 	}
 }
 
