@@ -148,6 +148,9 @@ struct callchains {
 	struct id_index chain_index;
 	u32 *scratch;	/* one sample's frame ids */
 	size_t scratch_alloc;
+	struct cc_frame *pending;	/* one sample's frames, made before they are interned */
+	u64 *pending_hash;
+	size_t pending_alloc, nr_pending;
 	struct cc_sym *syms;	/* by frame, after the run */
 	size_t syms_alloc;
 	struct symtab inl;	/* the inline frames' symbols (callchains__inline) */
@@ -177,6 +180,8 @@ void callchains__delete(struct callchains *cc)
 	free(cc->chains);
 	free(cc->chain_index.slots);
 	free(cc->scratch);
+	free(cc->pending);
+	free(cc->pending_hash);
 	free(cc->syms);
 	free(cc->raw);
 	symtab__exit(&cc->inl);
@@ -231,9 +236,8 @@ static u64 chain_hash_of(const struct callchains *cc, u32 i)
 	return cc->chains[i].hash;
 }
 
-static u32 frame_intern(struct callchains *cc, const struct cc_frame *f)
+static u32 frame_intern_hashed(struct callchains *cc, const struct cc_frame *f, u64 hash)
 {
-	u64 hash = frame_hash(f);
 	size_t j;
 
 	if (2 * (cc->nr_frames + 1) > cc->frame_index.cap)
@@ -252,6 +256,38 @@ static u32 frame_intern(struct callchains *cc, const struct cc_frame *f)
 	cc->frames[cc->nr_frames] = *f;
 	cc->frame_index.slots[j] = (u32)(cc->nr_frames + 1);
 	return (u32)cc->nr_frames++;
+}
+
+static u32 frame_intern(struct callchains *cc, const struct cc_frame *f)
+{
+	return frame_intern_hashed(cc, f, frame_hash(f));
+}
+
+/*
+ * The pending frames interned, in order, their ids into out: first every frame's index slot
+ * is fetched, then the frames those slots name, then each is looked up. Most of a large
+ * recording's frames are a cache miss in the index and another in the frames; so the misses
+ * of a sample's frames overlap instead of coming one after the other.
+ */
+static void intern_pending(struct callchains *cc, u32 *out)
+{
+	size_t n = cc->nr_pending;
+
+	for (size_t k = 0; k < n; k++) {
+		cc->pending_hash[k] = frame_hash(&cc->pending[k]);
+		if (cc->frame_index.cap)
+			__builtin_prefetch(&cc->frame_index.slots[cc->pending_hash[k] &
+								  (cc->frame_index.cap - 1)]);
+	}
+	for (size_t k = 0; k < n && cc->frame_index.cap; k++) {
+		u32 slot = cc->frame_index.slots[cc->pending_hash[k] & (cc->frame_index.cap - 1)];
+
+		if (slot)
+			__builtin_prefetch(&cc->frames[slot - 1]);
+	}
+	for (size_t k = 0; k < n; k++)
+		out[k] = frame_intern_hashed(cc, &cc->pending[k], cc->pending_hash[k]);
+	cc->nr_pending = 0;
 }
 
 static u32 chain_intern(struct callchains *cc, const u32 *ids, u32 len)
@@ -338,17 +374,17 @@ int chain_walk__next(struct chain_walk *w, u64 *ip)
 	return 0;
 }
 
-static u32 intern_ip(struct callchains *cc, struct machine *machine, struct thread *thread,
-		     u8 cpumode, u64 ip, bool unwound)
+/* The frame of ip in thread, pending (see intern_pending). */
+static void pend_ip(struct callchains *cc, struct machine *machine, struct thread *thread,
+		    u8 cpumode, u64 ip, bool unwound)
 {
 	struct addr_location al;
-	struct cc_frame f;
 
 	machine__find_map(machine, thread, cpumode, ip, &al);
-	f = (struct cc_frame){ .dso = al.map ? al.map->dso : NULL, .addr = al.addr, .ip = ip,
-			       .map_size = al.map ? al.map->end - al.map->start : 0,
-			       .level = al.map ? al.level : 0, .unwound = unwound };
-	return frame_intern(cc, &f);
+	cc->pending[cc->nr_pending++] = (struct cc_frame){
+		.dso = al.map ? al.map->dso : NULL, .addr = al.addr, .ip = ip,
+		.map_size = al.map ? al.map->end - al.map->start : 0,
+		.level = al.map ? al.level : 0, .unwound = unwound };
 }
 
 /*
@@ -369,20 +405,28 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
 	int ret;
 
 	ARRAY_GROW(cc->scratch, cc->scratch_alloc, nr ? nr : 1);
+	if (nr > cc->pending_alloc) {
+		ARRAY_GROW(cc->pending, cc->pending_alloc, nr);
+		cc->pending_hash = xreallocarray(cc->pending_hash, cc->pending_alloc,
+						 sizeof(*cc->pending_hash));
+	}
 	for (u32 k = 0; caller && k < unwound; k++)
-		cc->scratch[n++] = intern_ip(cc, machine, thread, PERF_RECORD_MISC_USER,
-					     chain[1 + ends + unwound - 1 - k], true);
+		pend_ip(cc, machine, thread, PERF_RECORD_MISC_USER,
+			chain[1 + ends + unwound - 1 - k], true);
 	chain_walk__init(&w, chain, ends, max_stack, caller);
 	while ((ret = chain_walk__next(&w, &ip)) > 0)
-		cc->scratch[n++] = intern_ip(cc, machine, thread, w.cpumode, ip, false);
+		pend_ip(cc, machine, thread, w.cpumode, ip, false);
 	if (ret < 0) {
+		/* what was taken is interned all the same, as perf resolves it first */
+		intern_pending(cc, cc->scratch);
 		if (caller || ends == nr)
 			return CC_NO_CHAIN;	/* perf: corrupted, discard all */
-		n = 0;	/* the unwound frames come after the reset */
+		/* the unwound frames come after the reset */
 	}
 	for (u32 k = 0; !caller && k < unwound; k++)
-		cc->scratch[n++] = intern_ip(cc, machine, thread, PERF_RECORD_MISC_USER,
-					     chain[1 + ends + k], true);
+		pend_ip(cc, machine, thread, PERF_RECORD_MISC_USER, chain[1 + ends + k], true);
+	n = (u32)cc->nr_pending;
+	intern_pending(cc, cc->scratch);
 	return n ? chain_intern(cc, cc->scratch, n) : CC_NO_CHAIN;
 }
 
@@ -394,10 +438,14 @@ void callchains__end_run(struct callchains *cc)
 	free(cc->frame_index.slots);
 	free(cc->chain_index.slots);
 	free(cc->scratch);
+	free(cc->pending);
+	free(cc->pending_hash);
 	cc->raw = NULL;
 	cc->frame_index = cc->chain_index = (struct id_index){ 0 };
 	cc->scratch = NULL;
-	cc->raw_cap = cc->nr_raw = cc->scratch_alloc = 0;
+	cc->pending = NULL;
+	cc->pending_hash = NULL;
+	cc->raw_cap = cc->nr_raw = cc->scratch_alloc = cc->pending_alloc = 0;
 }
 
 static void raw_grow(struct callchains *cc)
