@@ -992,6 +992,7 @@ struct replay_key {
 struct replay {
 	struct hists *hists;
 	bool keyed;	/* the tree's nodes hold the entries' keys; else the entries compared */
+	bool plain;	/* keyed, and the keys perf's default: comm, dso, symbol */
 	struct rbtree tree;
 	u32 version;	/* inserts so far: a lookup's answer holds until the next one */
 	bool *placed;	/* by wrapping entry: in the tree already */
@@ -1034,12 +1035,45 @@ static s64 replay_key_cmp(const struct replay *r, enum sort_key key, u32 left, u
 	}
 }
 
+/* a key's comm and dso as one number, in rank_cmp's order (no dso: after every other) */
+static u64 replay_group(const struct replay_key *k)
+{
+	return (u64)k->comm << 32 | (k->dso ? k->dso : 1u << 31);
+}
+
+/*
+ * replay_dir for perf's default keys, the comparisons of a lookup and of the collapse, most
+ * of the replay's time: its comm and dso in one comparison, then replay_key_cmp's symbol.
+ */
+static int replay_dir_plain(const struct replay *r, u32 item, u32 node)
+{
+	const struct replay_key *l = replay_key(r, node), *k = replay_key(r, item);
+	u64 lg = replay_group(l), kg = replay_group(k);
+	s64 d;
+
+	if (lg != kg)
+		return kg > lg ? 1 : -1;
+	if (!l->has_sym && !k->has_sym) {
+		d = (s64)(k->at - l->at);
+		return d ? (d < 0 ? -1 : 1) : 0;
+	}
+	if (!l->has_sym || !k->has_sym)
+		return !l->has_sym ? -1 : 1;
+	if (l->at != k->at)
+		return (s64)(k->at - l->at) < 0 ? -1 : 1;
+	d = key_cmp(r->hists->sort, SORT_SYM, &r->hists->entries[node], &r->hists->entries[item],
+		    NULL);
+	return d ? (d < 0 ? -1 : 1) : 0;
+}
+
 /* find_dir, from the keys */
 static int replay_dir(void *arg, u32 item, u32 node)
 {
 	const struct replay *r = arg;
 	const struct sort_list *sort = r->hists->sort;
 
+	if (r->plain)
+		return replay_dir_plain(r, item, node);
 	if (!r->keyed)
 		return find_dir(r->hists, item, node);
 	for (int i = 0; i < sort->nr; i++) {
@@ -1076,6 +1110,9 @@ static void replay_tree(struct replay *r, size_t nr)
 		return;
 	}
 	rbtree__init_payload(&r->tree, nr, sizeof(struct replay_key));
+	r->plain = hists->sort->nr == 3 && hists->sort->keys[0] == SORT_COMM &&
+		   hists->sort->keys[1] == SORT_DSO && hists->sort->keys[2] == SORT_SYM &&
+		   !hists->sort->sym_by_dso;
 	comm = rank_names(hists, NULL, nr, comm_name);
 	dso = rank_names(hists, NULL, nr, dso_name);
 	for (size_t e = 0; e < nr; e++) {
