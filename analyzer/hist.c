@@ -481,7 +481,7 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 static int find_dir(void *arg, u32 item, u32 node);
 static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
 			      rbtree_dir_fn dir, void *ctx);
-static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
+static u32 *rank_names(const struct hists *hists, size_t nr,
 		       const char *(*name)(const struct hist_entry *));
 static const char *comm_name(const struct hist_entry *he);
 
@@ -1113,8 +1113,8 @@ static void replay_tree(struct replay *r, size_t nr)
 	r->plain = hists->sort->nr == 3 && hists->sort->keys[0] == SORT_COMM &&
 		   hists->sort->keys[1] == SORT_DSO && hists->sort->keys[2] == SORT_SYM &&
 		   !hists->sort->sym_by_dso;
-	comm = rank_names(hists, NULL, nr, comm_name);
-	dso = rank_names(hists, NULL, nr, dso_name);
+	comm = rank_names(hists, nr, comm_name);
+	dso = rank_names(hists, nr, dso_name);
 	for (size_t e = 0; e < nr; e++) {
 		const struct hist_entry *he = &hists->entries[e];
 
@@ -1573,24 +1573,29 @@ static const char *comm_name(const struct hist_entry *he)
 	return comm__str(he->comm);	/* key_cmp's */
 }
 
-/* ranks[e] for the nr entries in order (NULL: the first nr): see struct name_ranks */
-static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
+/*
+ * ranks[e] for the first nr entries: see struct name_ranks. Merged entries get ranks too,
+ * which no comparison reads: the entries are read in the order they sit in memory (a large
+ * report's hundred MB), and the next entry's name is mostly the one before's.
+ */
+static u32 *rank_names(const struct hists *hists, size_t nr,
 		       const char *(*name)(const struct hist_entry *))
 {
 	u32 *ranks = xcalloc(hists->nr ? hists->nr : 1, sizeof(*ranks));
-	const char **names = NULL;
+	const char **names = NULL, *last = NULL;
 	size_t nr_names = 0, alloc = 0;
 	struct hashmap ids;
-	u32 rank = 0;
+	u32 rank = 0, last_rank = 0;
 
 	hashmap_init(&ids);
 	for (size_t i = 0; i < nr; i++) {
-		const char *s = name(&hists->entries[order ? order[i] : i]);
+		const char *s = name(&hists->entries[i]);
 
-		if (s && !hashmap_insert(&ids, (u64)(uintptr_t)s, (void *)1)) {
+		if (s && s != last && !hashmap_insert(&ids, (u64)(uintptr_t)s, (void *)1)) {
 			ARRAY_GROW(names, alloc, nr_names + 1);
 			names[nr_names++] = s;
 		}
+		last = s;
 	}
 	if (nr_names)	/* names is NULL when no entry has one */
 		qsort(names, nr_names, sizeof(*names), by_name);
@@ -1599,11 +1604,14 @@ static u32 *rank_names(const struct hists *hists, const u32 *order, size_t nr,
 			rank++;
 		hashmap_insert(&ids, (u64)(uintptr_t)names[i], (void *)(uintptr_t)rank);
 	}
+	last = NULL;
 	for (size_t i = 0; i < nr; i++) {
-		u32 e = order ? order[i] : (u32)i;
-		const char *s = name(&hists->entries[e]);
+		const char *s = name(&hists->entries[i]);
 
-		ranks[e] = s ? (u32)(uintptr_t)hashmap_find(&ids, (u64)(uintptr_t)s) : 0;
+		if (s != last)
+			last_rank = s ? (u32)(uintptr_t)hashmap_find(&ids, (u64)(uintptr_t)s) : 0;
+		last = s;
+		ranks[i] = last_rank;
 	}
 	hashmap_exit(&ids);
 	free(names);
@@ -1615,9 +1623,11 @@ static const char *sym_name(const struct hist_entry *he)
 	return he->sym ? symbol__name(he->symtab, he->sym) : NULL;
 }
 
-/* The output order's keys of the nr entries in order (struct out_key), or NULL. */
-static struct out_key *out_keys(const struct hists *hists, const u32 *order, size_t nr,
-				const struct name_ranks *ranks)
+/*
+ * The output order's keys of the entries (struct out_key; the merged ones' are not read,
+ * and the entries are read in the order they sit in memory), or NULL.
+ */
+static struct out_key *out_keys(const struct hists *hists, const struct name_ranks *ranks)
 {
 	const struct sort_list *sort = hists->sort;
 	struct out_key *keys;
@@ -1628,16 +1638,15 @@ static struct out_key *out_keys(const struct hists *hists, const u32 *order, siz
 		    sort->keys[i] != SORT_SYM)
 			return NULL;
 	if (sort_list__has(sort, SORT_SYM))
-		sym = rank_names(hists, order, nr, sym_name);
+		sym = rank_names(hists, hists->nr, sym_name);
 	keys = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*keys));
-	for (size_t i = 0; i < nr; i++) {
-		const struct hist_entry *he = &hists->entries[order[i]];
+	for (size_t e = 0; e < hists->nr; e++) {
+		const struct hist_entry *he = &hists->entries[e];
 
-		keys[order[i]] = (struct out_key){
+		keys[e] = (struct out_key){
 			.acc = he->period_acc, .period = he->period, .thread = he->thread,
-			.depth = he->max_depth, .comm = ranks->comm ? ranks->comm[order[i]] : 0,
-			.dso = ranks->dso ? ranks->dso[order[i]] : 0,
-			.sym = sym ? sym[order[i]] : 0 };
+			.depth = he->max_depth, .comm = ranks->comm ? ranks->comm[e] : 0,
+			.dso = ranks->dso ? ranks->dso[e] : 0, .sym = sym ? sym[e] : 0 };
 	}
 	free(sym);
 	return keys;
@@ -1667,10 +1676,10 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 				order[nr++] = (u32)i;
 	}
 	if (sort_list__has(hists->sort, SORT_COMM))
-		ranks.comm = rank_names(hists, order, nr, comm_name);
+		ranks.comm = rank_names(hists, hists->nr, comm_name);
 	if (sort_list__has(hists->sort, SORT_DSO) || sort_list__has(hists->sort, SORT_SYM) ||
 	    sort_list__has(hists->sort, SORT_IPC_NULL))
-		ranks.dso = rank_names(hists, order, nr, dso_name);
+		ranks.dso = rank_names(hists, hists->nr, dso_name);
 	c.ranks = &ranks;
 	if (!hists->in_order) {
 		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
@@ -1679,7 +1688,7 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 			order_through(&t, order, nr, order_in, &c);
 	}
 	/* the names' ranks go into the keys, and with them what is left of the entries' */
-	c.keys = out_keys(hists, order, nr, &ranks);
+	c.keys = out_keys(hists, &ranks);
 	free(ranks.comm);
 	free(ranks.dso);
 	ranks = (struct name_ranks){ .base = hists->entries };
