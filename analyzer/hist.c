@@ -111,11 +111,44 @@ void hists__exit(struct hists *hists)
 	free(hists->in_order);
 	rbtree__exit(&hists->entries_in);
 	free(hists->entries);
+	free(hists->merged_into);
+	hashmap_exit(&hists->object_maps);
+	free(hists->omaps);
 	free(hists->index.slots);
 	free(hists->pairs);
 	free(hists->counts);
 	free(hists->pair_index.slots);
 	free(hists->contribs);
+}
+
+/* Entry e is folded into entry into. */
+static void merge_into(struct hists *hists, u32 e, u32 into)
+{
+	ARRAY_GROW(hists->merged_into, hists->merged_into_alloc, hists->nr);
+	hists->entries[e].merged = true;
+	hists->merged_into[e] = into;
+}
+
+/* The map entry e (of a data symbol) names its symbol by, if it has one yet. */
+static const struct object_map *object_map(const struct hists *hists, u32 e)
+{
+	uintptr_t i = (uintptr_t)hashmap_find(&hists->object_maps, e);
+
+	return i ? &hists->omaps[i - 1] : NULL;
+}
+
+/* Entry e's map is base's, if the sample numbered last is no earlier than its map's. */
+static void object_map_set(struct hists *hists, u32 e, u64 base, u64 last)
+{
+	uintptr_t i = (uintptr_t)hashmap_find(&hists->object_maps, e);
+
+	if (!i) {
+		ARRAY_GROW(hists->omaps, hists->omaps_alloc, hists->nr_omaps + 1);
+		hists->omaps[hists->nr_omaps++] = (struct object_map){ .base = base, .last = last };
+		hashmap_insert(&hists->object_maps, e, (void *)(uintptr_t)hists->nr_omaps);
+	} else if (last >= hists->omaps[i - 1].last) {
+		hists->omaps[i - 1] = (struct object_map){ .base = base, .last = last };
+	}
 }
 
 static const char *dso_name(const struct hist_entry *he)
@@ -273,9 +306,10 @@ static const char *entry_comm(const struct hist_entry *he)
 	return he->comm_str ? he->comm_str : comm__str(he->comm);
 }
 
+/* The hash of he's keys, 32 bits (as an entry keeps it). */
 static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
 {
-	u64 v[4 * MAX_SORT_KEYS];
+	u64 v[4 * MAX_SORT_KEYS], h;
 	size_t n = 0;
 
 	for (int i = 0; i < sort->nr; i++) {
@@ -323,7 +357,8 @@ static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
 			break;
 		}
 	}
-	return XXH3_64bits(v, n * sizeof(u64));
+	h = XXH3_64bits(v, n * sizeof(u64));
+	return (u32)(h ^ h >> 32);	/* what an entry keeps (struct hist_entry's hash) */
 }
 
 /* key_cmp(...) == 0, cheaper: comm and dso names are interned, so equal means same pointer. */
@@ -568,10 +603,10 @@ static u32 wrap_thread(struct hists *hists, struct thread *thread, struct hist_e
 	return (u32)hists->nr_wrap_threads - 1;
 }
 
-void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
+void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 map_base)
 {
 	struct thread *thread = proto->thread;
-	u64 sample_period = proto->period, base = proto->map_base;
+	u64 sample_period = proto->period;
 	/* in the children view, entries of addresses without a map: see replay_entries_in */
 	bool wraps = hists->cumulate && ((!proto->dso && !proto->sym) ||
 					 (chain != CC_NO_CHAIN && proto->unmapped_chain));
@@ -613,8 +648,8 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain)
 		}
 		hists->last = i + 1;
 	}
-	hists->entries[i].map_base = base;	/* its map is the sample's now */
-	hists->entries[i].map_last = hists->nr_samples;
+	if (hists->entries[i].sym && hists->entries[i].sym->object)	/* its map is the sample's now */
+		object_map_set(hists, (u32)i, map_base, hists->nr_samples);
 	if (chain != CC_NO_CHAIN)
 		pair = pair_add(hists, (u32)i, chain, proto);
 	if (wraps && (hists->nr_samples > UINT32_MAX || sample_period > UINT32_MAX ||
@@ -710,8 +745,7 @@ static void hists__collapse(struct hists *hists)
 			first->period += he->period;
 			first->period_acc += he->period_acc;
 			first->nr_events += he->nr_events;
-			he->merged = true;
-			he->merged_into = (u32)(first - hists->entries);
+			merge_into(hists, (u32)i, (u32)(first - hists->entries));
 		} else {
 			x.slots[slot] = (u32)(i + 1);
 		}
@@ -725,7 +759,7 @@ static void hists__collapse(struct hists *hists)
 static u32 final_entry(const struct hists *hists, u32 e)
 {
 	while (hists->entries[e].merged)
-		e = hists->entries[e].merged_into;
+		e = hists->merged_into[e];
 	return e;
 }
 
@@ -913,10 +947,8 @@ static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *m
 			thread__put(proto.thread);
 		claim(hists, (u32)x, p, 1 + i, f->ip, proto.level);
 		hists->entries[x].period_acc += p->period;
-		if (p->last >= hists->entries[x].map_last) {	/* perf's entry takes its map */
-			hists->entries[x].map_base = f->ip - f->addr;
-			hists->entries[x].map_last = p->last;
-		}
+		if (hists->entries[x].sym && hists->entries[x].sym->object)	/* perf's entry takes the latest map */
+			object_map_set(hists, (u32)x, f->ip - f->addr, p->last);
 		made[1 + i] = (u32)x;
 	}
 }
@@ -1216,8 +1248,7 @@ static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order,
 			into->contrib_first = he->contrib_first;
 			into->contrib_nr = he->contrib_nr;
 		}
-		he->merged = true;
-		he->merged_into = found;
+		merge_into(hists, order[i], found);
 	}
 	return rbtree__walk(t, order);
 }
@@ -1823,7 +1854,8 @@ int hists__format_percent(char *buf, size_t size, double percent)
 	return len;
 }
 
-static int print_key(struct line *l, enum sort_key key, const struct hist_entry *he, int width)
+static int print_key(struct line *l, const struct hists *hists, enum sort_key key,
+		     const struct hist_entry *he, int width)
 {
 	switch (key) {
 	case SORT_PID: {
@@ -1846,7 +1878,8 @@ static int print_key(struct line *l, enum sort_key key, const struct hist_entry 
 			 * whose map may be another process's), a sample's map-relative address:
 			 * numbers that wrap
 			 */
-			u64 off = he->ip - (he->sym->start + he->map_base);
+			const struct object_map *om = object_map(hists, (u32)(he - hists->entries));
+			u64 off = he->ip - (he->sym->start + (om ? om->base : 0));
 
 			n += line_str(l, symbol__name(he->symtab, he->sym), 0, -1);
 			n += line_printf(l, "+0x%llx", (unsigned long long)off);
@@ -1983,7 +2016,7 @@ static void render_entries(const struct render *r, size_t from, size_t to, FILE 
 			if (sort->elide[k])
 				continue;
 			line_str(&l, "  ", 0, -1);
-			n = print_key(&l, sort->keys[k], he, cw);
+			n = print_key(&l, hists, sort->keys[k], he, cw);
 			if (k != r->last && n < cw)
 				line_str(&l, " ", cw - n, -1);
 		}

@@ -63,27 +63,21 @@ struct hist_entry {
 	const struct symtab *symtab;
 	const char *parent;	/* interned, NULL for [other] */
 	u64 ip;		/* a sample's map-relative address, a callchain entry's raw ip */
-	s32 cpu, socket;
-	char level;
-	bool filtered;
-	bool merged;	/* folded into an earlier entry by the final collapse */
-	bool unmapped_chain;	/* a sample (proto): its chain has a frame without a map */
-	u32 first_pos;	/* where in its first sample: 0 its own entry, 1 + i its chain's frame i */
 	u64 period;
-	u64 nr_events;
-	u64 hash;
 	u64 period_acc;	/* children: its own period and its callees' (perf's stat_acc) */
 	u64 map_size;	/* of the map it was made from, when it keeps no map (callchain entries) */
-	/*
-	 * perf refreshes an entry's map with each sample's (he->ms.map) and names a data
-	 * symbol by the entry's ip less the symbol's start unmapped in that map: the latest
-	 * map's start - pgoff (0 for identity maps) and the number of the sample that brought it.
-	 */
-	u64 map_base, map_last;
-	u32 max_depth;	/* the longest of its callchains (perf's callchain->max_depth) */
-	u32 merged_into;	/* when merged: the entry that absorbed it */
-	u32 contrib_first, contrib_nr;	/* its callchains, once hists__resolve_callchains ran */
 	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
+	s32 cpu, socket;
+	u32 hash;	/* hists__hash (32 bits) */
+	u32 nr_events;	/* samples (u32 in perf's he_stat too) */
+	u32 first_pos : 24;	/* where in its first sample: 0 its own entry, 1 + i its chain's
+				   frame i (a chain is at most PERF_MAX_STACK_DEPTH long) */
+	u32 level : 8;		/* 'k', '.'... */
+	u32 max_depth : 29;	/* the longest of its callchains (perf's callchain->max_depth) */
+	u32 filtered : 1;
+	u32 merged : 1;		/* folded into an earlier entry by a collapse */
+	u32 unmapped_chain : 1;	/* a sample (proto): its chain has a frame without a map */
+	u32 contrib_first, contrib_nr;	/* its callchains, once hists__resolve_callchains ran */
 };
 
 /*
@@ -93,7 +87,7 @@ struct hist_entry {
  */
 static inline void hist_entry__clear(struct hist_entry *he)
 {
-	_Static_assert(sizeof(struct hist_entry) == 168, "hist_entry__clear sets every field");
+	_Static_assert(sizeof(struct hist_entry) == 136, "hist_entry__clear sets every field");
 	he->thread = NULL;
 	he->comm = NULL;
 	he->comm_str = NULL;
@@ -102,12 +96,12 @@ static inline void hist_entry__clear(struct hist_entry *he)
 	he->sym = NULL;
 	he->symtab = NULL;
 	he->parent = NULL;
-	he->ip = he->period = he->nr_events = he->hash = he->period_acc = 0;
-	he->map_size = he->map_base = he->map_last = he->first = 0;
+	he->ip = he->period = he->period_acc = he->map_size = he->first = 0;
 	he->cpu = he->socket = 0;
-	he->level = 0;
-	he->filtered = he->merged = he->unmapped_chain = false;
-	he->first_pos = he->max_depth = he->merged_into = he->contrib_first = he->contrib_nr = 0;
+	he->hash = he->nr_events = 0;
+	he->first_pos = he->level = he->max_depth = 0;
+	he->filtered = he->merged = he->unmapped_chain = 0;
+	he->contrib_first = he->contrib_nr = 0;
 }
 
 /* A sample's chain in an entry, counted: what the run keeps of callchains. */
@@ -155,6 +149,10 @@ struct hist_wrap_thread {
 	bool owns;
 };
 
+struct object_map {
+	u64 base, last;
+};
+
 struct entry_index {
 	u32 *slots;	/* entry number + 1, or 0 */
 	size_t cap;	/* power of two */
@@ -170,6 +168,17 @@ struct hists {
 	struct entry_index index;
 	struct hist_entry *entries;
 	size_t nr, alloc;
+	u32 *merged_into;	/* by entry, once a collapse merged one: the entry that absorbed it */
+	size_t merged_into_alloc;
+	/*
+	 * perf refreshes an entry's map with each sample's (he->ms.map) and names a data
+	 * symbol by the entry's ip less the symbol's start unmapped in that map: for the
+	 * entries of data symbols, the latest map's start - pgoff (0 for identity maps) and the
+	 * number of the sample that brought it (struct object_map, by 1 + its index in omaps).
+	 */
+	struct hashmap object_maps;
+	struct object_map *omaps;
+	size_t nr_omaps, omaps_alloc;
 	size_t last;	/* index + 1 of the entry the last sample went to */
 	u64 nr_samples, nr_non_filtered_samples;
 	u64 total_period;	/* of every sample, filtered or not */
@@ -204,10 +213,10 @@ void hists__exit(struct hists *hists);
  * takes over what it keeps (those fields become NULL, or another map it lets go); the
  * caller puts what is left. Takes and puts no reference itself, so that it may run on
  * another thread than the one that owns the reference counts. proto->hash is
- * hists__hash(hists, proto) if the caller has it, else 0; proto->map_base is
+ * hists__hash(hists, proto) if the caller has it, else 0; map_base is
  * map__base(proto->map) (read by the caller, on the thread that owns the map).
  */
-void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain);
+void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 map_base);
 /* The hash of proto's keys, which hists__add and hists__prefetch go by. */
 u64 hists__hash(const struct hists *hists, const struct hist_entry *proto);
 /*

@@ -222,7 +222,6 @@ static void item_entry(const struct report *rep, const struct agg_item *item,
 	he->unmapped_chain = item->unmapped_chain;
 	he->period = item->period;
 	he->hash = item->hash;
-	he->map_base = item->map_base;
 }
 
 /*
@@ -426,7 +425,7 @@ static void finish_sample(void *data, void *p)
 	al.sym = he.sym;
 	al.symtab = he.symtab;
 	he.filtered = item->filtered || symbol_filtered(rep, &al);
-	hists__add(&rep->hists[item->hists], &he, item->chain);
+	hists__add(&rep->hists[item->hists], &he, item->chain, item->map_base);
 	item->thread = he.thread;	/* what the histogram did not take */
 	item->map = he.map;
 }

@@ -66,7 +66,7 @@ static void add_cpu(struct hists *hists, struct thread *t, s32 cpu)
 				    .comm_str = thread__comm_str(t), .cpu = cpu, .socket = -1,
 				    .period = 1 };
 
-	hists__add(hists, &proto, CC_NO_CHAIN);
+	hists__add(hists, &proto, CC_NO_CHAIN, 0);
 	thread__put(proto.thread);	/* unless the entry took it */
 }
 
