@@ -26,8 +26,7 @@ struct agg_item {
 	struct thread *thread;	/* references, or NULL once the histogram took them */
 	struct map *map;
 	struct dso *dso;	/* map's: the aggregator reads no map, whose count changes here */
-	const struct comm *comm;
-	const char *comm_str;	/* its string if final (struct hist_entry's comm_str) */
+	const struct comm *comm;	/* the thread's, or a final one (see final_comm) */
 	const char *parent;
 	const struct symbol *sym;	/* once resolved (resolved) */
 	u64 addr;		/* map-relative when map is set */

@@ -303,7 +303,7 @@ static s64 key_sort(const struct sort_list *sort, enum sort_key key, const struc
 /* The comm's string as the keys see it: final, or read at the comm. */
 static const char *entry_comm(const struct hist_entry *he)
 {
-	return he->comm_str ? he->comm_str : comm__str(he->comm);
+	return comm__str(he->comm);
 }
 
 /* The hash of he's keys, 32 bits (as an entry keeps it). */
@@ -793,7 +793,6 @@ static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 po
 		he->thread = thread__get(p->thread);
 	}
 	he->comm = p->comm;
-	he->comm_str = NULL;
 	he->filtered = p->filtered;
 }
 

@@ -50,12 +50,6 @@ bool sort_list__has(const struct sort_list *list, enum sort_key key);
 struct hist_entry {
 	struct thread *thread;	/* reference */
 	const struct comm *comm;	/* its string may change once: see struct comm */
-	/*
-	 * comm's string when it can no longer change (its thread had its name set), else NULL:
-	 * the keys then need not read the comm, which sits in a thread the reading thread
-	 * writes to (its reference count) on another core.
-	 */
-	const char *comm_str;
 	struct map *map;	/* reference, may be NULL */
 	struct dso *dso;	/* map's dso: keys read it without touching the map, whose
 				 * count another thread changes */
@@ -87,10 +81,9 @@ struct hist_entry {
  */
 static inline void hist_entry__clear(struct hist_entry *he)
 {
-	_Static_assert(sizeof(struct hist_entry) == 136, "hist_entry__clear sets every field");
+	_Static_assert(sizeof(struct hist_entry) == 128, "hist_entry__clear sets every field");
 	he->thread = NULL;
 	he->comm = NULL;
-	he->comm_str = NULL;
 	he->map = NULL;
 	he->dso = NULL;
 	he->sym = NULL;

@@ -69,6 +69,15 @@ struct report {
 	 */
 	struct hashmap maps_versions;
 	u64 maps_version, kernel_version;
+	/*
+	 * The comms of threads whose names were set (final: a name set is not changed but by
+	 * a new comm), by their interned strings, each in a cache line of its own: entries
+	 * keep these rather than the thread's own, which shares a line with the reference
+	 * count the reading thread keeps changing while the aggregator compares the names.
+	 */
+	struct hashmap final_comms;
+	const char *last_final_str;
+	const struct comm *last_final;
 	struct unwinder *unwinder;	/* user frames of dwarf samples, when callchains are used */
 	struct inlines *inlines;	/* and the functions inlined there */
 	/* AUX-area traces: decoded samples go to one more histogram, after the events' */
@@ -209,7 +218,6 @@ static void item_entry(const struct report *rep, const struct agg_item *item,
 	hist_entry__clear(he);	/* twice a sample */
 	he->thread = item->thread;
 	he->comm = item->comm;
-	he->comm_str = item->comm_str;
 	he->map = item->map;
 	he->dso = item->dso;
 	he->sym = item->sym;
@@ -298,6 +306,24 @@ static void report_prefetch_stages(struct report *rep)
 		rep->consumer.prefetch_stages = 0;
 }
 
+/* The final comm of interned string str (see struct report's final_comms). */
+static const struct comm *final_comm(struct report *rep, const char *str)
+{
+	struct comm *c;
+
+	if (str == rep->last_final_str)
+		return rep->last_final;
+	c = hashmap_find(&rep->final_comms, (u64)(uintptr_t)str);
+	if (!c) {
+		c = xaligned_alloc(64, sizeof(*c));
+		c->str = str;
+		hashmap_insert(&rep->final_comms, (u64)(uintptr_t)str, c);
+	}
+	rep->last_final_str = str;
+	rep->last_final = c;
+	return c;
+}
+
 /*
  * What needs the model as it is at the sample: its thread, comm and map. The aggregator
  * finishes it (finish_sample).
@@ -334,9 +360,8 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	if (s->callchain != own_chain)
 		user_at = unwind__user_at(rep->unwinder);
 	item->thread = t;
-	item->comm = t->comm;
 	/* a thread's comm is renamed only while its name was never set (the ":tid" placeholder) */
-	item->comm_str = t->comm_set ? comm__str(t->comm) : NULL;
+	item->comm = t->comm_set ? final_comm(rep, comm__str(t->comm)) : t->comm;
 	item->parent = NULL;
 	item->period = s->period;
 	item->cpu = (s32)s->cpu;
@@ -724,6 +749,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 
 	callchain_param__init(&rep.cc_param);
 	hashmap_init(&rep.maps_versions);
+	hashmap_init(&rep.final_comms);
 	rep.max_stack = options__max_stack();
 	nr_args = parse_options(argc, argv, opts, report_usage);
 	if (nr_args < 0)
@@ -1000,6 +1026,15 @@ out:
 	callchains__delete(rep.chains);
 	itrace__delete(rep.itrace);
 	hashmap_exit(&rep.maps_versions);
+	{
+		size_t it = 0;
+		u64 key;
+		void *value;
+
+		while (hashmap_next(&rep.final_comms, &it, &key, &value))
+			free(value);
+		hashmap_exit(&rep.final_comms);
+	}
 	unwinder__delete(rep.unwinder);
 	inlines__delete(rep.inlines);
 	free(symfs_cache);

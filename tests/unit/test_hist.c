@@ -63,7 +63,7 @@ Test(hist, percent_truncates_like_snprintf)
 static void add_cpu(struct hists *hists, struct thread *t, s32 cpu)
 {
 	struct hist_entry proto = { .thread = thread__get(t), .comm = t->comm,
-				    .comm_str = thread__comm_str(t), .cpu = cpu, .socket = -1,
+				    .cpu = cpu, .socket = -1,
 				    .period = 1 };
 
 	hists__add(hists, &proto, CC_NO_CHAIN, 0);
