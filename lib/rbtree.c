@@ -149,30 +149,30 @@ size_t rbtree__walk(const struct rbtree *t, uint32_t *out)
 	return rbtree__walk_at(t, t->root, out);
 }
 
+/*
+ * In order, with a stack (a red-black tree of fewer than 2^32 nodes is at most 64 high): a
+ * node's right child is fetched as the node goes on the stack, so that it is in once the
+ * node's left subtree (most often small) has been walked; the nodes of a large tree are
+ * scattered, and a walk by the parent links waits for each of them.
+ */
 size_t rbtree__walk_at(const struct rbtree *t, uint32_t root, uint32_t *out)
 {
-	uint32_t x = root;
-	size_t n = 0;
+	uint32_t stack[64], x = root;
+	size_t n = 0, sp = 0;
 
-	if (x == RBTREE_NONE)
-		return 0;
-	while (LEFT(t, x) != RBTREE_NONE)
-		x = LEFT(t, x);
-	while (x != RBTREE_NONE) {
-		out[n++] = x;
-		if (RIGHT(t, x) != RBTREE_NONE) {
-			x = RIGHT(t, x);
-			while (LEFT(t, x) != RBTREE_NONE)
-				x = LEFT(t, x);
-		} else {
-			uint32_t p = PARENT(t, x);
+	for (;;) {
+		while (x != RBTREE_NONE) {
+			uint32_t r = RIGHT(t, x);
 
-			while (p != RBTREE_NONE && x == RIGHT(t, p)) {
-				x = p;
-				p = PARENT(t, p);
-			}
-			x = p;
+			if (r != RBTREE_NONE)
+				__builtin_prefetch(&LEFT(t, r));
+			stack[sp++] = x;
+			x = LEFT(t, x);
 		}
+		if (!sp)
+			return n;
+		x = stack[--sp];
+		out[n++] = x;
+		x = RIGHT(t, x);
 	}
-	return n;
 }
