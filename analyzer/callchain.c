@@ -264,35 +264,65 @@ static u32 frame_intern(struct callchains *cc, const struct cc_frame *f)
 }
 
 /*
- * The pending frames interned, in order, their ids into out: first every frame's index slot
- * is fetched, then the frames those slots name, then each is looked up. Most of a large
- * recording's frames are a cache miss in the index and another in the frames; so the misses
- * of a sample's frames overlap instead of coming one after the other.
+ * A chain's hash, from its frames' (frame_hash): known before its frames are interned, so
+ * that its index slot can be fetched with theirs.
  */
-static void intern_pending(struct callchains *cc, u32 *out)
+static u64 chain_hash(const u64 *frame_hashes, u32 len)
 {
-	size_t n = cc->nr_pending;
+	return XXH3_64bits(frame_hashes, len * sizeof(*frame_hashes));
+}
+
+/* chain_hash of interned frames */
+static u64 chain_hash_ids(struct callchains *cc, const u32 *ids, u32 len)
+{
+	if (len > cc->pending_alloc) {
+		ARRAY_GROW(cc->pending, cc->pending_alloc, len);
+		cc->pending_hash = xreallocarray(cc->pending_hash, cc->pending_alloc,
+						 sizeof(*cc->pending_hash));
+	}
+	for (u32 k = 0; k < len; k++)
+		cc->pending_hash[k] = frame_hash(&cc->frames[ids[k]]);
+	return chain_hash(cc->pending_hash, len);
+}
+
+/*
+ * The pending frames interned, in order, their ids into out, and their chain's hash: first
+ * every frame's index slot and the chain's are fetched, then the frames and the chain those
+ * slots name, then each frame is looked up. Most of a large recording's frames are a cache
+ * miss in the index and another in the frames, a new chain three more; so the misses of a
+ * sample's frames and chain overlap instead of coming one after the other.
+ */
+static u64 intern_pending(struct callchains *cc, u32 *out)
+{
+	size_t n = cc->nr_pending, frame_mask = cc->frame_index.cap - 1;
+	size_t chain_mask = cc->chain_index.cap - 1;
+	u64 hash;
 
 	for (size_t k = 0; k < n; k++) {
 		cc->pending_hash[k] = frame_hash(&cc->pending[k]);
 		if (cc->frame_index.cap)
-			__builtin_prefetch(&cc->frame_index.slots[cc->pending_hash[k] &
-								  (cc->frame_index.cap - 1)]);
+			__builtin_prefetch(&cc->frame_index.slots[cc->pending_hash[k] & frame_mask]);
 	}
+	hash = chain_hash(cc->pending_hash, (u32)n);
+	if (cc->chain_index.cap)
+		__builtin_prefetch(&cc->chain_index.slots[hash & chain_mask]);
 	for (size_t k = 0; k < n && cc->frame_index.cap; k++) {
-		u32 slot = cc->frame_index.slots[cc->pending_hash[k] & (cc->frame_index.cap - 1)];
+		u32 slot = cc->frame_index.slots[cc->pending_hash[k] & frame_mask];
 
 		if (slot)
 			__builtin_prefetch(&cc->frames[slot - 1]);
 	}
+	if (n && cc->chain_index.cap && cc->chain_index.slots[hash & chain_mask])
+		__builtin_prefetch(&cc->chains[cc->chain_index.slots[hash & chain_mask] - 1]);
 	for (size_t k = 0; k < n; k++)
 		out[k] = frame_intern_hashed(cc, &cc->pending[k], cc->pending_hash[k]);
 	cc->nr_pending = 0;
+	return hash;
 }
 
-static u32 chain_intern(struct callchains *cc, const u32 *ids, u32 len)
+/* The chain of ids (of hash: chain_hash of their frames' hashes). */
+static u32 chain_intern(struct callchains *cc, const u32 *ids, u32 len, u64 hash)
 {
-	u64 hash = XXH3_64bits(ids, len * sizeof(*ids));
 	size_t j;
 
 	if (2 * (cc->nr_chains + 1) > cc->chain_index.cap)
@@ -325,7 +355,8 @@ u32 callchains__intern_frames(struct callchains *cc, const struct cc_frame *fram
 	ARRAY_GROW(cc->scratch, cc->scratch_alloc, nr ? nr : 1);
 	for (u32 i = 0; i < nr; i++)
 		cc->scratch[i] = frame_intern(cc, &frames[i]);
-	return nr ? chain_intern(cc, cc->scratch, nr) : CC_NO_CHAIN;
+	return nr ? chain_intern(cc, cc->scratch, nr, chain_hash_ids(cc, cc->scratch, nr))
+		  : CC_NO_CHAIN;
 }
 
 /* The context marker of the chain's last entry before `before` (nr + 1: none). */
@@ -402,6 +433,7 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
 	u32 n = 0, unwound = (u32)MIN(nr - ends, (u64)max_stack);
 	bool caller = order == CC_ORDER_CALLER;
 	struct chain_walk w;
+	u64 hash;
 	int ret;
 
 	ARRAY_GROW(cc->scratch, cc->scratch_alloc, nr ? nr : 1);
@@ -426,8 +458,8 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
 	for (u32 k = 0; !caller && k < unwound; k++)
 		pend_ip(cc, machine, thread, PERF_RECORD_MISC_USER, chain[1 + ends + k], true);
 	n = (u32)cc->nr_pending;
-	intern_pending(cc, cc->scratch);
-	return n ? chain_intern(cc, cc->scratch, n) : CC_NO_CHAIN;
+	hash = intern_pending(cc, cc->scratch);
+	return n ? chain_intern(cc, cc->scratch, n, hash) : CC_NO_CHAIN;
 }
 
 void callchains__end_run(struct callchains *cc)
@@ -647,7 +679,7 @@ u32 callchains__inline(struct callchains *cc, struct machine *machine, struct in
 		}
 	}
 	free(ids);
-	n = chain_intern(cc, cc->scratch, n);
+	n = chain_intern(cc, cc->scratch, n, chain_hash_ids(cc, cc->scratch, n));
 	ARRAY_GROW_ZEROED(cc->inlined, cc->inlined_alloc, cc->nr_chains);
 	cc->inlined[chain] = cc->inlined[n] = n + 1;	/* made: it has its inlines */
 	return n;
