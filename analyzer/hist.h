@@ -65,7 +65,9 @@ struct hist_entry {
 	u32 hash;	/* hists__hash (32 bits) */
 	u32 nr_events;	/* samples (u32 in perf's he_stat too) */
 	u32 first_pos : 24;	/* where in its first sample: 0 its own entry, 1 + i its chain's
-				   frame i (a chain is at most PERF_MAX_STACK_DEPTH long) */
+				   frame i: a chain is as long as kernel.perf_event_max_stack
+				   lets the kernel's be, 127 frames by default, with unwound and
+				   inlined frames added, far under 2^24) */
 	u32 level : 8;		/* 'k', '.'... */
 	u32 max_depth : 29;	/* the longest of its callchains (perf's callchain->max_depth) */
 	u32 filtered : 1;
