@@ -272,14 +272,20 @@ static u64 chain_hash(const u64 *frame_hashes, u32 len)
 	return XXH3_64bits(frame_hashes, len * sizeof(*frame_hashes));
 }
 
+/* Room for n pending frames and their hashes. */
+static void pending_reserve(struct callchains *cc, size_t n)
+{
+	if (n <= cc->pending_alloc)
+		return;
+	ARRAY_GROW(cc->pending, cc->pending_alloc, n);
+	cc->pending_hash = xreallocarray(cc->pending_hash, cc->pending_alloc,
+					 sizeof(*cc->pending_hash));
+}
+
 /* chain_hash of interned frames */
 static u64 chain_hash_ids(struct callchains *cc, const u32 *ids, u32 len)
 {
-	if (len > cc->pending_alloc) {
-		ARRAY_GROW(cc->pending, cc->pending_alloc, len);
-		cc->pending_hash = xreallocarray(cc->pending_hash, cc->pending_alloc,
-						 sizeof(*cc->pending_hash));
-	}
+	pending_reserve(cc, len);
 	for (u32 k = 0; k < len; k++)
 		cc->pending_hash[k] = frame_hash(&cc->frames[ids[k]]);
 	return chain_hash(cc->pending_hash, len);
@@ -437,11 +443,7 @@ u32 callchains__intern(struct callchains *cc, struct machine *machine, struct th
 	int ret;
 
 	ARRAY_GROW(cc->scratch, cc->scratch_alloc, nr ? nr : 1);
-	if (nr > cc->pending_alloc) {
-		ARRAY_GROW(cc->pending, cc->pending_alloc, nr);
-		cc->pending_hash = xreallocarray(cc->pending_hash, cc->pending_alloc,
-						 sizeof(*cc->pending_hash));
-	}
+	pending_reserve(cc, nr);
 	for (u32 k = 0; caller && k < unwound; k++)
 		pend_ip(cc, machine, thread, PERF_RECORD_MISC_USER,
 			chain[1 + ends + unwound - 1 - k], true);

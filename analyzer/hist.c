@@ -300,8 +300,8 @@ static s64 key_sort(const struct sort_list *sort, enum sort_key key, const struc
 	return key_cmp(sort, key, a, b, rk);
 }
 
-/* The comm's string as the keys see it: final, or read at the comm. */
-static const char *entry_comm(const struct hist_entry *he)
+/* The comm's string as the keys see it. */
+static const char *comm_name(const struct hist_entry *he)
 {
 	return comm__str(he->comm);
 }
@@ -318,7 +318,7 @@ static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
 			v[n++] = (u64)he->thread->tid;
 			break;
 		case SORT_COMM:
-			v[n++] = (u64)(uintptr_t)entry_comm(he);
+			v[n++] = (u64)(uintptr_t)comm_name(he);
 			break;
 		case SORT_DSO:
 			v[n++] = (u64)(uintptr_t)dso_name(he);
@@ -366,7 +366,7 @@ static bool key_equal(enum sort_key key, const struct hist_entry *a, const struc
 {
 	switch (key) {
 	case SORT_COMM:	/* the same comm or dso is the same name: no need to read it */
-		return a->comm == b->comm || entry_comm(a) == entry_comm(b);
+		return a->comm == b->comm || comm_name(a) == comm_name(b);
 	case SORT_DSO:
 		return a->dso == b->dso || dso_name(a) == dso_name(b);
 	case SORT_SYM:
@@ -516,9 +516,8 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 static int find_dir(void *arg, u32 item, u32 node);
 static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
 			      rbtree_dir_fn dir, void *ctx);
-static u32 *rank_names(const struct hists *hists, size_t nr,
+static u32 *rank_names(const struct hists *hists,
 		       const char *(*name)(const struct hist_entry *));
-static const char *comm_name(const struct hist_entry *he);
 
 /*
  * With a symbol key and no dso key (--sort sym, sym,pid...), perf's comparison of entries is
@@ -1144,8 +1143,8 @@ static void replay_tree(struct replay *r, size_t nr)
 	r->plain = hists->sort->nr == 3 && hists->sort->keys[0] == SORT_COMM &&
 		   hists->sort->keys[1] == SORT_DSO && hists->sort->keys[2] == SORT_SYM &&
 		   !hists->sort->sym_by_dso;
-	comm = rank_names(hists, nr, comm_name);
-	dso = rank_names(hists, nr, dso_name);
+	comm = rank_names(hists, comm_name);
+	dso = rank_names(hists, dso_name);
 	for (size_t e = 0; e < nr; e++) {
 		const struct hist_entry *he = &hists->entries[e];
 
@@ -1598,20 +1597,16 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static const char *comm_name(const struct hist_entry *he)
-{
-	return comm__str(he->comm);	/* key_cmp's */
-}
-
 /*
- * ranks[e] for the first nr entries: see struct name_ranks. Merged entries get ranks too,
+ * ranks[e] for every entry: see struct name_ranks. Merged entries get ranks too,
  * which no comparison reads: the entries are read in the order they sit in memory (a large
  * report's hundred MB), and the next entry's name is mostly the one before's.
  */
-static u32 *rank_names(const struct hists *hists, size_t nr,
+static u32 *rank_names(const struct hists *hists,
 		       const char *(*name)(const struct hist_entry *))
 {
-	u32 *ranks = xcalloc(hists->nr ? hists->nr : 1, sizeof(*ranks));
+	size_t nr = hists->nr;
+	u32 *ranks = xcalloc(nr ? nr : 1, sizeof(*ranks));
 	const char **names = NULL, *last = NULL;
 	size_t nr_names = 0, alloc = 0;
 	struct hashmap ids;
@@ -1668,7 +1663,7 @@ static struct out_key *out_keys(const struct hists *hists, const struct name_ran
 		    sort->keys[i] != SORT_SYM)
 			return NULL;
 	if (sort_list__has(sort, SORT_SYM))
-		sym = rank_names(hists, hists->nr, sym_name);
+		sym = rank_names(hists, sym_name);
 	keys = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*keys));
 	for (size_t e = 0; e < hists->nr; e++) {
 		const struct hist_entry *he = &hists->entries[e];
@@ -1706,10 +1701,10 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 				order[nr++] = (u32)i;
 	}
 	if (sort_list__has(hists->sort, SORT_COMM))
-		ranks.comm = rank_names(hists, hists->nr, comm_name);
+		ranks.comm = rank_names(hists, comm_name);
 	if (sort_list__has(hists->sort, SORT_DSO) || sort_list__has(hists->sort, SORT_SYM) ||
 	    sort_list__has(hists->sort, SORT_IPC_NULL))
-		ranks.dso = rank_names(hists, hists->nr, dso_name);
+		ranks.dso = rank_names(hists, dso_name);
 	c.ranks = &ranks;
 	if (!hists->in_order) {
 		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);

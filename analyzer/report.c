@@ -324,6 +324,16 @@ static const struct comm *final_comm(struct report *rep, const char *str)
 	return c;
 }
 
+static void final_comms__exit(struct report *rep)
+{
+	size_t it = 0;
+	void *c;
+
+	while (hashmap_next(&rep->final_comms, &it, NULL, &c))
+		free(c);
+	hashmap_exit(&rep->final_comms);
+}
+
 /*
  * What needs the model as it is at the sample: its thread, comm and map. The aggregator
  * finishes it (finish_sample).
@@ -1026,15 +1036,7 @@ out:
 	callchains__delete(rep.chains);
 	itrace__delete(rep.itrace);
 	hashmap_exit(&rep.maps_versions);
-	{
-		size_t it = 0;
-		u64 key;
-		void *value;
-
-		while (hashmap_next(&rep.final_comms, &it, &key, &value))
-			free(value);
-		hashmap_exit(&rep.final_comms);
-	}
+	final_comms__exit(&rep);
 	unwinder__delete(rep.unwinder);
 	inlines__delete(rep.inlines);
 	free(symfs_cache);

@@ -40,26 +40,28 @@ u32 sample_frames__count_unwound_user(const u64 *chain, u64 user_at)
 	return user_at < chain[0] ? (u32)(chain[0] - user_at) : 0;
 }
 
+static struct sample_frame frame_at(struct machine *machine, struct thread *thread,
+				    u8 cpumode, u64 ip)
+{
+	struct addr_location al;
+
+	machine__find_map(machine, thread, cpumode, ip, &al);
+	return (struct sample_frame){ .dso = al.map ? al.map->dso : NULL, .addr = al.addr };
+}
+
 void sample_frames__resolve(struct machine *machine, struct thread *thread, const u64 *chain,
 			    u64 user_at, struct sample_frame *frames, u32 nr)
 {
 	u64 ends = MIN(chain[0], user_at), ip;
 	struct chain_walk w;
-	struct addr_location al;
 	u32 n = 0;
 
 	/* the sample's own chain, then the unwound user frames (all addresses) */
 	chain_walk__init(&w, chain, ends, nr, false);
-	for (; n < nr && chain_walk__next(&w, &ip) > 0; n++) {
-		machine__find_map(machine, thread, w.cpumode, ip, &al);
-		frames[n] = (struct sample_frame){ .dso = al.map ? al.map->dso : NULL,
-						   .addr = al.addr };
-	}
-	for (u64 i = ends; n < nr && i < chain[0]; i++, n++) {
-		machine__find_map(machine, thread, PERF_RECORD_MISC_USER, chain[1 + i], &al);
-		frames[n] = (struct sample_frame){ .dso = al.map ? al.map->dso : NULL,
-						   .addr = al.addr };
-	}
+	for (; n < nr && chain_walk__next(&w, &ip) > 0; n++)
+		frames[n] = frame_at(machine, thread, w.cpumode, ip);
+	for (u64 i = ends; n < nr && i < chain[0]; i++, n++)
+		frames[n] = frame_at(machine, thread, PERF_RECORD_MISC_USER, chain[1 + i]);
 }
 
 const u64 *sample_frames__chain(struct unwinder **unwinder, struct perf_session *session,

@@ -81,6 +81,18 @@ static char *print(struct callchains *cc, const struct callchain_param *param,
 	return buf;
 }
 
+/* print with perf's default -g parameters, then mode's (NULL: none) */
+static char *print_mode(struct callchains *cc, const char *mode, const struct cc_contrib *c,
+			size_t nr, u64 total)
+{
+	struct callchain_param param;
+
+	callchain_param__init(&param);
+	if (mode)
+		callchain_param__parse(&param, mode);
+	return print(cc, &param, c, nr, total);
+}
+
 Test(callchain, graph_and_folded)
 {
 	struct callchains *cc = callchains__new();
@@ -174,26 +186,20 @@ Test(callchain, shared_prefix_and_single_root)
 Test(callchain, flat_and_folded_skip_marker_like_frames)
 {
 	struct callchains *cc = callchains__new();
-	struct callchain_param param;
 	u64 a[] = { 0x10, 0xffffffffffffffffull };
 	struct cc_contrib contribs[1];
 	char *out;
 
 	contribs[0] = (struct cc_contrib){ .chain = intern(cc, a, 2), .count = 2, .period = 40 };
-	callchain_param__init(&param);
-	callchain_param__parse(&param, "folded");
-	out = print(cc, &param, contribs, 1, 100);
+	out = print_mode(cc, "folded", contribs, 1, 100);
 	cr_assert_str_eq(out, "40.00% 0x10\n");
 	free(out);
 
-	callchain_param__init(&param);
-	callchain_param__parse(&param, "flat");
-	out = print(cc, &param, contribs, 1, 100);
+	out = print_mode(cc, "flat", contribs, 1, 100);
 	cr_assert_str_eq(out, "           40.00%\n                0x10\n\n");
 	free(out);
 
-	callchain_param__init(&param);
-	out = print(cc, &param, contribs, 1, 100);
+	out = print_mode(cc, NULL, contribs, 1, 100);
 	cr_assert(strstr(out, "0xffffffffffffffff"), "the graph keeps it: %s", out);
 	free(out);
 	callchains__delete(cc);
