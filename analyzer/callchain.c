@@ -555,6 +555,11 @@ bool callchains__unmapped(const struct callchains *cc, u32 chain)
 	return cc->unmapped[chain / 64] >> chain % 64 & 1;
 }
 
+u32 callchains__nr_frames(const struct callchains *cc)
+{
+	return (u32)cc->nr_frames;
+}
+
 u32 callchains__len(const struct callchains *cc, u32 chain)
 {
 	return cc->chains[chain].len;

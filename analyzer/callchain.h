@@ -120,6 +120,8 @@ bool callchains__unmapped(const struct callchains *cc, u32 chain);
 /* The frame ids of a chain, in cursor order. */
 const u32 *callchains__frame_ids(const struct callchains *cc, u32 chain);
 const struct cc_frame *callchains__frame(const struct callchains *cc, u32 frame);
+/* Frames interned so far: their ids are 0 to this less one. */
+u32 callchains__nr_frames(const struct callchains *cc);
 /* Fetch what callchains__sym will read of frame into the cache (a hint). */
 void callchains__prefetch_sym(const struct callchains *cc, u32 frame);
 /* The symbol of a frame, looked up once (after the run, one thread). */

@@ -6,6 +6,8 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -516,8 +518,89 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 static int find_dir(void *arg, u32 item, u32 node);
 static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
 			      rbtree_dir_fn dir, void *ctx);
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Names (interned: one name is mostly one pointer) ranked under strcmp: name_set_add each,
+ * name_set_rank once, then name_set_rank_of any of them (see struct name_ranks).
+ */
+struct name_set {
+	struct hashmap ids;	/* name -> 1 until ranked, then its rank */
+	const char **names;	/* the distinct pointers */
+	size_t nr, alloc;
+	const char *last;	/* the last added or asked */
+	u32 last_rank;
+};
+
+static void name_set_init(struct name_set *set)
+{
+	*set = (struct name_set){ 0 };
+	hashmap_init(&set->ids);
+}
+
+static void name_set_exit(struct name_set *set)
+{
+	hashmap_exit(&set->ids);
+	free(set->names);
+}
+
+static void name_set_add(struct name_set *set, const char *s)
+{
+	if (s && s != set->last && !hashmap_insert(&set->ids, (u64)(uintptr_t)s, (void *)1)) {
+		ARRAY_GROW(set->names, set->alloc, set->nr + 1);
+		set->names[set->nr++] = s;
+	}
+	set->last = s;
+}
+
+static void name_set_rank(struct name_set *set)
+{
+	u32 rank = 0;
+
+	if (set->nr)	/* names is NULL when none was added */
+		qsort(set->names, set->nr, sizeof(*set->names), by_name);
+	for (size_t i = 0; i < set->nr; i++) {
+		if (!i || strcmp(set->names[i - 1], set->names[i]))
+			rank++;
+		hashmap_insert(&set->ids, (u64)(uintptr_t)set->names[i], (void *)(uintptr_t)rank);
+	}
+	set->last = NULL;
+	set->last_rank = 0;
+}
+
+/* The rank of an added name, 0 for none. */
+static u32 name_set_rank_of(struct name_set *set, const char *s)
+{
+	if (s != set->last)
+		set->last_rank = s ? (u32)(uintptr_t)hashmap_find(&set->ids, (u64)(uintptr_t)s) : 0;
+	set->last = s;
+	return set->last_rank;
+}
+
+/*
+ * ranks[e] for every entry: see struct name_ranks. Merged entries get ranks too,
+ * which no comparison reads: the entries are read in the order they sit in memory (a large
+ * report's hundred MB), and the next entry's name is mostly the one before's.
+ */
 static u32 *rank_names(const struct hists *hists,
-		       const char *(*name)(const struct hist_entry *));
+		       const char *(*name)(const struct hist_entry *))
+{
+	size_t nr = hists->nr;
+	u32 *ranks = xcalloc(nr ? nr : 1, sizeof(*ranks));
+	struct name_set set;
+
+	name_set_init(&set);
+	for (size_t i = 0; i < nr; i++)
+		name_set_add(&set, name(&hists->entries[i]));
+	name_set_rank(&set);
+	for (size_t i = 0; i < nr; i++)
+		ranks[i] = name_set_rank_of(&set, name(&hists->entries[i]));
+	name_set_exit(&set);
+	return ranks;
+}
 
 /*
  * With a symbol key and no dso key (--sort sym, sym,pid...), perf's comparison of entries is
@@ -606,7 +689,7 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 ma
 {
 	struct thread *thread = proto->thread;
 	u64 sample_period = proto->period;
-	/* in the children view, entries of addresses without a map: see replay_entries_in */
+	/* in the children view, entries of addresses without a map: see struct replay */
 	bool wraps = hists->cumulate && ((!proto->dso && !proto->sym) ||
 					 (chain != CC_NO_CHAIN && proto->unmapped_chain));
 	u32 pair = UINT32_MAX;
@@ -764,6 +847,57 @@ static u32 final_entry(const struct hists *hists, u32 e)
 
 #define NO_ENTRY UINT32_MAX
 
+/* An entry of an address without a map: see struct replay. */
+static bool entry_wraps(const struct hist_entry *he)
+{
+	return !he->merged && !he->dso && !he->sym;
+}
+
+/*
+ * What the cumulation hands the replay (struct replay), which runs on another thread
+ * meanwhile: the entries the replay inserts into perf's first tree (all but the wrapping
+ * ones), in the order perf inserted them (by_first), each once its first sample and place in
+ * it are final. The pairs are cumulated in the order of their first samples, and an entry's
+ * first sample is that of the first pair to reach it: once the pairs first seen before
+ * sample s are cumulated, so is every entry first reached before s. The run's entries, made
+ * in the order of their first samples, go at their turn, unless a pair reached them earlier.
+ */
+struct replay_feed {
+	u32 *log;		/* the entries, in insert order */
+	size_t nr;		/* logged */
+	bool *fed;		/* by entry of the run: logged at the pair that reached it first */
+	size_t nr_run, next_run;
+	_Atomic size_t published;	/* what of the log the replay may read */
+	_Atomic u64 frontier;	/* each entry first reached before this sample is logged */
+};
+
+static void feed_log(struct replay_feed *f, const struct hists *hists, u32 e)
+{
+	if (!entry_wraps(&hists->entries[e]))
+		f->log[f->nr++] = e;
+}
+
+/* The run's entries first reached at sample upto or before (and by no pair earlier). */
+static void feed_run(struct replay_feed *f, const struct hists *hists, u64 upto)
+{
+	for (; f->next_run < f->nr_run; f->next_run++) {
+		const struct hist_entry *he = &hists->entries[f->next_run];
+
+		if (he->merged || f->fed[f->next_run])
+			continue;
+		if (he->first > upto)
+			return;
+		feed_log(f, hists, (u32)f->next_run);
+	}
+}
+
+/* Everything first reached before sample frontier is logged: the replay may go that far. */
+static void feed_publish(struct replay_feed *f, u64 frontier)
+{
+	atomic_store_explicit(&f->published, f->nr, memory_order_release);
+	atomic_store_explicit(&f->frontier, frontier, memory_order_release);
+}
+
 /*
  * perf's entry keeps the thread, comm and filter state of the first sample that reached it
  * (a frame's entry is filtered as the sample is, by the sample's dso and symbol: perf's
@@ -772,8 +906,8 @@ static u32 final_entry(const struct hists *hists, u32 e)
  * (perf adds a sample's own entry, then its frames' in chain order), which orders the
  * entries as perf first inserted them.
  */
-static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 pos, u64 ip,
-		  char level)
+static void claim(struct hists *hists, struct replay_feed *feed, u32 e, const struct chain_pair *p,
+		  u32 pos, u64 ip, char level)
 {
 	struct hist_entry *he = &hists->entries[e];
 
@@ -787,6 +921,11 @@ static void claim(struct hists *hists, u32 e, const struct chain_pair *p, u32 po
 	if (p->first == he->first)
 		return;
 	he->first = p->first;
+	if (feed) {	/* the first pair to reach it: its first sample is final */
+		if (e < feed->nr_run)
+			feed->fed[e] = true;
+		feed_log(feed, hists, e);
+	}
 	if (he->thread != p->thread) {
 		thread__put(he->thread);
 		he->thread = thread__get(p->thread);
@@ -828,6 +967,7 @@ static bool frame_walk_next(const struct hists *hists, const struct callchains *
 struct cumulate {
 	struct hists *hists;
 	const struct hists_callchain *cc;
+	struct replay_feed *feed;	/* or NULL: no replay */
 	struct frame_walk make;	/* the next proto's frame */
 	char level;		/* carried along a pair's frames */
 	size_t made, taken;	/* protos made, looked up */
@@ -923,7 +1063,7 @@ static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *m
 	const u32 *ids = callchains__frame_ids(cc->chains, p->chain);
 
 	made[0] = final_entry(hists, p->entry);
-	claim(hists, made[0], p, 0, 0, 0);
+	claim(hists, c->feed, made[0], p, 0, 0, 0);
 	for (u32 i = 0; i < len; i++) {
 		const struct cc_frame *f = callchains__frame(cc->chains, ids[i]);
 		struct hist_entry proto = *cumulate_take(c);
@@ -943,8 +1083,10 @@ static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *m
 		x = entry_findnew(hists, &proto, &created);
 		if (!created)
 			thread__put(proto.thread);
-		claim(hists, (u32)x, p, 1 + i, f->ip, proto.level);
-		hists->entries[x].period_acc += p->period;
+		claim(hists, c->feed, (u32)x, p, 1 + i, f->ip, proto.level);
+		/* a wrapping entry's counts are the replay's (on its thread) */
+		if (!c->feed || !entry_wraps(&hists->entries[x]))
+			hists->entries[x].period_acc += p->period;
 		if (hists->entries[x].sym && hists->entries[x].sym->object)	/* perf's entry takes the latest map */
 			object_map_set(hists, (u32)x, f->ip - f->addr, p->last);
 		made[1 + i] = (u32)x;
@@ -962,10 +1104,10 @@ static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *m
  * it is: its comparisons with the unmapped ones are decided by comm or dso, consistently.
  *
  * So the samples that reached an entry without a map are kept (hists->wraps), and perf's
- * tree is rebuilt here: the other entries inserted when their first sample came, those
- * samples' lookups made in turn, each one found or inserted as perf's would be; then the
- * collapse. The entries without a map get their periods and depths again, from the lookups
- * that found them. hists->in_order is what perf's output tree is fed, in order.
+ * tree is rebuilt (struct replay): the other entries inserted when their first sample came,
+ * those samples' lookups made in turn, each one found or inserted as perf's would be; then
+ * the collapse. The entries without a map get their periods and depths again, from the
+ * lookups that found them. hists->in_order is what perf's output tree is fed, in order.
  */
 /*
  * perf's hist_entry__cmp(node, item) (and __collapse, the same for these keys): item goes
@@ -1019,19 +1161,44 @@ struct replay_key {
 	u64 at;
 };
 
+/*
+ * The replay runs on a thread of its own while the cumulation makes the entries (keyed:
+ * what it reads of them is then final, see struct replay_feed), else after it. It counts the
+ * wrapping entries (the cumulation leaves them alone) and makes its own entries (extra) until
+ * replay_finish puts them after the cumulation's.
+ */
 struct replay {
 	struct hists *hists;
+	const struct hists_callchain *cc;
+	const u32 *made, *made_at;	/* see replay_start */
+	const char *levels;
+	struct replay_feed *feed;
+	u64 frontier;		/* the feed's, as last read */
+	size_t nr_log;		/* the feed's log readable then */
+	size_t next_insert;	/* in the log */
 	bool keyed;	/* the tree's nodes hold the entries' keys; else the entries compared */
 	bool plain;	/* keyed, and the keys perf's default: comm, dso, symbol */
+	struct name_set comms, dsos;	/* keyed: every name an entry can have, ranked */
 	struct rbtree tree;
 	u32 version;	/* inserts so far: a lookup's answer holds until the next one */
 	bool *placed;	/* by wrapping entry: in the tree already */
 	u32 *seen;	/* by wrapping entry: 1 + the version its last lookup found it at (the
 			   tree's items are u32, and a version counts inserts) */
 	u32 *found;	/* what that lookup found */
-	const u32 *inserts;	/* the other entries, by_first */
-	size_t nr_inserts, next_insert;
+	size_t placed_alloc, seen_alloc, found_alloc;
+	struct hist_entry *extra;	/* the entries the lookups made: ids extra_base + i */
+	size_t nr_extra, extra_alloc;
+	u32 extra_base;	/* above every entry the cumulation can make */
+	pthread_t thread;
+	bool threaded;
+	u32 *order;	/* the tree's items in order, when done */
+	size_t nr_order;
 };
+
+static struct hist_entry *replay_entry(const struct replay *r, u32 id)
+{
+	return id >= r->extra_base ? &r->extra[id - r->extra_base] : &r->hists->entries[id];
+}
 
 static struct replay_key *replay_key(const struct replay *r, u32 e)
 {
@@ -1060,8 +1227,8 @@ static s64 replay_key_cmp(const struct replay *r, enum sort_key key, u32 left, u
 		if (l->at != k->at)
 			return (s64)(k->at - l->at);
 		/* the same start: the same symbol, or told apart by their ends */
-		return key_cmp(r->hists->sort, key, &r->hists->entries[left],
-			       &r->hists->entries[right], NULL);
+		return key_cmp(r->hists->sort, key, replay_entry(r, left), replay_entry(r, right),
+			       NULL);
 	}
 }
 
@@ -1091,8 +1258,7 @@ static int replay_dir_plain(const struct replay *r, u32 item, u32 node)
 		return !l->has_sym ? -1 : 1;
 	if (l->at != k->at)
 		return (s64)(k->at - l->at) < 0 ? -1 : 1;
-	d = key_cmp(r->hists->sort, SORT_SYM, &r->hists->entries[node], &r->hists->entries[item],
-		    NULL);
+	d = key_cmp(r->hists->sort, SORT_SYM, replay_entry(r, node), replay_entry(r, item), NULL);
 	return d ? (d < 0 ? -1 : 1) : 0;
 }
 
@@ -1105,7 +1271,7 @@ static int replay_dir(void *arg, u32 item, u32 node)
 	if (r->plain)
 		return replay_dir_plain(r, item, node);
 	if (!r->keyed)
-		return find_dir(r->hists, item, node);
+		return entries_cmp(sort, replay_entry(r, node), replay_entry(r, item), NULL);
 	for (int i = 0; i < sort->nr; i++) {
 		s64 d = replay_key_cmp(r, sort->keys[i], node, item);
 
@@ -1115,113 +1281,229 @@ static int replay_dir(void *arg, u32 item, u32 node)
 	return 0;
 }
 
-/* Whether the sort keys allow the keys of struct replay_key for the first nr entries. */
-static bool replay_keyed(const struct hists *hists, size_t nr)
+/*
+ * Whether the sort keys allow the keys of struct replay_key, before the cumulation: no entry
+ * of the run has an inlined symbol, and no frame is one's (callchains__inline).
+ */
+static bool replay_keyed(const struct hists *hists, const struct callchains *chains)
 {
 	for (int i = 0; i < hists->sort->nr; i++)
 		if (hists->sort->keys[i] != SORT_COMM && hists->sort->keys[i] != SORT_DSO &&
 		    hists->sort->keys[i] != SORT_SYM && hists->sort->keys[i] != SORT_IPC_NULL)
 			return false;
-	for (size_t e = 0; e < nr; e++)
+	for (size_t e = 0; e < hists->nr; e++)
 		if (hists->entries[e].sym && hists->entries[e].symtab->inlined)
+			return false;
+	for (u32 id = 0, nr = callchains__nr_frames(chains); id < nr; id++)
+		if (callchains__frame(chains, id)->inl)
 			return false;
 	return true;
 }
 
-/* The replay's empty tree for the first nr entries, with their keys when it may. */
-static void replay_tree(struct replay *r, size_t nr)
+/*
+ * The replay's empty tree, with the entries' keys when it may: then every comm and dso name
+ * an entry can have (the run's entries', the pairs', the frames') ranked.
+ */
+static void replay_tree(struct replay *r)
 {
 	const struct hists *hists = r->hists;
-	u32 *comm, *dso;
+	const struct callchains *chains = r->cc->chains;
 
-	r->keyed = replay_keyed(hists, nr);
+	r->keyed = replay_keyed(hists, chains);
 	if (!r->keyed) {
-		rbtree__init(&r->tree, nr);
+		rbtree__init(&r->tree, hists->nr);
 		return;
 	}
-	rbtree__init_payload(&r->tree, nr, sizeof(struct replay_key));
+	rbtree__init_payload(&r->tree, hists->nr, sizeof(struct replay_key));
 	r->plain = hists->sort->nr == 3 && hists->sort->keys[0] == SORT_COMM &&
 		   hists->sort->keys[1] == SORT_DSO && hists->sort->keys[2] == SORT_SYM &&
 		   !hists->sort->sym_by_dso;
-	comm = rank_names(hists, comm_name);
-	dso = rank_names(hists, dso_name);
-	for (size_t e = 0; e < nr; e++) {
-		const struct hist_entry *he = &hists->entries[e];
-
-		*replay_key(r, (u32)e) = (struct replay_key){
-			.comm = comm[e], .dso = dso[e] & 0x7fffffff, .has_sym = !!he->sym,
-			.at = he->sym ? he->sym->start : he->ip };
+	name_set_init(&r->comms);
+	name_set_init(&r->dsos);
+	for (size_t e = 0; e < hists->nr; e++) {
+		name_set_add(&r->comms, comm_name(&hists->entries[e]));
+		name_set_add(&r->dsos, dso_name(&hists->entries[e]));
 	}
-	free(comm);
-	free(dso);
+	for (size_t i = 0; i < hists->nr_pairs; i++)
+		name_set_add(&r->comms, comm__str(hists->pairs[i].comm));
+	for (u32 id = 0, nr = callchains__nr_frames(chains); id < nr; id++) {
+		const struct dso *dso = callchains__frame(chains, id)->dso;
+
+		name_set_add(&r->dsos, dso ? dso->short_name : NULL);
+	}
+	name_set_rank(&r->comms);
+	name_set_rank(&r->dsos);
+}
+
+/* Item id (an entry, final) into the tree: RBTREE_NONE, or the node equal to it. */
+static u32 replay_insert(struct replay *r, u32 id)
+{
+	rbtree__reserve(&r->tree, (size_t)id + 1);
+	if (r->keyed) {
+		const struct hist_entry *he = replay_entry(r, id);
+
+		*replay_key(r, id) = (struct replay_key){
+			.comm = name_set_rank_of(&r->comms, comm_name(he)),
+			.dso = name_set_rank_of(&r->dsos, dso_name(he)) & 0x7fffffff,
+			.has_sym = !!he->sym, .at = he->sym ? he->sym->start : he->ip };
+	}
+	return rbtree__insert(&r->tree, id, replay_dir, r);
+}
+
+/* Until the cumulation has made every entry first reached before sample (and its pairs'). */
+static void replay_wait(struct replay *r, u64 sample)
+{
+	while (r->frontier <= sample) {
+		u64 f = atomic_load_explicit(&r->feed->frontier, memory_order_acquire);
+
+		if (f <= sample) {
+			sched_yield();
+			continue;
+		}
+		r->frontier = f;
+		r->nr_log = atomic_load_explicit(&r->feed->published, memory_order_acquire);
+	}
 }
 
 /* The other entries whose first sample came before (first, pos) go in. */
 static void replay_inserts_upto(struct replay *r, u64 first, u32 pos)
 {
-	for (; r->next_insert < r->nr_inserts; r->next_insert++) {
-		u32 e = r->inserts[r->next_insert];
+	for (; r->next_insert < r->nr_log; r->next_insert++) {
+		u32 e = r->feed->log[r->next_insert];
 		const struct hist_entry *he = &r->hists->entries[e];
 
 		if (he->first > first || (he->first == first && he->first_pos >= pos))
 			return;
-		rbtree__insert(&r->tree, e, replay_dir, r);
+		replay_insert(r, e);
 		r->version++;
 	}
+}
+
+/*
+ * A new entry like the wrapping entry e, made by sample w if its lookup at pos fails (its
+ * thread's reference is taken by replay_finish).
+ */
+static void replay_extra(struct replay *r, const struct hist_wrap_sample *w, u32 e, u32 pos,
+			 char level, bool filtered)
+{
+	const struct hist_entry *like = &r->hists->entries[e];
+	struct hist_entry *he;
+
+	ARRAY_GROW(r->extra, r->extra_alloc, r->nr_extra + 1);
+	he = &r->extra[r->nr_extra];
+	hist_entry__clear(he);	/* what the cumulation writes of e is not read */
+	he->thread = r->hists->wrap_threads[w->thread].thread;
+	he->comm = like->comm;
+	he->dso = like->dso;
+	he->sym = like->sym;
+	he->symtab = like->symtab;
+	he->parent = like->parent;
+	he->ip = like->ip;
+	he->map_size = like->map_size;
+	he->cpu = like->cpu;
+	he->socket = like->socket;
+	he->hash = like->hash;
+	he->level = level;
+	he->filtered = filtered;
+	he->first = w->sample;
+	he->first_pos = pos;
 }
 
 /* One lookup of the wrapping entry e by sample w at pos: found, or a new entry inserted. */
 static void replay_lookup(struct replay *r, const struct hist_wrap_sample *w, u32 e, u32 pos,
 			  char level, bool filtered, u32 depth)
 {
-	struct hists *hists = r->hists;
+	struct hist_entry *he;
 	u32 item = e, node;
 
 	replay_inserts_upto(r, w->sample, pos);
+	if (e >= r->found_alloc) {
+		ARRAY_GROW_ZEROED(r->placed, r->placed_alloc, (size_t)e + 1);
+		ARRAY_GROW_ZEROED(r->seen, r->seen_alloc, (size_t)e + 1);
+		ARRAY_GROW(r->found, r->found_alloc, (size_t)e + 1);
+	}
 	if (r->seen[e] == r->version + 1) {	/* the tree is as it was then */
 		node = r->found[e];
 		goto count;
 	}
+	/*
+	 * Placed at its first lookup, which is at the first sample and place that reached it:
+	 * where its entry has them already, and its level.
+	 */
 	if (r->placed[e]) {	/* a new entry like e, made by this sample, if not found */
-		ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
-		item = (u32)hists->nr;
-		hists->entries[item] = hists->entries[e];
-		hists->entries[item].period = hists->entries[item].period_acc = 0;
-		hists->entries[item].nr_events = 0;
-		hists->entries[item].max_depth = 0;
-		rbtree__reserve(&r->tree, hists->nr + 1);
-		if (r->keyed)
-			*replay_key(r, item) = *replay_key(r, e);
+		item = r->extra_base + (u32)r->nr_extra;
+		replay_extra(r, w, e, pos, level, filtered);
 	}
-	node = rbtree__insert(&r->tree, item, replay_dir, r);
+	node = replay_insert(r, item);
 	if (node == RBTREE_NONE) {
-		struct hist_entry *he = &hists->entries[item];
-
 		node = item;
-		if (item == e) {
+		if (item == e)
 			r->placed[e] = true;
-		} else {
-			hists->nr++;
-			he->thread = thread__get(hists->wrap_threads[w->thread].thread);
-			he->map = NULL;
-			he->filtered = filtered;
-			he->contrib_nr = 0;
-		}
-		he->level = level;
-		he->first = w->sample;
-		he->first_pos = pos;
+		else
+			r->nr_extra++;
 		r->version++;
 	} else {
 		r->seen[e] = r->version + 1;
 		r->found[e] = node;
 	}
 count:
+	he = replay_entry(r, node);
 	if (!pos) {
-		hists->entries[node].period += w->period;
-		hists->entries[node].nr_events++;
+		he->period += w->period;
+		he->nr_events++;
 	}
-	hists->entries[node].period_acc += w->period;
-	hists->entries[node].max_depth = MAX(hists->entries[node].max_depth, depth);
+	he->period_acc += w->period;
+	he->max_depth = MAX(he->max_depth, depth);
+}
+
+/* Every wrapping sample's lookups, in the order they came; then the tree in order. */
+static void replay_run(struct replay *r)
+{
+	const struct hists *hists = r->hists;
+	const u32 *made = r->made, *made_at = r->made_at;
+
+	for (size_t i = 0; i < hists->nr_wraps; i++) {
+		const struct hist_wrap_sample *w = &hists->wraps[i];
+		const struct chain_pair *p;
+		size_t m;
+		u32 self, len;
+		char level;
+		bool filtered;
+
+		replay_wait(r, w->sample);
+		p = w->chainless ? NULL : &hists->pairs[w->ref];
+		m = p ? made_at[w->ref] : 0;
+		self = p ? made[m] : final_entry(hists, w->ref);
+		level = p ? p->level : hists->entries[self].level;
+		filtered = p ? p->filtered : hists->entries[self].filtered;
+		len = p ? callchains__len(r->cc->chains, p->chain) : 0;
+		/* the pairs of the samples to come, then their entries (a hint) */
+		if (i + 16 < hists->nr_wraps && !w[16].chainless) {
+			__builtin_prefetch(&hists->pairs[w[16].ref]);
+			__builtin_prefetch(&made_at[w[16].ref]);
+		}
+		if (i + 8 < hists->nr_wraps && !w[8].chainless)
+			__builtin_prefetch(&made[made_at[w[8].ref]]);
+
+		if (entry_wraps(&hists->entries[self]))
+			replay_lookup(r, w, self, 0, level, filtered, len);
+		for (u32 k = 0; k < len; k++) {
+			u32 e = made[m + 1 + k];
+
+			if (e != NO_ENTRY && entry_wraps(&hists->entries[e]))
+				replay_lookup(r, w, e, 1 + k, r->levels[m + 1 + k], filtered, len - k);
+		}
+	}
+	replay_wait(r, UINT64_MAX - 1);
+	replay_inserts_upto(r, UINT64_MAX, UINT32_MAX);
+	r->order = xmalloc((r->version ? r->version : 1) * sizeof(*r->order));	/* inserts */
+	r->nr_order = rbtree__walk(&r->tree, r->order);
+}
+
+static void *replay_thread(void *arg)
+{
+	replay_run(arg);
+	return NULL;
 }
 
 /*
@@ -1252,96 +1534,69 @@ static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order,
 }
 
 /*
- * made and levels: each pair's entries and their levels, as cumulate_pair made them; made_at:
- * where each pair's are.
+ * Before the cumulation: the replay of perf's first tree set up, and started on its own
+ * thread when keyed. made and levels: each pair's entries and their levels, as cumulate_pair
+ * will make them; made_at: where each pair's are; nr_max: how many entries there can be.
  */
-static void replay_entries_in(struct hists *hists, const struct hists_callchain *cc,
-			      const u32 *made, const char *levels, const u32 *made_at)
+static void replay_start(struct replay *r, struct hists *hists, const struct hists_callchain *cc,
+			 struct replay_feed *feed, const u32 *made, const char *levels,
+			 const u32 *made_at, size_t nr_max)
 {
-	size_t nr0 = hists->nr, nr_inserts = 0, nr;
-	struct replay r = { .hists = hists };
-	u32 *inserts;
-	bool *wraps, any = false;
-	u32 *order;
-
-	/*
-	 * Not with a symbol key and no dso key: unresolved addresses of every dso then compare
-	 * by address alone, and the lookups of other entries can fail as well (README).
-	 */
-	if (lookups_can_fail(hists->sort))
-		return;
-	wraps = xcalloc(nr0 ? nr0 : 1, sizeof(*wraps));
-	for (size_t e = 0; e < nr0; e++) {
+	*r = (struct replay){ .hists = hists, .cc = cc, .made = made, .levels = levels,
+			      .made_at = made_at, .feed = feed, .extra_base = (u32)nr_max };
+	/* the wrapping entries of the run are counted again */
+	for (size_t e = 0; e < hists->nr; e++) {
 		struct hist_entry *he = &hists->entries[e];
 
-		wraps[e] = !he->merged && !he->dso && !he->sym;
-		any |= wraps[e];
-	}
-	if (!any) {
-		free(wraps);
-		return;
-	}
-	inserts = xmalloc(nr0 * sizeof(*inserts));
-	for (size_t e = 0; e < nr0; e++) {
-		struct hist_entry *he = &hists->entries[e];
-
-		if (he->merged)
-			continue;
-		if (!wraps[e]) {
-			inserts[nr_inserts++] = (u32)e;
-			continue;
-		}
-		he->period = he->period_acc = he->nr_events = 0;	/* counted again */
-		he->max_depth = 0;
-	}
-	qsort_r(inserts, nr_inserts, sizeof(*inserts), by_first, hists->entries);
-	r.inserts = inserts;
-	r.nr_inserts = nr_inserts;
-	r.placed = xcalloc(nr0, sizeof(*r.placed));
-	r.seen = xcalloc(nr0, sizeof(*r.seen));
-	r.found = xmalloc(nr0 * sizeof(*r.found));
-	replay_tree(&r, nr0);
-	for (size_t i = 0; i < hists->nr_wraps; i++) {
-		const struct hist_wrap_sample *w = &hists->wraps[i];
-		const struct chain_count *p = w->chainless ? NULL : &hists->counts[w->ref];
-		size_t m = p ? made_at[w->ref] : 0;
-		u32 self = p ? made[m] : final_entry(hists, w->ref);
-		char level = p ? p->level : hists->entries[self].level;
-		bool filtered = p ? p->filtered : hists->entries[self].filtered;
-		u32 len = p ? callchains__len(cc->chains, p->chain) : 0;
-
-		/* the pairs of the samples to come, then their entries (a hint) */
-		if (i + 16 < hists->nr_wraps && !w[16].chainless) {
-			__builtin_prefetch(&hists->counts[w[16].ref]);
-			__builtin_prefetch(&made_at[w[16].ref]);
-		}
-		if (i + 8 < hists->nr_wraps && !w[8].chainless)
-			__builtin_prefetch(&made[made_at[w[8].ref]]);
-
-		if (wraps[self])
-			replay_lookup(&r, w, self, 0, level, filtered, len);
-		for (u32 k = 0; k < len; k++) {
-			u32 e = made[m + 1 + k];
-
-			if (e != NO_ENTRY && wraps[e])
-				replay_lookup(&r, w, e, 1 + k, levels[m + 1 + k], filtered,
-					      len - k);
+		if (entry_wraps(he)) {
+			he->period = he->period_acc = he->nr_events = 0;
+			he->max_depth = 0;
 		}
 	}
-	replay_inserts_upto(&r, UINT64_MAX, UINT32_MAX);
-	order = xmalloc(hists->nr * sizeof(*order));
-	nr = rbtree__walk(&r.tree, order);
+	replay_tree(r);
+	r->threaded = r->keyed && !pthread_create(&r->thread, NULL, replay_thread, r);
+}
+
+/*
+ * After the cumulation: the replay done (here when not on its thread), its entries after
+ * the cumulation's, and perf's collapse: hists->in_order.
+ */
+static void replay_finish(struct replay *r)
+{
+	struct hists *hists = r->hists;
+	size_t nr = hists->nr;
+
+	if (r->threaded)
+		pthread_join(r->thread, NULL);
+	else
+		replay_run(r);
+	ARRAY_GROW(hists->entries, hists->alloc, nr + r->nr_extra);
+	rbtree__reserve(&r->tree, nr + r->nr_extra);
+	for (size_t i = 0; i < r->nr_extra; i++) {
+		hists->entries[nr + i] = r->extra[i];
+		thread__get(hists->entries[nr + i].thread);
+		if (r->keyed)
+			*replay_key(r, (u32)(nr + i)) = *replay_key(r, r->extra_base + (u32)i);
+	}
+	for (size_t i = 0; i < r->nr_order; i++)
+		if (r->order[i] >= r->extra_base)
+			r->order[i] = (u32)nr + (r->order[i] - r->extra_base);
+	hists->nr += r->nr_extra;
+	r->extra_base = UINT32_MAX;
 	/* perf collapses only then */
 	if (sort_list__has(hists->sort, SORT_COMM))
-		nr = replay_collapse(hists, &r.tree, order, nr, replay_dir, &r);
-	hists->in_order = order;
-	hists->nr_in_order = nr;
-	rbtree__exit(&r.tree);
-	free(r.placed);
-	free(r.seen);
-	free(r.found);
-	free(inserts);
-	free(wraps);
+		r->nr_order = replay_collapse(hists, &r->tree, r->order, r->nr_order, replay_dir, r);
+	hists->in_order = r->order;
+	hists->nr_in_order = r->nr_order;
+	rbtree__exit(&r->tree);
+	if (r->keyed) {
+		name_set_exit(&r->comms);
+		name_set_exit(&r->dsos);
+	}
+	free(r->extra);
+	free(r->placed);
+	free(r->seen);
+	free(r->found);
 }
 
 /*
@@ -1369,10 +1624,13 @@ static void pairs_to_counts(struct hists *hists)
 
 void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
 {
-	u32 *made = NULL, *made_at, *next;
+	u32 *made = NULL, *made_at = NULL, *next;
 	char *levels = NULL;	/* for the replay: made's levels */
 	size_t nr_made = 0, nr = 0;
 	struct cumulate *c;
+	struct replay_feed feed = { 0 };
+	struct replay r;
+	bool replaying;
 
 	hists__collapse(hists);
 	free(hists->pair_index.slots);
@@ -1399,15 +1657,41 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	for (size_t i = 0; i < hists->nr_pairs; i++)
 		nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
 	made = xmalloc(nr_made * sizeof(*made));
-	if (hists->cumulate && hists->nr_wraps && !hists->wraps_off)
-		levels = xmalloc(nr_made);
 	c = xzalloc(sizeof(*c));
 	c->hists = hists;
 	c->cc = cc;
+	/*
+	 * Not with a symbol key and no dso key: unresolved addresses of every dso then compare
+	 * by address alone, and the lookups of other entries can fail as well (README).
+	 */
+	replaying = hists->cumulate && hists->nr_wraps && !hists->wraps_off &&
+		    !lookups_can_fail(hists->sort);
+	if (replaying) {
+		/* at most an entry a frame more: the replay reads them as they are made */
+		size_t nr_max = hists->nr + nr_made - hists->nr_pairs;
+
+		ARRAY_GROW(hists->entries, hists->alloc, nr_max);
+		levels = xmalloc(nr_made);
+		made_at = xmalloc(hists->nr_pairs * sizeof(*made_at));
+		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
+			made_at[i] = (u32)m;
+			m += 1 + callchains__len(cc->chains, hists->pairs[i].chain);
+		}
+		feed.log = xmalloc((nr_max ? nr_max : 1) * sizeof(*feed.log));
+		feed.nr_run = hists->nr;
+		feed.fed = xcalloc(hists->nr ? hists->nr : 1, sizeof(*feed.fed));
+		c->feed = &feed;
+		replay_start(&r, hists, cc, &feed, made, levels, made_at, nr_max);
+	}
 	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
 		const struct chain_pair *p = &hists->pairs[i];
 		u32 len = callchains__len(cc->chains, p->chain);
 
+		if (replaying) {	/* what came before this pair's first sample, to the replay */
+			feed_run(&feed, hists, p->first);
+			if (i % 64 == 0)
+				feed_publish(&feed, p->first);
+		}
 		if (hists->cumulate) {
 			cumulate_pair(c, p, made + m, levels ? levels + m : NULL);
 		} else {
@@ -1421,30 +1705,32 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 				continue;
 			he = &hists->entries[made[m + k]];
 			he->contrib_nr++;
-			he->max_depth = MAX(he->max_depth, callchains__len(cc->chains, p->chain) -
-								   (k ? k - 1 : 0));
+			if (!replaying || !entry_wraps(he))	/* else the replay's */
+				he->max_depth = MAX(he->max_depth,
+						    callchains__len(cc->chains, p->chain) -
+							    (k ? k - 1 : 0));
 			nr++;
 		}
 		m += 1 + len;
 	}
 	free(c);
-	pairs_to_counts(hists);
-	/* where each entry's callchains go (the entries replay_entries_in adds have none) */
+	/* where each entry's callchains go (the replay's collapse moves them, and
+	 * the entries it adds have none) */
 	next = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*next));
 	for (size_t e = 0, first = 0; e < hists->nr; e++) {
 		hists->entries[e].contrib_first = (u32)first;
 		next[e] = (u32)first;
 		first += hists->entries[e].contrib_nr;
 	}
-	if (hists->nr_wraps && !hists->wraps_off) {
-		made_at = xmalloc(hists->nr_pairs * sizeof(*made_at));
-		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
-			made_at[i] = (u32)m;
-			m += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->counts[i].chain) : 0);
-		}
-		replay_entries_in(hists, cc, made, levels, made_at);
+	if (replaying) {
+		feed_run(&feed, hists, UINT64_MAX);
+		feed_publish(&feed, UINT64_MAX);
+		replay_finish(&r);
+		free(feed.log);
+		free(feed.fed);
 		free(made_at);
 	}
+	pairs_to_counts(hists);
 	free(levels);
 	/* the wrapping samples were kept for that alone: they go before the callchains come */
 	free(hists->wraps);
@@ -1592,57 +1878,6 @@ static void order_through(struct rbtree *t, u32 *order, size_t nr, rbtree_dir_fn
 	rbtree__walk(t, order);
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/*
- * ranks[e] for every entry: see struct name_ranks. Merged entries get ranks too,
- * which no comparison reads: the entries are read in the order they sit in memory (a large
- * report's hundred MB), and the next entry's name is mostly the one before's.
- */
-static u32 *rank_names(const struct hists *hists,
-		       const char *(*name)(const struct hist_entry *))
-{
-	size_t nr = hists->nr;
-	u32 *ranks = xcalloc(nr ? nr : 1, sizeof(*ranks));
-	const char **names = NULL, *last = NULL;
-	size_t nr_names = 0, alloc = 0;
-	struct hashmap ids;
-	u32 rank = 0, last_rank = 0;
-
-	hashmap_init(&ids);
-	for (size_t i = 0; i < nr; i++) {
-		const char *s = name(&hists->entries[i]);
-
-		if (s && s != last && !hashmap_insert(&ids, (u64)(uintptr_t)s, (void *)1)) {
-			ARRAY_GROW(names, alloc, nr_names + 1);
-			names[nr_names++] = s;
-		}
-		last = s;
-	}
-	if (nr_names)	/* names is NULL when no entry has one */
-		qsort(names, nr_names, sizeof(*names), by_name);
-	for (size_t i = 0; i < nr_names; i++) {
-		if (!i || strcmp(names[i - 1], names[i]))
-			rank++;
-		hashmap_insert(&ids, (u64)(uintptr_t)names[i], (void *)(uintptr_t)rank);
-	}
-	last = NULL;
-	for (size_t i = 0; i < nr; i++) {
-		const char *s = name(&hists->entries[i]);
-
-		if (s != last)
-			last_rank = s ? (u32)(uintptr_t)hashmap_find(&ids, (u64)(uintptr_t)s) : 0;
-		last = s;
-		ranks[i] = last_rank;
-	}
-	hashmap_exit(&ids);
-	free(names);
-	return ranks;
-}
-
 static const char *sym_name(const struct hist_entry *he)
 {
 	return he->sym ? symbol__name(he->symtab, he->sym) : NULL;
@@ -1692,7 +1927,7 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 	size_t nr = 0;
 
 	rbtree__init(&t, hists->nr);
-	if (hists->in_order) {	/* perf's first trees rebuilt already (replay_entries_in) */
+	if (hists->in_order) {	/* perf's first trees rebuilt already (replay_finish) */
 		nr = hists->nr_in_order;
 		memcpy(order, hists->in_order, nr * sizeof(*order));
 	} else {

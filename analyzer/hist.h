@@ -64,15 +64,19 @@ struct hist_entry {
 	s32 cpu, socket;
 	u32 hash;	/* hists__hash (32 bits) */
 	u32 nr_events;	/* samples (u32 in perf's he_stat too) */
-	u32 first_pos : 24;	/* where in its first sample: 0 its own entry, 1 + i its chain's
+	/*
+	 * first_pos and the flags share a word that the replay reads while the cumulation,
+	 * on another thread, writes max_depth (hist.c): not one word with it.
+	 */
+	u32 first_pos : 21;	/* where in its first sample: 0 its own entry, 1 + i its chain's
 				   frame i: a chain is as long as kernel.perf_event_max_stack
 				   lets the kernel's be, 127 frames by default, with unwound and
-				   inlined frames added, far under 2^24) */
+				   inlined frames added, far under 2^21) */
 	u32 level : 8;		/* 'k', '.'... */
-	u32 max_depth : 29;	/* the longest of its callchains (perf's callchain->max_depth) */
 	u32 filtered : 1;
 	u32 merged : 1;		/* folded into an earlier entry by a collapse */
 	u32 unmapped_chain : 1;	/* a sample (proto): its chain has a frame without a map */
+	u32 max_depth;		/* the longest of its callchains (perf's callchain->max_depth) */
 	u32 contrib_first, contrib_nr;	/* its callchains, once hists__resolve_callchains ran */
 };
 
@@ -127,7 +131,7 @@ struct chain_count {
 
 /*
  * A sample of the children view that reached an entry of an address without a map, which
- * perf's first tree may fail to find (see replay_entries_in in hist.c). 16 bytes: a busy
+ * perf's first tree may fail to find (see struct replay in hist.c). 16 bytes: a busy
  * system-wide recording has them by the hundred thousand.
  */
 struct hist_wrap_sample {
