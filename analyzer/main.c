@@ -156,6 +156,12 @@ int main(int argc, const char **argv)
 	 */
 	mallopt(M_MMAP_THRESHOLD, large ? LARGE_MMAP_THRESHOLD : 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	/*
+	 * One heap for every thread: another thread's first malloc would make it a heap of its
+	 * own, whose free memory the others never reuse (report's aggregator: 3 MB of a 40 MB
+	 * report). The threads allocate seldom, so they hardly wait on each other for it.
+	 */
+	mallopt(M_ARENA_MAX, 1);
 	if (env && *env) {
 		cfg.buildid_dir = env;
 	} else {
