@@ -4,6 +4,7 @@
  */
 #include "analyzer/hist.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "lib/xxhash_inline.h"
 
 #include "lib/rbtree.h"
@@ -847,6 +850,31 @@ static u32 final_entry(const struct hists *hists, u32 e)
 
 #define NO_ENTRY UINT32_MAX
 
+/*
+ * The whole pages of [lo, hi), memory read for the last time, given back as an array is
+ * read through (its memory reads as zero after). *from: where the last call stopped.
+ */
+static void release_read(uintptr_t lo, uintptr_t hi, uintptr_t *from)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	lo = (MAX(lo, *from) + page - 1) & ~(page - 1);
+	hi &= ~(page - 1);
+	if (hi > lo && !madvise((void *)lo, hi - lo, MADV_DONTNEED))
+		*from = hi;
+}
+
+/*
+ * The heap's free pages given back, when much was freed and what comes is large: arrays from
+ * 2 MB on a large input are mappings of their own (main.c), which take fresh pages while
+ * the heap keeps the freed ones resident (the busy recording's report: 5 MB of 40 before
+ * its output order).
+ */
+static void release_free(void)
+{
+	malloc_trim(0);
+}
+
 /* An entry of an address without a map: see struct replay. */
 static bool entry_wraps(const struct hist_entry *he)
 {
@@ -1170,6 +1198,7 @@ struct replay_key {
 struct replay {
 	struct hists *hists;
 	const struct hists_callchain *cc;
+	const struct chain_count *counts;	/* the pairs', made as the cumulation goes */
 	const u32 *made, *made_at;	/* see replay_start */
 	const char *levels;
 	struct replay_feed *feed;
@@ -1461,17 +1490,18 @@ static void replay_run(struct replay *r)
 {
 	const struct hists *hists = r->hists;
 	const u32 *made = r->made, *made_at = r->made_at;
+	uintptr_t released = 0;
 
 	for (size_t i = 0; i < hists->nr_wraps; i++) {
 		const struct hist_wrap_sample *w = &hists->wraps[i];
-		const struct chain_pair *p;
+		const struct chain_count *p;
 		size_t m;
 		u32 self, len;
 		char level;
 		bool filtered;
 
 		replay_wait(r, w->sample);
-		p = w->chainless ? NULL : &hists->pairs[w->ref];
+		p = w->chainless ? NULL : &r->counts[w->ref];
 		m = p ? made_at[w->ref] : 0;
 		self = p ? made[m] : final_entry(hists, w->ref);
 		level = p ? p->level : hists->entries[self].level;
@@ -1479,7 +1509,7 @@ static void replay_run(struct replay *r)
 		len = p ? callchains__len(r->cc->chains, p->chain) : 0;
 		/* the pairs of the samples to come, then their entries (a hint) */
 		if (i + 16 < hists->nr_wraps && !w[16].chainless) {
-			__builtin_prefetch(&hists->pairs[w[16].ref]);
+			__builtin_prefetch(&r->counts[w[16].ref]);
 			__builtin_prefetch(&made_at[w[16].ref]);
 		}
 		if (i + 8 < hists->nr_wraps && !w[8].chainless)
@@ -1493,6 +1523,9 @@ static void replay_run(struct replay *r)
 			if (e != NO_ENTRY && entry_wraps(&hists->entries[e]))
 				replay_lookup(r, w, e, 1 + k, r->levels[m + 1 + k], filtered, len - k);
 		}
+		if (i % 4096 == 4095)	/* the samples are read once */
+			release_read((uintptr_t)hists->wraps, (uintptr_t)&hists->wraps[i + 1],
+				     &released);
 	}
 	replay_wait(r, UINT64_MAX - 1);
 	replay_inserts_upto(r, UINT64_MAX, UINT32_MAX);
@@ -1543,7 +1576,8 @@ static void replay_start(struct replay *r, struct hists *hists, const struct his
 			 const u32 *made_at, size_t nr_max)
 {
 	*r = (struct replay){ .hists = hists, .cc = cc, .made = made, .levels = levels,
-			      .made_at = made_at, .feed = feed, .extra_base = (u32)nr_max };
+			      .made_at = made_at, .feed = feed, .extra_base = (u32)nr_max,
+			      .counts = (const struct chain_count *)hists->pairs };
 	/* the wrapping entries of the run are counted again */
 	for (size_t e = 0; e < hists->nr; e++) {
 		struct hist_entry *he = &hists->entries[e];
@@ -1600,23 +1634,39 @@ static void replay_finish(struct replay *r)
 }
 
 /*
- * The pairs' entries made, what is left to read of a pair is its chain_count (24 of its 56
- * bytes): the counts take the pairs' place, in place (a count never reaches past the pair
- * it is made of), the threads are put and the rest of the memory goes.
+ * Pair i's entries made, what is left to read of it is its chain_count (24 of its 56 bytes):
+ * the counts take the pairs' place, in place, as the pairs are done (a count never reaches
+ * past the pair it is made of), and the thread is put.
  */
+static void pair_to_count(struct hists *hists, size_t i)
+{
+	struct chain_count *counts = (struct chain_count *)hists->pairs;
+	struct chain_pair p = hists->pairs[i];
+
+	if (p.owns_thread)
+		thread__put(p.thread);
+	counts[i] = (struct chain_count){ .entry = p.entry, .chain = p.chain, .count = p.count,
+					  .filtered = p.filtered, .level = p.level,
+					  .period = p.period };
+}
+
+/*
+ * The first done pairs made counts: the pages between the counts and the pairs left go (the
+ * entries the cumulation makes meanwhile take more).
+ */
+static void pairs_release(struct hists *hists, size_t done, uintptr_t *from)
+{
+	uintptr_t base = (uintptr_t)hists->pairs;
+
+	release_read(base + done * sizeof(struct chain_count),
+		     base + done * sizeof(struct chain_pair), from);
+}
+
+/* Every pair a count: the rest of the memory goes. */
 static void pairs_to_counts(struct hists *hists)
 {
 	struct chain_count *counts = (struct chain_count *)hists->pairs;
 
-	for (size_t i = 0; i < hists->nr_pairs; i++) {
-		struct chain_pair p = hists->pairs[i];
-
-		if (p.owns_thread)
-			thread__put(p.thread);
-		counts[i] = (struct chain_count){ .entry = p.entry, .chain = p.chain,
-						  .count = p.count, .filtered = p.filtered,
-						  .level = p.level, .period = p.period };
-	}
 	hists->pairs = NULL;
 	hists->pairs_alloc = 0;
 	hists->counts = xreallocarray(counts, hists->nr_pairs, sizeof(*counts));
@@ -1631,6 +1681,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	struct replay_feed feed = { 0 };
 	struct replay r;
 	bool replaying;
+	uintptr_t released = 0;
 
 	hists__collapse(hists);
 	free(hists->pair_index.slots);
@@ -1712,10 +1763,12 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 			nr++;
 		}
 		m += 1 + len;
+		pair_to_count(hists, i);
+		if (i % 1024 == 1023)
+			pairs_release(hists, i + 1, &released);
 	}
 	free(c);
-	/* where each entry's callchains go (the replay's collapse moves them, and
-	 * the entries it adds have none) */
+	/* where each entry's callchains go (the replay's collapse moves them; its own have none) */
 	next = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*next));
 	for (size_t e = 0, first = 0; e < hists->nr; e++) {
 		hists->entries[e].contrib_first = (u32)first;
@@ -1736,6 +1789,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	free(hists->wraps);
 	hists->wraps = NULL;
 	hists->nr_wraps = hists->wraps_alloc = 0;
+	release_free();
 	/* by entry, each entry's in the order they came */
 	hists->contribs = xmalloc((nr ? nr : 1) * sizeof(*hists->contribs));
 	hists->nr_contribs = nr;
@@ -1923,10 +1977,9 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 		.caller = opts->callchain && opts->callchain->param->order == CC_ORDER_CALLER,
 	};
 	struct name_ranks ranks = { .base = hists->entries };
-	struct rbtree t;
+	struct rbtree t = { .link = NULL };
 	size_t nr = 0;
 
-	rbtree__init(&t, hists->nr);
 	if (hists->in_order) {	/* perf's first trees rebuilt already (replay_finish) */
 		nr = hists->nr_in_order;
 		memcpy(order, hists->in_order, nr * sizeof(*order));
@@ -1942,6 +1995,7 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 		ranks.dso = rank_names(hists, dso_name);
 	c.ranks = &ranks;
 	if (!hists->in_order) {
+		rbtree__init(&t, hists->nr);
 		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
 		order_through(&t, order, nr, order_in, &c);
 		if (sort_list__has(hists->sort, SORT_COMM))
@@ -1952,6 +2006,8 @@ static size_t output_order(struct hists *hists, const struct hists_print_opts *o
 	free(ranks.comm);
 	free(ranks.dso);
 	ranks = (struct name_ranks){ .base = hists->entries };
+	if (!t.link)	/* made after the ranks went, in their memory */
+		rbtree__init(&t, hists->nr);
 	order_through(&t, order, nr, order_out, &c);
 	rbtree__exit(&t);
 	free((void *)c.keys);
@@ -2396,6 +2452,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	 */
 	free(hists->index.slots);
 	hists->index = (struct entry_index){ 0 };
+	release_free();
 	order = xcalloc(hists->nr ? hists->nr : 1, sizeof(*order));
 	nr = output_order(hists, opts, order);
 
