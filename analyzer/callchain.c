@@ -927,7 +927,7 @@ static void tree_build(struct tree *t, const struct cc_contrib *contribs, size_t
 	t->nr_trie = 1;
 	ARRAY_GROW(t->trie, t->trie_alloc, 1);
 	t->trie[0] = (struct trie_node){ .kids = RBTREE_NONE };
-	rbtree__init(&t->rb, 1);
+	t->rb.root = RBTREE_NONE;	/* the trie nodes' roots are theirs: each starts empty */
 	for (size_t i = 0; i < nr; i++) {
 		u32 len = callchains__len(t->cc, contribs[i].chain);
 
@@ -1216,13 +1216,53 @@ bool callchains__prints_nothing(const struct cc_print *p, u64 period)
 	return p->param->mode == CC_NONE || (p->param->mode != CC_GRAPH_REL && period < p->min_hit);
 }
 
-void callchains__fprintf(struct callchains *cc, const struct cc_print *p,
-			 const struct cc_contrib *contribs, size_t nr, FILE *fp)
+struct cc_scratch {
+	struct tree t;	/* its arrays */
+	struct cc_contrib *contribs;
+	size_t contribs_alloc;
+};
+
+struct cc_scratch *cc_scratch__new(void)
 {
-	struct tree t = { .cc = cc, .machine = p->machine, .p = p, .fp = fp };
+	struct cc_scratch *s = xzalloc(sizeof(*s));
+
+	rbtree__init(&s->t.rb, 1);
+	return s;
+}
+
+void cc_scratch__delete(struct cc_scratch *s)
+{
+	if (!s)
+		return;
+	free(s->t.nodes);
+	free(s->t.vals);
+	free(s->t.trie);
+	free(s->t.walk);
+	rbtree__exit(&s->t.rb);
+	free(s->t.out);
+	free(s->contribs);
+	free(s);
+}
+
+struct cc_contrib *cc_scratch__contribs(struct cc_scratch *s, size_t nr)
+{
+	ARRAY_GROW(s->contribs, s->contribs_alloc, nr ? nr : 1);
+	return s->contribs;
+}
+
+void callchains__fprintf(struct callchains *cc, const struct cc_print *p,
+			 const struct cc_contrib *contribs, size_t nr, struct cc_scratch *s,
+			 FILE *fp)
+{
+	struct tree t = s->t;
 
 	if (p->param->mode == CC_NONE)
 		return;
+	t.cc = cc;
+	t.machine = p->machine;
+	t.p = p;
+	t.fp = fp;
+	t.nr_nodes = t.nr_vals = t.nr_trie = t.nr_out = 0;
 	tree_build(&t, contribs, nr);
 	switch (p->param->mode) {
 	case CC_GRAPH_ABS:
@@ -1238,10 +1278,5 @@ void callchains__fprintf(struct callchains *cc, const struct cc_print *p,
 	default:
 		break;
 	}
-	free(t.nodes);
-	free(t.vals);
-	free(t.trie);
-	free(t.walk);
-	rbtree__exit(&t.rb);
-	free(t.out);
+	s->t = t;	/* what grew, for the next */
 }

@@ -154,10 +154,22 @@ struct cc_print {
 bool callchains__prints_nothing(const struct cc_print *p, u64 period);
 
 /*
+ * The memory of one thread's trees, kept from one entry's to the next: the largest entry's,
+ * once, where a tree each would take and free it again (and leave the heap's freed pages
+ * touched all over).
+ */
+struct cc_scratch;
+struct cc_scratch *cc_scratch__new(void);
+void cc_scratch__delete(struct cc_scratch *s);
+/* Room for nr contributions, which the next callchains__fprintf with s may take. */
+struct cc_contrib *cc_scratch__contribs(struct cc_scratch *s, size_t nr);
+
+/*
  * Build the tree of one entry from its contributions and print it as perf's
- * hist_entry_callchain__fprintf does.
+ * hist_entry_callchain__fprintf does, in s's memory.
  */
 void callchains__fprintf(struct callchains *cc, const struct cc_print *p,
-			 const struct cc_contrib *contribs, size_t nr, FILE *fp);
+			 const struct cc_contrib *contribs, size_t nr, struct cc_scratch *s,
+			 FILE *fp);
 
 #endif

@@ -2203,7 +2203,7 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 
 /* perf's hist_entry_callchain__fprintf */
 static void print_callchain(const struct hists *hists, const struct hists_print_opts *opts,
-			    const struct hist_entry *he, FILE *fp)
+			    const struct hist_entry *he, struct cc_scratch *scratch, FILE *fp)
 {
 	const struct hists_callchain *cc = opts->callchain;
 	struct cc_print p = {
@@ -2221,7 +2221,7 @@ static void print_callchain(const struct hists *hists, const struct hists_print_
 		sum += hists->counts[hists->contribs[he->contrib_first + i].pair].period;
 	if (callchains__prints_nothing(&p, sum))
 		return;
-	c = xmalloc((he->contrib_nr ? he->contrib_nr : 1) * sizeof(*c));
+	c = cc_scratch__contribs(scratch, he->contrib_nr);
 	for (u32 i = 0; i < he->contrib_nr; i++) {
 		const struct entry_contrib *ec = &hists->contribs[he->contrib_first + i];
 		const struct chain_count *pair = &hists->counts[ec->pair];
@@ -2229,8 +2229,7 @@ static void print_callchain(const struct hists *hists, const struct hists_print_
 		c[i] = (struct cc_contrib){ .chain = pair->chain, .offset = ec->offset,
 					    .count = pair->count, .period = pair->period };
 	}
-	callchains__fprintf(cc->chains, &p, c, he->contrib_nr, fp);
-	free(c);
+	callchains__fprintf(cc->chains, &p, c, he->contrib_nr, scratch, fp);
 }
 
 /*
@@ -2265,7 +2264,9 @@ struct render {
 };
 
 /* Entries [from, to) of the order into fp. */
-static void render_entries(const struct render *r, size_t from, size_t to, FILE *fp)
+/* scratch: this thread's (NULL without graphs) */
+static void render_entries(const struct render *r, size_t from, size_t to,
+			   struct cc_scratch *scratch, FILE *fp)
 {
 	const struct hists *hists = r->hists;
 	const struct hists_print_opts *opts = r->opts;
@@ -2308,7 +2309,7 @@ static void render_entries(const struct render *r, size_t from, size_t to, FILE 
 		l.buf[l.len] = '\n';
 		fwrite(l.buf, 1, l.len + 1, fp);
 		if (r->graphs)
-			print_callchain(hists, opts, he, fp);
+			print_callchain(hists, opts, he, scratch, fp);
 	}
 	free(l.buf);
 }
@@ -2334,7 +2335,7 @@ static bool render_claim(struct render *r, size_t *chunk)
 }
 
 /* Make chunk c into its slot (without the lock), then mark it ready (with it). */
-static void render_chunk(struct render *r, size_t c)
+static void render_chunk(struct render *r, size_t c, struct cc_scratch *scratch)
 {
 	struct render_slot *slot = &r->slots[c % RENDER_SLOTS];
 	char *buf = NULL;
@@ -2344,7 +2345,7 @@ static void render_chunk(struct render *r, size_t c)
 	/* a memory stream fails only for want of memory */
 	if (!mem)
 		xalloc_failed(0);
-	render_entries(r, r->starts[c], r->starts[c + 1], mem);
+	render_entries(r, r->starts[c], r->starts[c + 1], scratch, mem);
 	if (fclose(mem))
 		xalloc_failed(len);
 	pthread_mutex_lock(&r->lock);
@@ -2357,6 +2358,7 @@ static void render_chunk(struct render *r, size_t c)
 static void *render_helper(void *arg)
 {
 	struct render *r = arg;
+	struct cc_scratch *scratch = cc_scratch__new();
 	size_t c;
 
 	pthread_mutex_lock(&r->lock);
@@ -2366,14 +2368,15 @@ static void *render_helper(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&r->lock);
-		render_chunk(r, c);	/* returns with the lock held */
+		render_chunk(r, c, scratch);	/* returns with the lock held */
 	}
 	pthread_mutex_unlock(&r->lock);
+	cc_scratch__delete(scratch);
 	return NULL;
 }
 
 /* The chunks made by this thread and a helper, written in order by this one. */
-static void render_parallel(struct render *r, FILE *fp)
+static void render_parallel(struct render *r, struct cc_scratch *scratch, FILE *fp)
 {
 	pthread_t helper;
 	size_t c, alloc = 0, work = 0;
@@ -2401,7 +2404,7 @@ static void render_parallel(struct render *r, FILE *fp)
 		pthread_mutex_destroy(&r->lock);
 		pthread_cond_destroy(&r->cond);
 		free(r->starts);
-		render_entries(r, 0, r->nr, fp);
+		render_entries(r, 0, r->nr, scratch, fp);
 		return;
 	}
 	pthread_mutex_lock(&r->lock);
@@ -2421,7 +2424,7 @@ static void render_parallel(struct render *r, FILE *fp)
 			pthread_mutex_lock(&r->lock);
 		} else if (render_claim(r, &c)) {
 			pthread_mutex_unlock(&r->lock);
-			render_chunk(r, c);	/* returns with the lock held */
+			render_chunk(r, c, scratch);	/* returns with the lock held */
 		} else {
 			pthread_cond_wait(&r->cond, &r->lock);
 		}
@@ -2436,6 +2439,7 @@ static void render_parallel(struct render *r, FILE *fp)
 void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp)
 {
 	const struct sort_list *sort = hists->sort;
+	struct cc_scratch *scratch;
 	u32 *order;
 	int last = -1, line_width;
 	struct widths w;
@@ -2501,9 +2505,11 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	r = (struct render){ .hists = hists, .opts = opts, .order = order, .nr = nr, .w = &w,
 			     .last = last, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
 			     .graphs = graphs };
+	scratch = graphs ? cc_scratch__new() : NULL;
 	if (graphs && nr >= RENDER_MIN && render_shared_safe(hists, opts))
-		render_parallel(&r, fp);
+		render_parallel(&r, scratch, fp);
 	else
-		render_entries(&r, 0, nr, fp);
+		render_entries(&r, 0, nr, scratch, fp);
+	cc_scratch__delete(scratch);
 	free(order);
 }

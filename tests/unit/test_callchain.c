@@ -75,8 +75,10 @@ static char *print(struct callchains *cc, const struct callchain_param *param,
 	char *buf = NULL;
 	size_t size = 0;
 	FILE *fp = open_memstream(&buf, &size);
+	struct cc_scratch *s = cc_scratch__new();
 
-	callchains__fprintf(cc, &p, c, nr, fp);
+	callchains__fprintf(cc, &p, c, nr, s, fp);
+	cc_scratch__delete(s);
 	fclose(fp);
 	return buf;
 }
