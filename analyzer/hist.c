@@ -892,7 +892,8 @@ static bool entry_wraps(const struct hist_entry *he)
  */
 struct replay_feed {
 	u32 *log;		/* the entries, in insert order */
-	size_t nr;		/* logged */
+	size_t nr, alloc;	/* logged; room (all of it before the replay starts on its
+				   thread: the log does not move while it reads it) */
 	bool *fed;		/* by entry of the run: logged at the pair that reached it first */
 	size_t nr_run, next_run;
 	_Atomic size_t published;	/* what of the log the replay may read */
@@ -901,8 +902,10 @@ struct replay_feed {
 
 static void feed_log(struct replay_feed *f, const struct hists *hists, u32 e)
 {
-	if (!entry_wraps(&hists->entries[e]))
-		f->log[f->nr++] = e;
+	if (entry_wraps(&hists->entries[e]))
+		return;
+	ARRAY_GROW(f->log, f->alloc, f->nr + 1);
+	f->log[f->nr++] = e;
 }
 
 /* The run's entries first reached at sample upto or before (and by no pair earlier). */
@@ -1217,7 +1220,7 @@ struct replay {
 	size_t placed_alloc, seen_alloc, found_alloc;
 	struct hist_entry *extra;	/* the entries the lookups made: ids extra_base + i */
 	size_t nr_extra, extra_alloc;
-	u32 extra_base;	/* above every entry the cumulation can make */
+	u32 extra_base;	/* above every entry the cumulation makes */
 	pthread_t thread;
 	bool threaded;
 	u32 *order;	/* the tree's items in order, when done */
@@ -1567,16 +1570,30 @@ static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order,
 }
 
 /*
+ * Whether the entries can have room for nr_max up front (the replay reads them on its own
+ * thread while the cumulation adds to them, so they may not move): the memory is only
+ * reserved, but an allocation beyond half the machine's may fail.
+ */
+static bool replay_room(size_t nr_max)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	return nr_max < UINT32_MAX / 2 && pages > 0 && page > 0 &&
+	       nr_max <= (u64)pages * (u64)page / 2 / sizeof(struct hist_entry);
+}
+
+/*
  * Before the cumulation: the replay of perf's first tree set up, and started on its own
- * thread when keyed. made and levels: each pair's entries and their levels, as cumulate_pair
- * will make them; made_at: where each pair's are; nr_max: how many entries there can be.
+ * thread when keyed (else replay_finish runs it). made and levels: each pair's entries and
+ * their levels, as cumulate_pair will make them; made_at: where each pair's are; nr_max: how
+ * many entries there can be.
  */
 static void replay_start(struct replay *r, struct hists *hists, const struct hists_callchain *cc,
 			 struct replay_feed *feed, const u32 *made, const char *levels,
 			 const u32 *made_at, size_t nr_max)
 {
 	*r = (struct replay){ .hists = hists, .cc = cc, .made = made, .levels = levels,
-			      .made_at = made_at, .feed = feed, .extra_base = (u32)nr_max,
+			      .made_at = made_at, .feed = feed,
 			      .counts = (const struct chain_count *)hists->pairs };
 	/* the wrapping entries of the run are counted again */
 	for (size_t e = 0; e < hists->nr; e++) {
@@ -1588,7 +1605,12 @@ static void replay_start(struct replay *r, struct hists *hists, const struct his
 		}
 	}
 	replay_tree(r);
-	r->threaded = r->keyed && !pthread_create(&r->thread, NULL, replay_thread, r);
+	if (!r->keyed || cc->one_thread || !replay_room(nr_max))
+		return;
+	ARRAY_GROW(hists->entries, hists->alloc, nr_max);
+	ARRAY_GROW(feed->log, feed->alloc, nr_max);
+	r->extra_base = (u32)nr_max;
+	r->threaded = !pthread_create(&r->thread, NULL, replay_thread, r);
 }
 
 /*
@@ -1600,10 +1622,12 @@ static void replay_finish(struct replay *r)
 	struct hists *hists = r->hists;
 	size_t nr = hists->nr;
 
-	if (r->threaded)
+	if (r->threaded) {
 		pthread_join(r->thread, NULL);
-	else
+	} else {
+		r->extra_base = (u32)nr;
 		replay_run(r);
+	}
 	ARRAY_GROW(hists->entries, hists->alloc, nr + r->nr_extra);
 	rbtree__reserve(&r->tree, nr + r->nr_extra);
 	for (size_t i = 0; i < r->nr_extra; i++) {
@@ -1718,17 +1742,15 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	replaying = hists->cumulate && hists->nr_wraps && !hists->wraps_off &&
 		    !lookups_can_fail(hists->sort);
 	if (replaying) {
-		/* at most an entry a frame more: the replay reads them as they are made */
+		/* at most an entry a frame more */
 		size_t nr_max = hists->nr + nr_made - hists->nr_pairs;
 
-		ARRAY_GROW(hists->entries, hists->alloc, nr_max);
 		levels = xmalloc(nr_made);
 		made_at = xmalloc(hists->nr_pairs * sizeof(*made_at));
 		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
 			made_at[i] = (u32)m;
 			m += 1 + callchains__len(cc->chains, hists->pairs[i].chain);
 		}
-		feed.log = xmalloc((nr_max ? nr_max : 1) * sizeof(*feed.log));
 		feed.nr_run = hists->nr;
 		feed.fed = xcalloc(hists->nr ? hists->nr : 1, sizeof(*feed.fed));
 		c->feed = &feed;
@@ -2506,7 +2528,8 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 			     .last = last, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
 			     .graphs = graphs };
 	scratch = graphs ? cc_scratch__new() : NULL;
-	if (graphs && nr >= RENDER_MIN && render_shared_safe(hists, opts))
+	if (graphs && nr >= RENDER_MIN && !opts->callchain->one_thread &&
+	    render_shared_safe(hists, opts))
 		render_parallel(&r, scratch, fp);
 	else
 		render_entries(&r, 0, nr, scratch, fp);

@@ -235,6 +235,7 @@ struct hists_callchain {
 	struct inlines *inlines;	/* dwarf recordings: the unwound frames' inlined functions */
 	struct inlines *lines;		/* the address and srcline keys: frames' source lines */
 	enum callchain_order order;	/* the chains' (as interned) */
+	bool one_thread;	/* -j1: no second thread replays perf's first tree or prints */
 };
 
 /*

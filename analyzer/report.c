@@ -891,7 +891,7 @@ int cmd_report(int argc, const char **argv, const struct report_config *cfg)
 	hcc = (struct hists_callchain){ .chains = rep.chains, .machine = &rep.machine,
 					.param = &rep.cc_param, .use_callchain = use_callchain,
 					.skip_first = sort_str && !strncmp(sort_str, "sym", 3),
-					.order = rep.cc_param.order };
+					.order = rep.cc_param.order, .one_thread = nr_jobs == 1 };
 	popts.callchain = use_callchain ? &hcc : NULL;
 	name_list__parse(&rep.comms, comms);
 	name_list__parse(&rep.dsos, dsos);
