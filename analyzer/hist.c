@@ -2481,6 +2481,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	release_free();
 	order = xcalloc(hists->nr ? hists->nr : 1, sizeof(*order));
 	nr = output_order(hists, opts, order);
+	release_free();	/* what ordering took, before printing takes its own */
 
 	calc_widths(hists, order, nr, opts, &w);
 
