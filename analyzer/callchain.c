@@ -202,7 +202,7 @@ static void index_grow(struct id_index *x, u64 (*hash_of)(const struct callchain
 	while (cap < 2 * (nr + 1))	/* an index made again after the run */
 		cap *= 2;
 	free(x->slots);
-	x->slots = xcalloc(cap, sizeof(*x->slots));
+	x->slots = xcalloc_populated(cap, sizeof(*x->slots));
 	x->cap = cap;
 	for (size_t i = 0; i < nr; i++) {
 		size_t j = hash_of(cc, (u32)i) & (cap - 1);
@@ -493,7 +493,7 @@ static void raw_grow(struct callchains *cc)
 		old_cap = 0;
 		cc->nr_raw = 0;
 	}
-	cc->raw = xcalloc(cap, sizeof(*cc->raw));
+	cc->raw = xcalloc_populated(cap, sizeof(*cc->raw));
 	cc->raw_cap = cap;
 	for (size_t i = 0; i < old_cap; i++) {
 		size_t j;
@@ -588,7 +588,7 @@ const struct symbol *callchains__sym(struct callchains *cc, struct machine *mach
 	struct cc_sym *s;
 
 	if (!cc->syms_alloc) {	/* the run is over: sized to its frames (inlines may add some) */
-		cc->syms = xcalloc(cc->nr_frames, sizeof(*cc->syms));
+		cc->syms = xcalloc_populated(cc->nr_frames, sizeof(*cc->syms));
 		cc->syms_alloc = cc->nr_frames;
 	}
 	ARRAY_GROW_ZEROED(cc->syms, cc->syms_alloc, cc->nr_frames);

@@ -56,7 +56,7 @@ static void rehash(struct hashmap *map, size_t cap)
 	struct hashmap_slot *old = map->slots;
 	size_t old_cap = map->cap;
 
-	map->slots = xcalloc(cap, sizeof(*map->slots));
+	map->slots = xcalloc_populated(cap, sizeof(*map->slots));
 	map->cap = cap;
 	map->count = map->tombs = 0;
 	for (size_t i = 0; i < old_cap; i++) {

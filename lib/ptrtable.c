@@ -38,7 +38,7 @@ void ptrtable_insert(struct ptrtable *t, void *obj)
 		size_t old_cap = t->cap;
 
 		t->cap = old_cap ? old_cap * 2 : 64;
-		t->slots = xcalloc(t->cap, sizeof(*t->slots));
+		t->slots = xcalloc_populated(t->cap, sizeof(*t->slots));
 		for (size_t i = 0; i < old_cap; i++)
 			if (old[i])	/* untagged, placed (and tagged) again */
 				place(t, (void *)((uintptr_t)old[i] &

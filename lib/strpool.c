@@ -59,7 +59,7 @@ static char *arena_alloc(struct strpool *pool, size_t len)
 static void grow(struct strpool *pool)
 {
 	size_t cap = pool->cap ? pool->cap * 2 : 256;
-	const char **table = xcalloc(cap, sizeof(*table));
+	const char **table = xcalloc_populated(cap, sizeof(*table));
 
 	for (size_t i = 0; i < pool->cap; i++) {
 		const char *s = pool->table[i];

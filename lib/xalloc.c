@@ -38,6 +38,18 @@ void *xmalloc_populated(size_t size)
 	return p;
 }
 
+void *xcalloc_populated(size_t nmemb, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (__builtin_mul_overflow(nmemb ? nmemb : 1, size ? size : 1, &bytes))
+		xalloc_failed(0);
+	p = xmalloc_populated(bytes);
+	memset(p, 0, bytes);
+	return p;
+}
+
 void *xzalloc(size_t size)
 {
 	return xcalloc(1, size);

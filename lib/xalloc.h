@@ -16,6 +16,13 @@ void *xmalloc(size_t size);
 void *xmalloc_populated(size_t size);
 void *xzalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
+/*
+ * xcalloc for memory read before it is written (hash indexes, caches): zeroed by writing,
+ * its pages populated. calloc's fresh pages are the shared zero page until written, and the
+ * first write after a read copies it and flushes the TLB of every CPU the process runs on,
+ * an interrupt to each of its other threads (on a VM a trap to the hypervisor besides).
+ */
+void *xcalloc_populated(size_t nmemb, size_t size);
 /* size bytes (rounded up to a multiple of align, a power of two) aligned to align */
 void *xaligned_alloc(size_t align, size_t size);
 void *xrealloc(void *ptr, size_t size);
