@@ -409,7 +409,7 @@ static void index_grow(struct entry_index *x, const struct hist_entry *entries, 
 		cap *= 2;
 
 	free(x->slots);
-	x->slots = xcalloc(cap, sizeof(*x->slots));
+	x->slots = xcalloc_populated(cap, sizeof(*x->slots));
 	x->cap = cap;
 	for (size_t i = 0; i < nr; i++) {
 		size_t j = entries[i].hash & (cap - 1);
@@ -482,7 +482,7 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 		size_t cap = x->cap ? x->cap * 2 : 1024;
 
 		free(x->slots);
-		x->slots = xcalloc(cap, sizeof(*x->slots));
+		x->slots = xcalloc_populated(cap, sizeof(*x->slots));
 		x->cap = cap;
 		for (size_t i = 0; i < hists->nr_pairs; i++) {
 			p = &hists->pairs[i];
@@ -521,6 +521,7 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 static int find_dir(void *arg, u32 item, u32 node);
 static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
 			      rbtree_dir_fn dir, void *ctx);
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -804,7 +805,7 @@ static void hists__collapse(struct hists *hists)
 		return;
 	hists->collapsed = true;
 	if (hists->tree_mode) {	/* perf's first tree as built, and its collapse */
-		hists->in_order = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*hists->in_order));
+		hists->in_order = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*hists->in_order));
 		hists->nr_in_order = rbtree__walk(&hists->entries_in, hists->in_order);
 		if (sort_list__has(hists->sort, SORT_COMM))
 			hists->nr_in_order = replay_collapse(hists, &hists->entries_in,
@@ -1532,7 +1533,7 @@ static void replay_run(struct replay *r)
 	}
 	replay_wait(r, UINT64_MAX - 1);
 	replay_inserts_upto(r, UINT64_MAX, UINT32_MAX);
-	r->order = xmalloc((r->version ? r->version : 1) * sizeof(*r->order));	/* inserts */
+	r->order = xmalloc_populated((r->version ? r->version : 1) * sizeof(*r->order));	/* inserts */
 	r->nr_order = rbtree__walk(&r->tree, r->order);
 }
 
@@ -1731,7 +1732,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	/* every pair's entries: its own, and in the children view its frames' */
 	for (size_t i = 0; i < hists->nr_pairs; i++)
 		nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
-	made = xmalloc(nr_made * sizeof(*made));
+	made = xmalloc_populated(nr_made * sizeof(*made));
 	c = xzalloc(sizeof(*c));
 	c->hists = hists;
 	c->cc = cc;
@@ -1745,14 +1746,14 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		/* at most an entry a frame more */
 		size_t nr_max = hists->nr + nr_made - hists->nr_pairs;
 
-		levels = xmalloc(nr_made);
-		made_at = xmalloc(hists->nr_pairs * sizeof(*made_at));
+		levels = xmalloc_populated(nr_made);
+		made_at = xmalloc_populated(hists->nr_pairs * sizeof(*made_at));
 		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
 			made_at[i] = (u32)m;
 			m += 1 + callchains__len(cc->chains, hists->pairs[i].chain);
 		}
 		feed.nr_run = hists->nr;
-		feed.fed = xcalloc(hists->nr ? hists->nr : 1, sizeof(*feed.fed));
+		feed.fed = xcalloc_populated(hists->nr, sizeof(*feed.fed));
 		c->feed = &feed;
 		replay_start(&r, hists, cc, &feed, made, levels, made_at, nr_max);
 	}
@@ -1791,7 +1792,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	}
 	free(c);
 	/* where each entry's callchains go (the replay's collapse moves them; its own have none) */
-	next = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*next));
+	next = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*next));
 	for (size_t e = 0, first = 0; e < hists->nr; e++) {
 		hists->entries[e].contrib_first = (u32)first;
 		next[e] = (u32)first;
@@ -1813,7 +1814,7 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 	hists->nr_wraps = hists->wraps_alloc = 0;
 	release_free();
 	/* by entry, each entry's in the order they came */
-	hists->contribs = xmalloc((nr ? nr : 1) * sizeof(*hists->contribs));
+	hists->contribs = xmalloc_populated((nr ? nr : 1) * sizeof(*hists->contribs));
 	hists->nr_contribs = nr;
 	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
 		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->counts[i].chain) : 0;
@@ -1975,7 +1976,7 @@ static struct out_key *out_keys(const struct hists *hists, const struct name_ran
 			return NULL;
 	if (sort_list__has(sort, SORT_SYM))
 		sym = rank_names(hists, sym_name);
-	keys = xmalloc((hists->nr ? hists->nr : 1) * sizeof(*keys));
+	keys = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*keys));
 	for (size_t e = 0; e < hists->nr; e++) {
 		const struct hist_entry *he = &hists->entries[e];
 
@@ -2479,7 +2480,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	free(hists->index.slots);
 	hists->index = (struct entry_index){ 0 };
 	release_free();
-	order = xcalloc(hists->nr ? hists->nr : 1, sizeof(*order));
+	order = xcalloc_populated(hists->nr, sizeof(*order));
 	nr = output_order(hists, opts, order);
 	release_free();	/* what ordering took, before printing takes its own */
 
