@@ -26,27 +26,33 @@ void *xmalloc(size_t size)
 	return p;
 }
 
-void *xmalloc_populated(size_t size)
+/* the whole pages of [p, p + size) faulted in, writable */
+static void populate(void *p, size_t size)
 {
-	void *p = xmalloc(size);
 #ifdef MADV_POPULATE_WRITE
 	uintptr_t lo = ALIGN_UP((uintptr_t)p, 4096), hi = ((uintptr_t)p + size) & ~(uintptr_t)4095;
 
-	if (hi > lo)	/* whole pages only; an older kernel's refusal is harmless */
+	if (hi > lo)	/* an older kernel's refusal is harmless */
 		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)size;
 #endif
+}
+
+void *xmalloc_populated(size_t size)
+{
+	void *p = xmalloc(size);
+
+	populate(p, size);
 	return p;
 }
 
 void *xcalloc_populated(size_t nmemb, size_t size)
 {
-	size_t bytes;
-	void *p;
+	void *p = xcalloc(nmemb, size);	/* a fresh mapping is not written again */
 
-	if (__builtin_mul_overflow(nmemb ? nmemb : 1, size ? size : 1, &bytes))
-		xalloc_failed(0);
-	p = xmalloc_populated(bytes);
-	memset(p, 0, bytes);
+	populate(p, (nmemb ? nmemb : 1) * (size ? size : 1));
 	return p;
 }
 
