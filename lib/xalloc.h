@@ -35,13 +35,24 @@ __attribute__((noreturn)) void xalloc_failed(size_t size);
 
 /* Grow *arr (of *alloc elements of elem bytes) so it holds at least need elements. */
 void grow_array(void **arr, size_t *alloc, size_t need, size_t elem);
+/* grow_array when it has to: the check inline (most calls find room, a few per sample) */
+static inline void grow_array_if(void **arr, size_t *alloc, size_t need, size_t elem)
+{
+	if (need > *alloc)
+		grow_array(arr, alloc, need, elem);
+}
 #define ARRAY_GROW(arr, alloc, need) \
-	grow_array((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+	grow_array_if((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
 /* grow_array into memory aligned to align (a power of two); copies rather than reallocs */
 void grow_array_aligned(void **arr, size_t *alloc, size_t need, size_t elem, size_t align);
 /* grow_array, the new elements zeroed */
 void grow_array_zeroed(void **arr, size_t *alloc, size_t need, size_t elem);
+static inline void grow_array_zeroed_if(void **arr, size_t *alloc, size_t need, size_t elem)
+{
+	if (need > *alloc)
+		grow_array_zeroed(arr, alloc, need, elem);
+}
 #define ARRAY_GROW_ZEROED(arr, alloc, need) \
-	grow_array_zeroed((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+	grow_array_zeroed_if((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
 
 #endif
