@@ -2127,6 +2127,24 @@ static int line_str(struct line *l, const char *s, int width, int prec)
 }
 
 /*
+ * printf's "%-#.16llx" of v without printf (a report of unresolved addresses prints one a
+ * line): 16 digits at least, "0x" before them unless v is 0.
+ */
+static int line_hex16(struct line *l, u64 v)
+{
+	char buf[2 + 16 + 1], *p = buf + sizeof(buf) - 1;
+
+	*p = '\0';
+	for (int i = 0; i < 16; i++, v >>= 4)
+		*--p = "0123456789abcdef"[v & 15];
+	if (strspn(p, "0") != 16) {	/* nonzero */
+		*--p = 'x';
+		*--p = '0';
+	}
+	return line_str(l, p, 0, -1);
+}
+
+/*
  * "   %6.2f%%" of percent without printf (most of a report's numbers). v * 100 is off the
  * exact product by far less than 1e-6, so the rounding only needs printf's exact answer when
  * the product is that close to a half, or out of the range of the fast path.
@@ -2195,8 +2213,9 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 			n += line_str(l, symbol__name(he->symtab, he->sym), 0, width - n);
 			if (he->symtab->inlined)	/* past the column, as perf */
 				n += line_str(l, " (inlined)", 0, -1);
-		} else
-			n += line_printf(l, "%-#.*llx", 16, (unsigned long long)he->ip);
+		} else {
+			n += line_hex16(l, he->ip);
+		}
 		return n;
 	}
 	case SORT_PARENT:
