@@ -142,10 +142,17 @@ static const struct object_map *object_map(const struct hists *hists, u32 e)
 	return i ? &hists->omaps[i - 1] : NULL;
 }
 
-/* Entry e's map is base's, if the sample numbered last is no earlier than its map's. */
+/*
+ * Entry e's map is base's, if e is of a data symbol (the others need none) and the sample
+ * numbered last is no earlier than its map's.
+ */
 static void object_map_set(struct hists *hists, u32 e, u64 base, u64 last)
 {
-	uintptr_t i = (uintptr_t)hashmap_find(&hists->object_maps, e);
+	uintptr_t i;
+
+	if (!hists->entries[e].sym || !hists->entries[e].sym->object)
+		return;
+	i = (uintptr_t)hashmap_find(&hists->object_maps, e);
 
 	if (!i) {
 		ARRAY_GROW(hists->omaps, hists->omaps_alloc, hists->nr_omaps + 1);
@@ -154,6 +161,12 @@ static void object_map_set(struct hists *hists, u32 e, u64 base, u64 last)
 	} else if (last >= hists->omaps[i - 1].last) {
 		hists->omaps[i - 1] = (struct object_map){ .base = base, .last = last };
 	}
+}
+
+/* An entry of an address without a map: see struct replay. */
+static bool entry_wraps(const struct hist_entry *he)
+{
+	return !he->merged && !he->dso && !he->sym;
 }
 
 static const char *dso_name(const struct hist_entry *he)
@@ -694,7 +707,7 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 ma
 	struct thread *thread = proto->thread;
 	u64 sample_period = proto->period;
 	/* in the children view, entries of addresses without a map: see struct replay */
-	bool wraps = hists->cumulate && ((!proto->dso && !proto->sym) ||
+	bool wraps = hists->cumulate && (entry_wraps(proto) ||
 					 (chain != CC_NO_CHAIN && proto->unmapped_chain));
 	u32 pair = UINT32_MAX;
 	size_t i;
@@ -734,8 +747,7 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 ma
 		}
 		hists->last = i + 1;
 	}
-	if (hists->entries[i].sym && hists->entries[i].sym->object)	/* its map is the sample's now */
-		object_map_set(hists, (u32)i, map_base, hists->nr_samples);
+	object_map_set(hists, (u32)i, map_base, hists->nr_samples);	/* the sample's map now */
 	if (chain != CC_NO_CHAIN)
 		pair = pair_add(hists, (u32)i, chain, proto);
 	if (wraps && (hists->nr_samples > UINT32_MAX || sample_period > UINT32_MAX ||
@@ -874,12 +886,6 @@ static void release_read(uintptr_t lo, uintptr_t hi, uintptr_t *from)
 static void release_free(void)
 {
 	malloc_trim(0);
-}
-
-/* An entry of an address without a map: see struct replay. */
-static bool entry_wraps(const struct hist_entry *he)
-{
-	return !he->merged && !he->dso && !he->sym;
 }
 
 /*
@@ -1119,8 +1125,7 @@ static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *m
 		/* a wrapping entry's counts are the replay's (on its thread) */
 		if (!c->feed || !entry_wraps(&hists->entries[x]))
 			hists->entries[x].period_acc += p->period;
-		if (hists->entries[x].sym && hists->entries[x].sym->object)	/* perf's entry takes the latest map */
-			object_map_set(hists, (u32)x, f->ip - f->addr, p->last);
+		object_map_set(hists, (u32)x, f->ip - f->addr, p->last);	/* perf's takes the latest */
 		made[1 + i] = (u32)x;
 	}
 }
@@ -2133,11 +2138,12 @@ static int line_str(struct line *l, const char *s, int width, int prec)
 static int line_hex16(struct line *l, u64 v)
 {
 	char buf[2 + 16 + 1], *p = buf + sizeof(buf) - 1;
+	bool prefix = v != 0;
 
 	*p = '\0';
 	for (int i = 0; i < 16; i++, v >>= 4)
 		*--p = "0123456789abcdef"[v & 15];
-	if (strspn(p, "0") != 16) {	/* nonzero */
+	if (prefix) {
 		*--p = 'x';
 		*--p = '0';
 	}
@@ -2305,8 +2311,7 @@ struct render {
 	} slots[RENDER_SLOTS];
 };
 
-/* Entries [from, to) of the order into fp. */
-/* scratch: this thread's (NULL without graphs) */
+/* Entries [from, to) of the order into fp; scratch: this thread's (NULL without graphs). */
 static void render_entries(const struct render *r, size_t from, size_t to,
 			   struct cc_scratch *scratch, FILE *fp)
 {
