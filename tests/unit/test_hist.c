@@ -2,6 +2,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "analyzer/callchain.h"
 #include "analyzer/hist.h"
@@ -107,4 +109,44 @@ Test(hist, adds_after_printing_find_their_entries)
 	thread__put(t);
 	machine__exit(&m);
 	fclose(out);
+}
+
+/* An unresolved address prints as printf's "%-#.16llx": no "0x" before a zero. */
+Test(hist, unresolved_addresses_print_as_printf)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct hists_print_opts opts = { 0 };
+	struct sort_list sort = { 0 };
+	const u64 ips[] = { 0, 0x1234, 0xffffffffffffffffull };
+	struct machine m;
+	struct hists hists;
+	struct thread *t;
+	char bad[32], *text = NULL, want[64];
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	cr_assert_not_null(out);
+	cr_assert_eq(sort_list__parse(&sort, "sym", bad, sizeof(bad)), 0);
+	machine__init(&m, &cfg);
+	t = machine__findnew_thread(&m, 1, 1);
+	hists__init(&hists, &sort);
+	for (size_t i = 0; i < sizeof(ips) / sizeof(*ips); i++) {
+		struct hist_entry proto = { .thread = thread__get(t), .comm = t->comm, .ip = ips[i],
+					    .level = '.', .socket = -1, .period = 1 + i };
+
+		hists__add(&hists, &proto, CC_NO_CHAIN, 0);
+		thread__put(proto.thread);	/* unless the entry took it */
+	}
+	hists__fprintf(&hists, &opts, out);
+	fclose(out);
+	for (size_t i = 0; i < sizeof(ips) / sizeof(*ips); i++) {
+		snprintf(want, sizeof(want), "[.] %-#.*llx\n", 16, (unsigned long long)ips[i]);
+		cr_assert(strstr(text, want), "%s in:\n%s", want, text);
+	}
+	cr_assert(strstr(text, "[.] 0000000000000000\n"), "%s", text);
+	cr_assert(strstr(text, "[.] 0x0000000000001234\n"), "%s", text);
+	free(text);
+	hists__exit(&hists);
+	thread__put(t);
+	machine__exit(&m);
 }
