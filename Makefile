@@ -2,7 +2,7 @@
 # Targets: all run test asan refcheck fuzz bench install clean deps format.
 
 PKGS     := libelf libdw libzstd libxxhash libtraceevent
-# capstone's headers only: analyzer/itrace.c loads the library when it first disassembles
+# capstone's headers only: analyzer/itrace/itrace.c loads the library when it first disassembles
 CFLAGS_ONLY_PKGS := capstone
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
             libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev chromium
@@ -32,7 +32,7 @@ Q := @
 endif
 
 LIB_SRC  := $(sort $(wildcard lib/*.c readers/*.c machine/*.c symtab/*.c) \
-              $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)))
+              $(wildcard analyzer/*/*.c))
 MAIN_SRC := analyzer/main.c
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)

@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/flamegraph.h"
-#include "analyzer/options.h"
-#include "analyzer/record.h"
-#include "analyzer/report.h"
-#include "analyzer/script.h"
-#include "analyzer/tasks.h"
+#include "analyzer/flamegraph/flamegraph.h"
+#include "analyzer/cli/options.h"
+#include "analyzer/record/record.h"
+#include "analyzer/report/report.h"
+#include "analyzer/script/script.h"
+#include "analyzer/tasks/tasks.h"
 #include "lib/xalloc.h"
 
 static const char usage[] =

@@ -28,8 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/report.h"
-#include "analyzer/script.h"
+#include "analyzer/report/report.h"
+#include "analyzer/script/script.h"
 #include "lib/compiler.h"
 #include "readers/format.h"
 

@@ -1,5 +1,5 @@
 /* Fuzz target: the file header, the attrs and the feature sections (report --header -I). */
-#include "analyzer/header.h"
+#include "analyzer/output/header.h"
 #include "readers/session.h"
 #include "tests/fuzz/fuzz.h"
 

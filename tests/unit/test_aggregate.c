@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdatomic.h>
 
-#include "analyzer/aggregate.h"
+#include "analyzer/hist/aggregate.h"
 #include "lib/workqueue.h"
 
 #define NR_ITEMS 10000

@@ -1,5 +1,5 @@
 /*
- * Unit tests for analyzer/callchain.c: perf 6.1's -g argument parsing (prefixes, order of
+ * Unit tests for analyzer/hist/callchain.c: perf 6.1's -g argument parsing (prefixes, order of
  * words, threshold then print limit, errors) and the trees: frames without a map print their
  * ips, so a tree of such chains can be built and printed without symbols. The expected text
  * follows perf's ui/stdio/hist.c rules (a single root's frames unindented, "--" percentages
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/callchain.h"
+#include "analyzer/hist/callchain.h"
 
 Test(callchain, param_defaults_and_words)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/dump.h"
+#include "analyzer/output/dump.h"
 
 /* Run fn on a memory stream and return what it printed (caller frees). */
 #define CAPTURE(out, call)                                   \

@@ -1,6 +1,6 @@
 /*
  * Unit tests for analyze flamegraph: frame names as stackcollapse-perf.pl makes them from
- * perf script's lines (analyzer/flamegraph.c), the stack tree and its folded form
+ * perf script's lines (analyzer/flamegraph/flamegraph.c), the stack tree and its folded form
  * (flamegraph_tree.c), and the SVG writer (flamegraph_svg.c): widths, escaping, minwidth.
  */
 #include <criterion/criterion.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/flamegraph.h"
-#include "analyzer/flamegraph_svg.h"
-#include "analyzer/flamegraph_tree.h"
+#include "analyzer/flamegraph/flamegraph.h"
+#include "analyzer/flamegraph/flamegraph_svg.h"
+#include "analyzer/flamegraph/flamegraph_tree.h"
 
 /* "a;b;c": names joined as flamegraph_frame_names joins them, and their count */
 static void expect_names(const char *sym, const char *dso, bool java, const char *want,

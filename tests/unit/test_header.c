@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "analyzer/header.h"
+#include "analyzer/output/header.h"
 #include "lib/xalloc.h"
 
 /* A growable byte buffer for one feature section. */

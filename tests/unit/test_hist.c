@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/callchain.h"
-#include "analyzer/hist.h"
+#include "analyzer/hist/callchain.h"
+#include "analyzer/hist/hist.h"
 #include "machine/machine.h"
 
 static void check(double percent)

@@ -1,12 +1,12 @@
 /*
- * Unit tests for analyzer/itrace.c: perf 6.1's --itrace strings (which it accepts and what
+ * Unit tests for analyzer/itrace/itrace.c: perf 6.1's --itrace strings (which it accepts and what
  * they set: checked against perf script --itrace=... on the bts fixture) and the branch
  * kinds as perf_sample__sprintf_flags names them.
  */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "analyzer/itrace.h"
+#include "analyzer/itrace/itrace.h"
 
 static struct itrace_opts parse_ok(const char *str)
 {

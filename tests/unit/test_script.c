@@ -1,5 +1,5 @@
 /*
- * Unit tests for analyzer/script.c: perf script's time column (seconds.microseconds,
+ * Unit tests for analyzer/script/script.c: perf script's time column (seconds.microseconds,
  * truncated, 12 wide; --ns) and -F field lists as perf 6.1 applies them (a plain list
  * replaces, +/- edit, a type prefix limits to one type, errors).
  */
@@ -8,8 +8,8 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "analyzer/options.h"
-#include "analyzer/script.h"
+#include "analyzer/cli/options.h"
+#include "analyzer/script/script.h"
 
 static const char *fmt_time(u64 t, bool ns)
 {

@@ -1,5 +1,5 @@
 /*
- * Unit tests for analyzer/session_warn.c: perf 6.1's end-of-session warnings, byte for byte
+ * Unit tests for analyzer/cli/session_warn.c: perf 6.1's end-of-session warnings, byte for byte
  * as perf report and perf script print them on gen_lost (5 LOST records, 1129 of 1249
  * samples lost).
  */
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analyzer/session_warn.h"
+#include "analyzer/cli/session_warn.h"
 
 static char *warn(const struct events_stats *st, bool lost_shown)
 {

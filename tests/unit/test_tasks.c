@@ -1,5 +1,5 @@
 /*
- * Unit tests for analyzer/tasks.c: the task tree as perf 6.1's report --tasks links and
+ * Unit tests for analyzer/tasks/tasks.c: the task tree as perf 6.1's report --tasks links and
  * orders it (threads visited by tid % 256, then tid), --sorted, --mmaps lines, and trees
  * perf cannot print (a cycle from a reused tid) or would print by deep recursion.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "analyzer/tasks.h"
+#include "analyzer/tasks/tasks.h"
 #include "machine/machine.h"
 #include "tests/unit/events.h"
 

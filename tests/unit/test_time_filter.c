@@ -1,12 +1,12 @@
 /*
- * Unit tests for analyzer/time_filter.c: perf 6.1's --time strings (absolute ranges, open
+ * Unit tests for analyzer/cli/time_filter.c: perf 6.1's --time strings (absolute ranges, open
  * ends, several ranges separated by blanks, percent slices and spans) and the samples they
  * keep. The expected ranges were checked against perf script on gen_tiny (first sample
  * 1.000063, last 1.012505, as below).
  */
 #include <criterion/criterion.h>
 
-#include "analyzer/time_filter.h"
+#include "analyzer/cli/time_filter.h"
 
 #define FIRST 1000063000ull
 #define LAST 1012505000ull

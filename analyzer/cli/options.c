@@ -1,0 +1,261 @@
+/* perf-style option parsing; see options.h. */
+#include "analyzer/cli/options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "symtab/symtab.h"
+
+void usage_with_options(const char *usage, const struct option *opts)
+{
+	fprintf(stderr, "\n Usage: %s\n\n", usage);
+	for (const struct option *o = opts; o->long_name || o->short_name; o++) {
+		char buf[128];
+		int n = 0;
+
+		if (o->short_name)
+			n += snprintf(buf + n, sizeof(buf) - n, "    -%c", o->short_name);
+		else
+			n += snprintf(buf + n, sizeof(buf) - n, "    ");
+		if (o->long_name)
+			n += snprintf(buf + n, sizeof(buf) - n, "%s--%s", o->short_name ? ", " : "    ",
+				      o->long_name);
+		if (o->argh)
+			n += snprintf(buf + n, sizeof(buf) - n, " <%s>", o->argh);
+		if (n <= 24)
+			fprintf(stderr, "%-26s%s\n", buf, o->help ? o->help : "");
+		else
+			fprintf(stderr, "%s\n%26s%s\n", buf, "", o->help ? o->help : "");
+	}
+	fprintf(stderr, "\n");
+}
+
+static int fail(const char *usage, const struct option *opts, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "  Error: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	usage_with_options(usage, opts);
+	return -1;
+}
+
+static bool takes_arg(const struct option *o)
+{
+	return o->type == OPT_STRING || o->type == OPT_NOOP_ARG || o->type == OPT_CALLBACK;
+}
+
+/*
+ * perf's PARSE_OPT_LASTARG_DEFAULT: an option whose value may be omitted takes the next
+ * argument unless it is the last one or starts with '-'.
+ */
+static bool lastarg_default(const struct option *o, int argc, const char **argv, int i)
+{
+	return o->optional_arg && (i + 1 >= argc || argv[i + 1][0] == '-');
+}
+
+/* 0, or the callback's failure (it said why). */
+static int set_value(const struct option *o, const char *arg, bool negated)
+{
+	switch (o->type) {
+	case OPT_CALLBACK: {
+		const struct option_callback *cb = o->value;
+
+		return cb->fn(negated ? NULL : arg, cb->data);
+	}
+	case OPT_BOOL:
+		*(bool *)o->value = !negated;
+		break;
+	case OPT_STRING:
+		*(const char **)o->value = negated ? NULL : arg;
+		break;
+	case OPT_INCR:
+		*(int *)o->value = negated ? 0 : *(int *)o->value + 1;
+		break;
+	case OPT_NOOP_ARG:
+	case OPT_NOOP:
+		if (o->value)
+			*(bool *)o->value = !negated;
+		break;
+	}
+	return 0;
+}
+
+/* A callback refused its value: perf prints the usage after the callback's own message. */
+static int callback_failed(const char *usage, const struct option *opts)
+{
+	usage_with_options(usage, opts);
+	return -1;
+}
+
+/* Find a long option by exact name or unambiguous prefix. */
+static const struct option *find_long(const struct option *opts, const char *name, size_t len,
+				      bool *ambiguous)
+{
+	const struct option *match = NULL;
+
+	*ambiguous = false;
+	for (const struct option *o = opts; o->long_name || o->short_name; o++) {
+		if (!o->long_name || strncmp(o->long_name, name, len))
+			continue;
+		if (strlen(o->long_name) == len)
+			return o;
+		if (match)
+			*ambiguous = true;
+		match = o;
+	}
+	return *ambiguous ? NULL : match;
+}
+
+static int parse_long(const char *usage, const struct option *opts, int argc, const char **argv,
+		      int *i)
+{
+	const char *arg = argv[*i] + 2, *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+	bool ambiguous, negated = false;
+	const struct option *o = find_long(opts, arg, len, &ambiguous);
+
+	if (!o && !ambiguous && len > 3 && strncmp(arg, "no-", 3) == 0) {
+		o = find_long(opts, arg + 3, len - 3, &ambiguous);
+		if (o && takes_arg(o) && !o->optional_arg)
+			o = NULL;
+		negated = o != NULL;
+	}
+	if (ambiguous)
+		return fail(usage, opts, "Ambiguous option: %s", arg);
+	if (!o)
+		return fail(usage, opts, "unknown option `%s'", arg);
+	if (takes_arg(o) && !negated) {
+		const char *value = eq ? eq + 1 : NULL;
+
+		if (!value && !o->optarg && !lastarg_default(o, argc, argv, *i)) {
+			if (*i + 1 >= argc)
+				return fail(usage, opts, "option `%s' requires a value", o->long_name);
+			value = argv[++*i];
+		}
+		return set_value(o, value, false) ? callback_failed(usage, opts) : 0;
+	}
+	if (eq)
+		return fail(usage, opts, "option `%s' takes no value", o->long_name);
+	return set_value(o, NULL, negated) ? callback_failed(usage, opts) : 0;
+}
+
+static int parse_short(const char *usage, const struct option *opts, int argc, const char **argv,
+		       int *i)
+{
+	const char *p = argv[*i] + 1;
+
+	while (*p) {
+		const struct option *o = opts;
+		char name[2] = { *p, 0 };
+
+		for (; o->long_name || o->short_name; o++)
+			if (o->short_name == *p)
+				break;
+		if (!o->long_name && !o->short_name)
+			return fail(usage, opts, "unknown switch `%s'", name);
+		if (takes_arg(o)) {
+			const char *value = p[1] ? p + 1 : NULL;
+
+			if (!value && !lastarg_default(o, argc, argv, *i)) {
+				if (*i + 1 >= argc)
+					return fail(usage, opts, "switch `%s' requires a value", name);
+				value = argv[++*i];
+			}
+			return set_value(o, value, false) ? callback_failed(usage, opts) : 0;
+		}
+		if (set_value(o, NULL, false))
+			return callback_failed(usage, opts);
+		p++;
+	}
+	return 0;
+}
+
+int parse_options(int argc, const char **argv, const struct option *opts, const char *usage)
+{
+	int nr_args = 0;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int ret;
+
+		if (strcmp(a, "--") == 0) {
+			while (++i < argc)
+				argv[nr_args++] = argv[i];
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0') {
+			argv[nr_args++] = a;
+			continue;
+		}
+		ret = a[1] == '-' ? parse_long(usage, opts, argc, argv, &i)
+				  : parse_short(usage, opts, argc, argv, &i);
+		if (ret)
+			return -1;
+	}
+	return nr_args;
+}
+
+void (*options__input_hook)(const char *input);
+
+bool options__input(int nr_args, const char **argv, const char **input, const char *usage,
+		    const struct option *opts)
+{
+	if (nr_args > 1 || (nr_args == 1 && *input)) {
+		fprintf(stderr, "  Error: too many input files\n");
+		usage_with_options(usage, opts);
+		return false;
+	}
+	if (nr_args == 1)
+		*input = argv[0];
+	if (!*input)
+		*input = "perf.data";
+	if (options__input_hook)
+		options__input_hook(*input);
+	return true;
+}
+
+int options__jobs(const char *jobs, const char *usage, const struct option *opts)
+{
+	if (!jobs)
+		return (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (atoi(jobs) < 1 || atoi(jobs) > 1024) {
+		fprintf(stderr, "  Error: --jobs needs a number of threads from 1 to 1024\n");
+		usage_with_options(usage, opts);
+		return -1;
+	}
+	return atoi(jobs);
+}
+
+char *options__symsrc(struct symsrc_config *symsrc, const char *buildid_dir, const char *symfs,
+		      const char *kallsyms)
+{
+	char *symfs_cache = NULL;
+
+	symsrc->buildid_dir = buildid_dir;
+	if (symfs) {
+		/* perf skips the local cache for symfs/.debug when --symfs is given */
+		symfs_cache = xmalloc(strlen(symfs) + 8);
+		sprintf(symfs_cache, "%s/.debug", symfs);
+		symsrc->buildid_dir = symfs_cache;
+	}
+	symsrc->symfs = symfs ? symfs : "";
+	symsrc->kallsyms = kallsyms;
+	symsrc->debug_dir = getenv("ANALYZE_DEBUG_DIR");
+	return symfs_cache;
+}
+
+u32 options__max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	int value = 127;
+
+	if (f) {
+		if (fscanf(f, "%d", &value) != 1 || value <= 0)
+			value = 127;
+		fclose(f);
+	}
+	return (u32)value;
+}

@@ -1,0 +1,2564 @@
+/*
+ * Histogram entries, their ordering and stdio printing, after perf 6.1's hist.c, sort.c and
+ * ui/stdio/hist.c (facts: comparator directions, column widths, padding, truncation).
+ */
+#include "analyzer/hist/hist.h"
+
+#include <malloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "lib/xxhash_inline.h"
+
+#include "lib/rbtree.h"
+#include "lib/xalloc.h"
+
+struct key_info {
+	const char *name;
+	const char *header;
+};
+
+/* perf's common sort dimensions, in perf's lookup order (a key matches by prefix). */
+static const struct {
+	const char *name;
+	int key;	/* enum sort_key, or -1 for dimensions we do not support */
+} dimensions[] = {
+	{ "pid", SORT_PID },	{ "comm", SORT_COMM },	   { "dso", SORT_DSO },
+	{ "symbol", SORT_SYM }, { "parent", SORT_PARENT }, { "cpu", SORT_CPU },
+	{ "socket", SORT_SOCKET }, { "srcline", -1 },	   { "srcfile", -1 },
+	{ "local_weight", -1 }, { "weight", -1 },	   { "transaction", -1 },
+	{ "trace", -1 },	{ "symbol_size", SORT_SYM_SIZE }, { "dso_size", SORT_DSO_SIZE },
+	{ "cgroup", -1 },	{ "cgroup_id", -1 },	   { "ipc_null", SORT_IPC_NULL },
+};
+
+static const char *const headers[SORT_NR_KEYS] = {
+	[SORT_PID] = "    Pid:Command",
+	[SORT_COMM] = "Command",
+	[SORT_DSO] = "Shared Object",
+	[SORT_SYM] = "Symbol",
+	[SORT_PARENT] = "Parent symbol",
+	[SORT_CPU] = "CPU",
+	[SORT_SOCKET] = "Socket",
+	[SORT_SYM_SIZE] = "Symbol size",
+	[SORT_DSO_SIZE] = "DSO size",
+	[SORT_IPC_NULL] = "IPC   [IPC Coverage]",
+};
+
+bool sort_list__has(const struct sort_list *list, enum sort_key key)
+{
+	for (int i = 0; i < list->nr; i++)
+		if (list->keys[i] == key)
+			return true;
+	return false;
+}
+
+int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t bad_size)
+{
+	char *copy = xstrdup(str), *save = NULL;
+	int ret = 0;
+
+	list->nr = 0;
+	for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		int key = -2;
+
+		/* overhead-like hpp dimensions are always shown; accept them */
+		if (strncasecmp(tok, "overhead", strlen(tok)) == 0)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(dimensions); i++) {
+			if (strncasecmp(tok, dimensions[i].name, strlen(tok)) == 0) {
+				key = dimensions[i].key;
+				break;
+			}
+		}
+		if (key < 0) {
+			snprintf(bad, bad_size, "%s", tok);
+			ret = -1;
+			break;
+		}
+		if (sort_list__has(list, key) || list->nr == MAX_SORT_KEYS)
+			continue;
+		list->keys[list->nr++] = key;
+	}
+	list->sym_by_dso = !sort_list__has(list, SORT_DSO);
+	free(copy);
+	return ret;
+}
+
+void hists__init(struct hists *hists, const struct sort_list *sort)
+{
+	memset(hists, 0, sizeof(*hists));
+	hists->sort = sort;
+}
+
+void hists__exit(struct hists *hists)
+{
+	for (size_t i = 0; i < hists->nr; i++) {
+		thread__put(hists->entries[i].thread);
+		map__put(hists->entries[i].map);
+	}
+	for (size_t i = 0; hists->pairs && i < hists->nr_pairs; i++)
+		if (hists->pairs[i].owns_thread)
+			thread__put(hists->pairs[i].thread);
+	for (size_t i = 0; i < hists->nr_wrap_threads; i++)
+		if (hists->wrap_threads[i].owns)
+			thread__put(hists->wrap_threads[i].thread);
+	free(hists->wrap_threads);
+	hashmap_exit(&hists->wrap_thread_ids);
+	free(hists->wraps);
+	free(hists->in_order);
+	rbtree__exit(&hists->entries_in);
+	free(hists->entries);
+	free(hists->merged_into);
+	hashmap_exit(&hists->object_maps);
+	free(hists->omaps);
+	free(hists->index.slots);
+	free(hists->pairs);
+	free(hists->counts);
+	free(hists->pair_index.slots);
+	free(hists->contribs);
+}
+
+/* Entry e is folded into entry into. */
+static void merge_into(struct hists *hists, u32 e, u32 into)
+{
+	ARRAY_GROW(hists->merged_into, hists->merged_into_alloc, hists->nr);
+	hists->entries[e].merged = true;
+	hists->merged_into[e] = into;
+}
+
+/* The map entry e (of a data symbol) names its symbol by, if it has one yet. */
+static const struct object_map *object_map(const struct hists *hists, u32 e)
+{
+	uintptr_t i = (uintptr_t)hashmap_find(&hists->object_maps, e);
+
+	return i ? &hists->omaps[i - 1] : NULL;
+}
+
+/*
+ * Entry e's map is base's, if e is of a data symbol (the others need none) and the sample
+ * numbered last is no earlier than its map's.
+ */
+static void object_map_set(struct hists *hists, u32 e, u64 base, u64 last)
+{
+	uintptr_t i;
+
+	if (!hists->entries[e].sym || !hists->entries[e].sym->object)
+		return;
+	i = (uintptr_t)hashmap_find(&hists->object_maps, e);
+
+	if (!i) {
+		ARRAY_GROW(hists->omaps, hists->omaps_alloc, hists->nr_omaps + 1);
+		hists->omaps[hists->nr_omaps++] = (struct object_map){ .base = base, .last = last };
+		hashmap_insert(&hists->object_maps, e, (void *)(uintptr_t)hists->nr_omaps);
+	} else if (last >= hists->omaps[i - 1].last) {
+		hists->omaps[i - 1] = (struct object_map){ .base = base, .last = last };
+	}
+}
+
+/* An entry of an address without a map: see struct replay. */
+static bool entry_wraps(const struct hist_entry *he)
+{
+	return !he->merged && !he->dso && !he->sym;
+}
+
+static const char *dso_name(const struct hist_entry *he)
+{
+	return he->dso ? he->dso->short_name : NULL;
+}
+
+/*
+ * The comm and dso names of entries as ranks under strcmp, for the output's ordering, which
+ * compares them some n log n times in each of its trees: names are interned (a name is one
+ * pointer), so they are sorted once and each entry's compared as two numbers. NULL where the
+ * comparisons are by the names themselves.
+ */
+struct name_ranks {
+	const struct hist_entry *base;	/* the entries the ranks are of, by index */
+	u32 *comm, *dso;	/* 1 + the name's place among the distinct names (dso 0: none);
+				   NULL when no key compares them */
+};
+
+static s64 cmp_null(const void *l, const void *r)
+{
+	if (!l && !r)
+		return 0;
+	return !l ? -1 : 1;
+}
+
+static u64 sym_end(const struct symbol *s)
+{
+	return s->start + s->size;
+}
+
+/*
+ * Two names compared by their ranks, 0 for none: cmp_null's order, then right's name against
+ * left's (perf's dso and symbol keys compare (right, left)).
+ */
+static s64 rank_cmp(u32 left, u32 right)
+{
+	if (!left || !right)
+		return left == right ? 0 : !left ? -1 : 1;
+	return (s64)right - left;
+}
+
+static s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right,
+		   const struct name_ranks *rk)
+{
+	const char *l, *r;
+
+	if (rk && rk->dso)	/* the names not read */
+		return rank_cmp(rk->dso[left - rk->base], rk->dso[right - rk->base]);
+	l = dso_name(right);	/* perf passes (right, left) */
+	r = dso_name(left);
+	if (!l || !r)
+		return cmp_null(r, l);
+	return l == r ? 0 : strcmp(l, r);	/* interned: the same name is the same pointer */
+}
+
+/* by_dso: the dsos first, unless both are unresolved (struct sort_list's sym_by_dso) */
+static s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
+		   const struct name_ranks *rk, bool by_dso)
+{
+	const struct symbol *l = left->sym, *r = right->sym;
+	s64 ret;
+
+	if (!l && !r)
+		return (s64)(right->ip - left->ip);
+	ret = by_dso ? dso_cmp(left, right, rk) : 0;
+	if (ret)
+		return ret;
+	if (!l || !r)
+		return cmp_null(l, r);
+	if (l == r)
+		return 0;
+	/* an inlined function's symbol is its caller's range under another name */
+	if (left->symtab->inlined || right->symtab->inlined) {
+		int cmp = strcmp(symbol__name(left->symtab, l), symbol__name(right->symtab, r));
+
+		if (cmp)
+			return cmp;
+		if (l->start <= sym_end(r) && sym_end(l) >= r->start)
+			return 0;
+	}
+	if (l->start != r->start)
+		return (s64)(r->start - l->start);
+	return (s64)(sym_end(r) - sym_end(l));
+}
+
+static s64 size_cmp(s64 size_l, s64 size_r)
+{
+	return size_l < size_r ? -1 : size_l == size_r ? 0 : 1;
+}
+
+static s64 sym_size(const struct hist_entry *he)
+{
+	return he->sym ? he->sym->size : 0;
+}
+
+static s64 map_size(const struct hist_entry *he)
+{
+	return he->map ? (s64)(he->map->end - he->map->start) : (s64)he->map_size;
+}
+
+/* perf's se_cmp (also its se_collapse for these keys). */
+static s64 key_cmp(const struct sort_list *sort, enum sort_key key, const struct hist_entry *left,
+		   const struct hist_entry *right, const struct name_ranks *rk)
+{
+	switch (key) {
+	case SORT_PID:
+		return (s64)right->thread->tid - left->thread->tid;
+	case SORT_COMM: {
+		const char *l, *r;
+
+		if (rk && rk->comm)
+			return (s64)rk->comm[right - rk->base] - rk->comm[left - rk->base];
+		l = comm__str(right->comm);
+		r = comm__str(left->comm);
+		return l == r ? 0 : strcmp(l, r);	/* interned */
+	}
+	case SORT_DSO:
+		return dso_cmp(left, right, rk);
+	case SORT_SYM:
+	case SORT_IPC_NULL:
+		return sym_cmp(left, right, rk, sort->sym_by_dso);
+	case SORT_PARENT:
+		if (!left->parent || !right->parent)
+			return cmp_null(left->parent, right->parent);
+		return strcmp(right->parent, left->parent);
+	case SORT_CPU:
+		return (s64)right->cpu - left->cpu;
+	case SORT_SOCKET:
+		return (s64)right->socket - left->socket;
+	case SORT_SYM_SIZE:
+		return size_cmp(sym_size(right), sym_size(left));
+	case SORT_DSO_SIZE:
+		return size_cmp(map_size(right), map_size(left));
+	default:
+		return 0;
+	}
+}
+
+/* perf's se_sort ?: se_cmp, used for the output order. */
+static s64 key_sort(const struct sort_list *sort, enum sort_key key, const struct hist_entry *a,
+		    const struct hist_entry *b, const struct name_ranks *rk)
+{
+	if (key == SORT_SYM) {
+		if (!a->sym || !b->sym)
+			return cmp_null(a->sym, b->sym);
+		return strcmp(symbol__name(b->symtab, b->sym), symbol__name(a->symtab, a->sym));
+	}
+	return key_cmp(sort, key, a, b, rk);
+}
+
+/* The comm's string as the keys see it. */
+static const char *comm_name(const struct hist_entry *he)
+{
+	return comm__str(he->comm);
+}
+
+/* The hash of he's keys, 32 bits (as an entry keeps it). */
+static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
+{
+	u64 v[4 * MAX_SORT_KEYS], h;
+	size_t n = 0;
+
+	for (int i = 0; i < sort->nr; i++) {
+		switch (sort->keys[i]) {
+		case SORT_PID:
+			v[n++] = (u64)he->thread->tid;
+			break;
+		case SORT_COMM:
+			v[n++] = (u64)(uintptr_t)comm_name(he);
+			break;
+		case SORT_DSO:
+			v[n++] = (u64)(uintptr_t)dso_name(he);
+			break;
+		case SORT_SYM:
+		case SORT_IPC_NULL:
+			if (he->sym && he->symtab->inlined) {	/* equal by name: see sym_cmp */
+				const char *name = symbol__name(he->symtab, he->sym);
+
+				v[n++] = (u64)(uintptr_t)dso_name(he);
+				v[n++] = XXH3_64bits(name, strlen(name));
+			} else if (he->sym) {
+				v[n++] = (u64)(uintptr_t)dso_name(he);
+				v[n++] = he->sym->start;
+				v[n++] = sym_end(he->sym);
+			} else {
+				v[n++] = he->ip;
+			}
+			break;
+		case SORT_PARENT:
+			v[n++] = (u64)(uintptr_t)he->parent;
+			break;
+		case SORT_CPU:
+			v[n++] = (u64)he->cpu;
+			break;
+		case SORT_SOCKET:
+			v[n++] = (u64)he->socket;
+			break;
+		case SORT_SYM_SIZE:
+			v[n++] = (u64)sym_size(he);
+			break;
+		case SORT_DSO_SIZE:
+			v[n++] = (u64)map_size(he);
+			break;
+		default:
+			break;
+		}
+	}
+	h = XXH3_64bits(v, n * sizeof(u64));
+	return (u32)(h ^ h >> 32);	/* what an entry keeps (struct hist_entry's hash) */
+}
+
+/* key_cmp(...) == 0, cheaper: comm and dso names are interned, so equal means same pointer. */
+static bool key_equal(enum sort_key key, const struct hist_entry *a, const struct hist_entry *b)
+{
+	switch (key) {
+	case SORT_COMM:	/* the same comm or dso is the same name: no need to read it */
+		return a->comm == b->comm || comm_name(a) == comm_name(b);
+	case SORT_DSO:
+		return a->dso == b->dso || dso_name(a) == dso_name(b);
+	case SORT_SYM:
+	case SORT_IPC_NULL:
+		if (!a->sym || !b->sym)
+			return !a->sym && !b->sym && a->ip == b->ip;
+		if (a->symtab->inlined || b->symtab->inlined)
+			return sym_cmp(a, b, NULL, true) == 0;	/* the dso key, if any, agrees */
+		return (a->dso == b->dso || dso_name(a) == dso_name(b)) &&
+		       (a->sym == b->sym ||
+			(a->sym->start == b->sym->start && a->sym->size == b->sym->size));
+	default:
+		return key_cmp(NULL, key, a, b, NULL) == 0;	/* not the symbol's: no sort needed */
+	}
+}
+
+static bool entry_equal(const struct sort_list *sort, const struct hist_entry *a,
+			const struct hist_entry *b)
+{
+	for (int i = 0; i < sort->nr; i++)
+		if (!key_equal(sort->keys[i], a, b))
+			return false;
+	return true;
+}
+
+/*
+ * The entry index: open addressing over entry numbers (+1, 0 is empty), probed by the bits
+ * of the entries' key hashes, which are good hashes already. Grows at half full.
+ */
+static void index_grow(struct entry_index *x, const struct hist_entry *entries, size_t nr)
+{
+	size_t cap = x->cap ? x->cap * 2 : 1024;
+
+	while (cap < 2 * (nr + 1))	/* an index let go of (hists__fprintf) comes back whole */
+		cap *= 2;
+
+	free(x->slots);
+	x->slots = xcalloc_populated(cap, sizeof(*x->slots));
+	x->cap = cap;
+	for (size_t i = 0; i < nr; i++) {
+		size_t j = entries[i].hash & (cap - 1);
+
+		if (entries[i].merged)
+			continue;
+		while (x->slots[j])
+			j = (j + 1) & (cap - 1);
+		x->slots[j] = (u32)(i + 1);
+	}
+}
+
+/* The entry equal to proto (with hash), or NULL; *slot is where it would go. */
+static struct hist_entry *index_find(const struct entry_index *x, struct hist_entry *entries,
+				     const struct sort_list *sort, const struct hist_entry *proto,
+				     u64 hash, size_t *slot)
+{
+	size_t j = hash & (x->cap - 1);
+
+	for (; x->slots[j]; j = (j + 1) & (x->cap - 1)) {
+		struct hist_entry *he = &entries[x->slots[j] - 1];
+
+		if (he->hash == hash && entry_equal(sort, he, proto)) {
+			*slot = j;
+			return he;
+		}
+	}
+	*slot = j;
+	return NULL;
+}
+
+static void entry_merge(struct hist_entry *he, struct hist_entry *proto)
+{
+	he->period += proto->period;
+	he->period_acc += proto->period_acc;
+	he->nr_events++;
+	/* perf refreshes the map of an entry whose mapping was replaced (references swap) */
+	if (he->map != proto->map) {
+		struct map *old = he->map;
+
+		he->map = proto->map;
+		he->dso = proto->dso;
+		proto->map = old;
+	}
+}
+
+/*
+ * The pairs index: open addressing over pair numbers (+1), as the entry index. A sample's
+ * chain is counted once per entry, chain and filter state. A pair is hashed by its entry's
+ * hash rather than its number, which a sample's own hash foretells: hists__prefetch fetches
+ * its slot and pair ahead.
+ */
+static u64 pair_hash(u64 entry_hash, u32 chain, bool filtered)
+{
+	u64 key[2] = { entry_hash, (u64)chain << 1 | filtered };
+
+	return XXH3_64bits(key, sizeof(key));
+}
+
+static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry *proto)
+{
+	bool filtered = proto->filtered;
+	u64 period = proto->period;
+	struct entry_index *x = &hists->pair_index;
+	u64 hash = pair_hash(hists->entries[entry].hash, chain, filtered);
+	struct chain_pair *p;
+	size_t j;
+
+	if (2 * (hists->nr_pairs + 1) > x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 1024;
+
+		free(x->slots);
+		x->slots = xcalloc_populated(cap, sizeof(*x->slots));
+		x->cap = cap;
+		for (size_t i = 0; i < hists->nr_pairs; i++) {
+			p = &hists->pairs[i];
+			j = pair_hash(hists->entries[p->entry].hash, p->chain, p->filtered) &
+			    (cap - 1);
+			while (x->slots[j])
+				j = (j + 1) & (cap - 1);
+			x->slots[j] = (u32)(i + 1);
+		}
+	}
+	for (j = hash & (x->cap - 1); x->slots[j]; j = (j + 1) & (x->cap - 1)) {
+		p = &hists->pairs[x->slots[j] - 1];
+		if (p->entry == entry && p->chain == chain && p->filtered == filtered) {
+			p->period += period;
+			p->count++;
+			p->last = hists->nr_samples;
+			return x->slots[j] - 1;
+		}
+	}
+	ARRAY_GROW(hists->pairs, hists->pairs_alloc, hists->nr_pairs + 1);
+	p = &hists->pairs[hists->nr_pairs];
+	*p = (struct chain_pair){ .entry = entry, .chain = chain, .count = 1, .filtered = filtered,
+				  .period = period, .first = hists->nr_samples,
+				  .last = hists->nr_samples, .level = proto->level,
+				  .thread = hists->entries[entry].thread, .comm = proto->comm };
+	/* the sample's thread: the entry's (borrowed), or the reference the sample holds */
+	if (proto->thread && proto->thread != p->thread) {
+		p->thread = proto->thread;
+		p->owns_thread = true;
+		proto->thread = NULL;
+	}
+	x->slots[j] = (u32)++hists->nr_pairs;
+	return (u32)hists->nr_pairs - 1;
+}
+
+static int find_dir(void *arg, u32 item, u32 node);
+static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
+			      rbtree_dir_fn dir, void *ctx);
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Names (interned: one name is mostly one pointer) ranked under strcmp: name_set_add each,
+ * name_set_rank once, then name_set_rank_of any of them (see struct name_ranks).
+ */
+struct name_set {
+	struct hashmap ids;	/* name -> 1 until ranked, then its rank */
+	const char **names;	/* the distinct pointers */
+	size_t nr, alloc;
+	const char *last;	/* the last added or asked */
+	u32 last_rank;
+};
+
+static void name_set_init(struct name_set *set)
+{
+	*set = (struct name_set){ 0 };
+	hashmap_init(&set->ids);
+}
+
+static void name_set_exit(struct name_set *set)
+{
+	hashmap_exit(&set->ids);
+	free(set->names);
+}
+
+static void name_set_add(struct name_set *set, const char *s)
+{
+	if (s && s != set->last && !hashmap_insert(&set->ids, (u64)(uintptr_t)s, (void *)1)) {
+		ARRAY_GROW(set->names, set->alloc, set->nr + 1);
+		set->names[set->nr++] = s;
+	}
+	set->last = s;
+}
+
+static void name_set_rank(struct name_set *set)
+{
+	u32 rank = 0;
+
+	if (set->nr)	/* names is NULL when none was added */
+		qsort(set->names, set->nr, sizeof(*set->names), by_name);
+	for (size_t i = 0; i < set->nr; i++) {
+		if (!i || strcmp(set->names[i - 1], set->names[i]))
+			rank++;
+		hashmap_insert(&set->ids, (u64)(uintptr_t)set->names[i], (void *)(uintptr_t)rank);
+	}
+	set->last = NULL;
+	set->last_rank = 0;
+}
+
+/* The rank of an added name, 0 for none. */
+static u32 name_set_rank_of(struct name_set *set, const char *s)
+{
+	if (s != set->last)
+		set->last_rank = s ? (u32)(uintptr_t)hashmap_find(&set->ids, (u64)(uintptr_t)s) : 0;
+	set->last = s;
+	return set->last_rank;
+}
+
+/*
+ * ranks[e] for every entry: see struct name_ranks. Merged entries get ranks too,
+ * which no comparison reads: the entries are read in the order they sit in memory (a large
+ * report's hundred MB), and the next entry's name is mostly the one before's.
+ */
+static u32 *rank_names(const struct hists *hists,
+		       const char *(*name)(const struct hist_entry *))
+{
+	size_t nr = hists->nr;
+	u32 *ranks = xcalloc(nr ? nr : 1, sizeof(*ranks));
+	struct name_set set;
+
+	name_set_init(&set);
+	for (size_t i = 0; i < nr; i++)
+		name_set_add(&set, name(&hists->entries[i]));
+	name_set_rank(&set);
+	for (size_t i = 0; i < nr; i++)
+		ranks[i] = name_set_rank_of(&set, name(&hists->entries[i]));
+	name_set_exit(&set);
+	return ranks;
+}
+
+/*
+ * With a symbol key and no dso key (--sort sym, sym,pid...), perf's comparison of entries is
+ * not transitive: two unresolved addresses compare by address alone, one of them with a
+ * resolved symbol by dso first. perf's lookups in its first tree (entries_in) then sometimes
+ * end at a leaf though an equal entry is in the tree, and make a second one (one line of the
+ * output becomes two, which ones depending on the tree's shape). Outside the children view
+ * (whose entries come from the run's chains afterwards: not emulated, the README says so),
+ * the entries are then found as perf finds them: through the same tree, built by the same
+ * inserts (lib/rbtree), instead of the hash index.
+ */
+static bool lookups_can_fail(const struct sort_list *sort)
+{
+	return sort->sym_by_dso &&
+	       (sort_list__has(sort, SORT_SYM) || sort_list__has(sort, SORT_IPC_NULL));
+}
+
+/*
+ * The entry equal to proto, or a new one made of it (taking its references, with nothing
+ * counted yet: *created): its index.
+ */
+static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool *created)
+{
+	struct hist_entry *he;
+	size_t slot = 0;
+	u64 hash = proto->hash ? proto->hash : entry_hash(hists->sort, proto);
+
+	if (hists->tree_mode) {
+		u32 found;
+
+		/* perf's lookup: proto, in the next entry's place, walked down from the root */
+		ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
+		hists->entries[hists->nr] = *proto;
+		rbtree__reserve(&hists->entries_in, hists->nr + 1);
+		found = rbtree__insert(&hists->entries_in, (u32)hists->nr, find_dir, hists);
+		*created = found == RBTREE_NONE;
+		if (!*created)
+			return found;
+	} else {
+		if (2 * (hists->nr + 1) > hists->index.cap)
+			index_grow(&hists->index, hists->entries, hists->nr);
+		he = index_find(&hists->index, hists->entries, hists->sort, proto, hash, &slot);
+		*created = !he;
+		if (he)
+			return (size_t)(he - hists->entries);
+		ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
+	}
+	he = &hists->entries[hists->nr];
+	*he = *proto;
+	he->hash = hash;
+	he->nr_events = 0;
+	he->period = 0;
+	he->period_acc = 0;
+	he->first = UINT64_MAX;
+	he->first_pos = 0;
+	proto->thread = NULL;	/* the entry took both references */
+	proto->map = NULL;
+	if (!hists->tree_mode)
+		hists->index.slots[slot] = (u32)(hists->nr + 1);
+	return hists->nr++;
+}
+
+/*
+ * The index of a wrapping sample's thread: each kept once, with the sample's own reference if
+ * nothing took it, else borrowed (its entry or pair holds one until the run is over).
+ */
+static u32 wrap_thread(struct hists *hists, struct thread *thread, struct hist_entry *proto)
+{
+	void *v = hashmap_find(&hists->wrap_thread_ids, (u64)(uintptr_t)thread);
+	struct hist_wrap_thread *t;
+
+	if (v)
+		return (u32)((uintptr_t)v - 1);
+	ARRAY_GROW(hists->wrap_threads, hists->wrap_threads_alloc, hists->nr_wrap_threads + 1);
+	t = &hists->wrap_threads[hists->nr_wrap_threads++];
+	t->thread = thread;
+	t->owns = thread && proto->thread == thread;
+	if (t->owns)
+		proto->thread = NULL;
+	hashmap_insert(&hists->wrap_thread_ids, (u64)(uintptr_t)thread,
+		       (void *)(uintptr_t)hists->nr_wrap_threads);
+	return (u32)hists->nr_wrap_threads - 1;
+}
+
+void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 map_base)
+{
+	struct thread *thread = proto->thread;
+	u64 sample_period = proto->period;
+	/* in the children view, entries of addresses without a map: see struct replay */
+	bool wraps = hists->cumulate && (entry_wraps(proto) ||
+					 (chain != CC_NO_CHAIN && proto->unmapped_chain));
+	u32 pair = UINT32_MAX;
+	size_t i;
+
+	if (!hists->nr_samples && lookups_can_fail(hists->sort) && !hists->cumulate) {
+		hists->tree_mode = true;
+		rbtree__init(&hists->entries_in, 0);
+	}
+	hists->nr_samples++;
+	hists->nr_sample_events++;
+	hists->total_period += proto->period;
+	if (!proto->filtered)
+		hists->nr_non_filtered_samples++;
+	if (hists->cumulate)
+		proto->period_acc = proto->period;
+	/*
+	 * consecutive samples often land in the same entry (not through perf's tree: equal keys
+	 * need not take the same path down it)
+	 */
+	if (hists->last && !hists->tree_mode &&
+	    (!proto->hash || hists->entries[hists->last - 1].hash == proto->hash) &&
+	    entry_equal(hists->sort, &hists->entries[hists->last - 1], proto)) {
+		i = hists->last - 1;
+		entry_merge(&hists->entries[i], proto);
+	} else {
+		u64 period = proto->period, period_acc = proto->period_acc;
+		bool created;
+
+		i = entry_findnew(hists, proto, &created);
+		if (created) {
+			hists->entries[i].period = period;
+			hists->entries[i].period_acc = period_acc;
+			hists->entries[i].nr_events = 1;
+			hists->entries[i].first = hists->nr_samples;
+		} else {
+			entry_merge(&hists->entries[i], proto);
+		}
+		hists->last = i + 1;
+	}
+	object_map_set(hists, (u32)i, map_base, hists->nr_samples);	/* the sample's map now */
+	if (chain != CC_NO_CHAIN)
+		pair = pair_add(hists, (u32)i, chain, proto);
+	if (wraps && (hists->nr_samples > UINT32_MAX || sample_period > UINT32_MAX ||
+		      hists->nr_pairs >= 1u << 31 || hists->nr >= 1u << 31)) {
+		hists->wraps_off = true;
+		free(hists->wraps);
+		hists->wraps = NULL;
+		hists->nr_wraps = hists->wraps_alloc = 0;
+	}
+	if (wraps && !hists->wraps_off) {
+		ARRAY_GROW(hists->wraps, hists->wraps_alloc, hists->nr_wraps + 1);
+		hists->wraps[hists->nr_wraps++] = (struct hist_wrap_sample){
+			.sample = (u32)hists->nr_samples, .period = (u32)sample_period,
+			.ref = pair != UINT32_MAX ? pair : (u32)i, .chainless = pair == UINT32_MAX,
+			.thread = wrap_thread(hists, thread, proto) };
+	}
+}
+
+u64 hists__hash(const struct hists *hists, const struct hist_entry *proto)
+{
+	return entry_hash(hists->sort, proto);
+}
+
+void hists__prefetch(const struct hists *hists, u64 hash, u32 chain, bool filtered, int stage)
+{
+	const struct hist_entry *he;
+	size_t j;
+	u32 slot;
+
+	/* the sample's chain's pair: its slot, then the pair */
+	if (chain != CC_NO_CHAIN && hists->pair_index.cap) {
+		j = pair_hash(hash, chain, filtered) & (hists->pair_index.cap - 1);
+		if (stage == 0) {
+			__builtin_prefetch(&hists->pair_index.slots[j]);
+		} else {
+			slot = hists->pair_index.slots[j];
+			if (slot && slot <= hists->nr_pairs)
+				__builtin_prefetch(&hists->pairs[slot - 1]);
+		}
+	}
+	if (!hists->index.cap)
+		return;
+	j = hash & (hists->index.cap - 1);
+	if (stage == 0) {
+		__builtin_prefetch(&hists->index.slots[j]);
+		return;
+	}
+	slot = hists->index.slots[j];
+	if (!slot || slot > hists->nr)
+		return;
+	/* the first probe's entry: its hash and keys, then the counts hists__add writes */
+	he = &hists->entries[slot - 1];
+	for (uintptr_t line = (uintptr_t)he & ~(uintptr_t)63; line < (uintptr_t)(he + 1); line += 64)
+		__builtin_prefetch((const void *)line);
+}
+
+/*
+ * perf's final collapse (hists__collapse_resort): comms renamed after their entries were made
+ * (the first COMM of a thread overrides its ":tid" placeholder) can make two entries equal;
+ * they are merged, the earlier one absorbing the later.
+ */
+static void hists__collapse(struct hists *hists)
+{
+	struct entry_index x = { 0 };
+
+	if (hists->collapsed)
+		return;
+	hists->collapsed = true;
+	if (hists->tree_mode) {	/* perf's first tree as built, and its collapse */
+		hists->in_order = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*hists->in_order));
+		hists->nr_in_order = rbtree__walk(&hists->entries_in, hists->in_order);
+		if (sort_list__has(hists->sort, SORT_COMM))
+			hists->nr_in_order = replay_collapse(hists, &hists->entries_in,
+							     hists->in_order, hists->nr_in_order,
+							     find_dir, hists);
+		return;
+	}
+	if (!sort_list__has(hists->sort, SORT_COMM))
+		return;
+	/* the index by the old hashes goes first: not both at once (a MB at 128k entries) */
+	free(hists->index.slots);
+	hists->index = (struct entry_index){ 0 };
+	for (size_t i = 0; i < hists->nr; i++)
+		hists->entries[i].hash = entry_hash(hists->sort, &hists->entries[i]);
+	for (size_t i = 0; i < hists->nr; i++) {
+		struct hist_entry *he = &hists->entries[i], *first;
+		size_t slot;
+
+		if (2 * (i + 1) > x.cap)
+			index_grow(&x, hists->entries, i);
+		first = index_find(&x, hists->entries, hists->sort, he, he->hash, &slot);
+		if (first) {
+			first->period += he->period;
+			first->period_acc += he->period_acc;
+			first->nr_events += he->nr_events;
+			merge_into(hists, (u32)i, (u32)(first - hists->entries));
+		} else {
+			x.slots[slot] = (u32)(i + 1);
+		}
+	}
+	/* the index of what is left, by the hashes of the final comms */
+	hists->index = x;
+	hists->last = 0;
+}
+
+/* The entry e ends up in. */
+static u32 final_entry(const struct hists *hists, u32 e)
+{
+	while (hists->entries[e].merged)
+		e = hists->merged_into[e];
+	return e;
+}
+
+#define NO_ENTRY UINT32_MAX
+
+/*
+ * The whole pages of [lo, hi), memory read for the last time, given back as an array is
+ * read through (its memory reads as zero after). *from: where the last call stopped.
+ */
+static void release_read(uintptr_t lo, uintptr_t hi, uintptr_t *from)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	lo = (MAX(lo, *from) + page - 1) & ~(page - 1);
+	hi &= ~(page - 1);
+	if (hi > lo && !madvise((void *)lo, hi - lo, MADV_DONTNEED))
+		*from = hi;
+}
+
+/*
+ * The heap's free pages given back, when much was freed and what comes is large: arrays from
+ * 2 MB on a large input are mappings of their own (main.c), which take fresh pages while
+ * the heap keeps the freed ones resident (the busy recording's report: 5 MB of 40 before
+ * its output order).
+ */
+static void release_free(void)
+{
+	malloc_trim(0);
+}
+
+/*
+ * What the cumulation hands the replay (struct replay), which runs on another thread
+ * meanwhile: the entries the replay inserts into perf's first tree (all but the wrapping
+ * ones), in the order perf inserted them (by_first), each once its first sample and place in
+ * it are final. The pairs are cumulated in the order of their first samples, and an entry's
+ * first sample is that of the first pair to reach it: once the pairs first seen before
+ * sample s are cumulated, so is every entry first reached before s. The run's entries, made
+ * in the order of their first samples, go at their turn, unless a pair reached them earlier.
+ */
+struct replay_feed {
+	u32 *log;		/* the entries, in insert order */
+	size_t nr, alloc;	/* logged; room (all of it before the replay starts on its
+				   thread: the log does not move while it reads it) */
+	bool *fed;		/* by entry of the run: logged at the pair that reached it first */
+	size_t nr_run, next_run;
+	_Atomic size_t published;	/* what of the log the replay may read */
+	_Atomic u64 frontier;	/* each entry first reached before this sample is logged */
+};
+
+static void feed_log(struct replay_feed *f, const struct hists *hists, u32 e)
+{
+	if (entry_wraps(&hists->entries[e]))
+		return;
+	ARRAY_GROW(f->log, f->alloc, f->nr + 1);
+	f->log[f->nr++] = e;
+}
+
+/* The run's entries first reached at sample upto or before (and by no pair earlier). */
+static void feed_run(struct replay_feed *f, const struct hists *hists, u64 upto)
+{
+	for (; f->next_run < f->nr_run; f->next_run++) {
+		const struct hist_entry *he = &hists->entries[f->next_run];
+
+		if (he->merged || f->fed[f->next_run])
+			continue;
+		if (he->first > upto)
+			return;
+		feed_log(f, hists, (u32)f->next_run);
+	}
+}
+
+/* Everything first reached before sample frontier is logged: the replay may go that far. */
+static void feed_publish(struct replay_feed *f, u64 frontier)
+{
+	atomic_store_explicit(&f->published, f->nr, memory_order_release);
+	atomic_store_explicit(&f->frontier, frontier, memory_order_release);
+}
+
+/*
+ * perf's entry keeps the thread, comm and filter state of the first sample that reached it
+ * (a frame's entry is filtered as the sample is, by the sample's dso and symbol: perf's
+ * fill_callchain_info keeps al->filtered): if the pair's first sample came before the entry's
+ * first, the entry takes them (and a frame's level). pos: where in the sample
+ * (perf adds a sample's own entry, then its frames' in chain order), which orders the
+ * entries as perf first inserted them.
+ */
+static void claim(struct hists *hists, struct replay_feed *feed, u32 e, const struct chain_pair *p,
+		  u32 pos, u64 ip, char level)
+{
+	struct hist_entry *he = &hists->entries[e];
+
+	if (p->first > he->first || (p->first == he->first && pos >= he->first_pos))
+		return;
+	he->first_pos = pos;
+	if (pos) {	/* made by a frame: perf's entry has the frame's address and level */
+		he->ip = ip;
+		he->level = level;
+	}
+	if (p->first == he->first)
+		return;
+	he->first = p->first;
+	if (feed) {	/* the first pair to reach it: its first sample is final */
+		if (e < feed->nr_run)
+			feed->fed[e] = true;
+		feed_log(feed, hists, e);
+	}
+	if (he->thread != p->thread) {
+		thread__put(he->thread);
+		he->thread = thread__get(p->thread);
+	}
+	he->comm = p->comm;
+	he->filtered = p->filtered;
+}
+
+/*
+ * The frames' entries (protos) are made some frames ahead of their lookups, and each one's
+ * index slot, then the entry in it, fetched meanwhile: the lookups of a million chains' frames
+ * are cache misses, which then overlap. A ring of the protos made and not yet looked up.
+ */
+#define CUMULATE_AHEAD 8	/* protos made ahead; the slot's entry is fetched half way */
+#define CUMULATE_RING 16	/* > CUMULATE_AHEAD, a power of 2 */
+
+/* A walk over every frame of every pair's chain, in pair order. */
+struct frame_walk {
+	size_t pair;
+	u32 frame;	/* the next one's, in the pair's chain */
+};
+
+/* The next frame: its pair and id (w->frame is then 1 for a pair's first); false past all. */
+static bool frame_walk_next(const struct hists *hists, const struct callchains *chains,
+			    struct frame_walk *w, const struct chain_pair **pair, u32 *id)
+{
+	for (; w->pair < hists->nr_pairs; w->pair++, w->frame = 0) {
+		const struct chain_pair *p = &hists->pairs[w->pair];
+
+		if (w->frame < callchains__len(chains, p->chain)) {
+			*pair = p;
+			*id = callchains__frame_ids(chains, p->chain)[w->frame++];
+			return true;
+		}
+	}
+	return false;
+}
+
+struct cumulate {
+	struct hists *hists;
+	const struct hists_callchain *cc;
+	struct replay_feed *feed;	/* or NULL: no replay */
+	struct frame_walk make;	/* the next proto's frame */
+	char level;		/* carried along a pair's frames */
+	size_t made, taken;	/* protos made, looked up */
+	struct frame_walk fetch;	/* further ahead: the next frame and symbol to fetch */
+	size_t fetched;
+	struct hist_entry ring[CUMULATE_RING];
+};
+
+/* The frame and symbol of the frame CUMULATE_AHEAD frames after the next proto's, fetched. */
+static void cumulate_fetch(struct cumulate *c)
+{
+	const struct chain_pair *p;
+	u32 id;
+
+	while (c->fetched < c->made + CUMULATE_AHEAD &&
+	       frame_walk_next(c->hists, c->cc->chains, &c->fetch, &p, &id)) {
+		if (c->fetch.frame == 1)	/* the pair's own entry: cumulate_make reads it */
+			__builtin_prefetch(&c->hists->entries[p->entry].parent);
+		callchains__prefetch_sym(c->cc->chains, id);
+		c->fetched++;
+	}
+}
+
+/*
+ * The next frame's proto (an entry of the pair's thread, comm, cpu and parent): false when
+ * every frame has one.
+ */
+static bool cumulate_make(struct cumulate *c)
+{
+	struct hists *hists = c->hists;
+	const struct hists_callchain *cc = c->cc;
+	const struct chain_pair *p;
+	const struct hist_entry *self;
+	const struct cc_frame *f;
+	struct hist_entry *proto;
+	u32 id;
+
+	cumulate_fetch(c);
+	if (!frame_walk_next(hists, cc->chains, &c->make, &p, &id))
+		return false;
+	if (c->make.frame == 1)
+		c->level = p->level;
+	self = &hists->entries[p->entry];
+	f = callchains__frame(cc->chains, id);
+	proto = &c->ring[c->made++ % CUMULATE_RING];
+	hist_entry__clear(proto);
+	proto->thread = p->thread;
+	proto->comm = p->comm;
+	proto->dso = f->dso;
+	proto->parent = self->parent;
+	proto->ip = f->ip;
+	proto->cpu = self->cpu;
+	proto->socket = self->socket;
+	proto->filtered = p->filtered;
+	proto->map_size = f->map_size;
+	proto->sym = callchains__sym(cc->chains, cc->machine, id, &proto->symtab);
+	/* perf's fill_callchain_info keeps the level of a frame without a map */
+	if (f->level)
+		c->level = f->level;
+	proto->level = c->level;
+	proto->hash = entry_hash(hists->sort, proto);
+	hists__prefetch(hists, proto->hash, CC_NO_CHAIN, false, 0);
+	return true;
+}
+
+/* The proto of the next frame in pair order, made ahead; the ones to come fetched. */
+static struct hist_entry *cumulate_take(struct cumulate *c)
+{
+	size_t half = c->taken + CUMULATE_AHEAD / 2;
+
+	while (c->made < c->taken + 1 + CUMULATE_AHEAD && cumulate_make(c))
+		;
+	if (half < c->made)
+		hists__prefetch(c->hists, c->ring[half % CUMULATE_RING].hash, CC_NO_CHAIN, false, 1);
+	return &c->ring[c->taken++ % CUMULATE_RING];
+}
+
+/*
+ * perf's iter_add_next_cumulative_entry for each frame of a pair's chain: an entry per
+ * frame (of the sample's thread, comm, cpu and parent), unless one of the entries made for
+ * this chain already is equal to it (recursion), with the chain from that frame on.
+ * made[0] is the entry the pair is in, made[1 + i] the entry of frame i, or NO_ENTRY, and
+ * levels[1 + i] (levels not NULL) the level of frame i's entry (perf's fill_callchain_info
+ * keeps the one before for a frame without a map). The pairs are taken in order, and c's
+ * protos with them.
+ */
+static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made,
+			  char *levels)
+{
+	struct hists *hists = c->hists;
+	const struct hists_callchain *cc = c->cc;
+	u32 len = callchains__len(cc->chains, p->chain);
+	const u32 *ids = callchains__frame_ids(cc->chains, p->chain);
+
+	made[0] = final_entry(hists, p->entry);
+	claim(hists, c->feed, made[0], p, 0, 0, 0);
+	for (u32 i = 0; i < len; i++) {
+		const struct cc_frame *f = callchains__frame(cc->chains, ids[i]);
+		struct hist_entry proto = *cumulate_take(c);
+		bool dup = false, created;
+		size_t x;
+
+		made[1 + i] = NO_ENTRY;
+		if (levels)
+			levels[1 + i] = proto.level;
+		/* equal entries have equal hashes (the index goes by that) */
+		for (size_t k = 0; k <= i && !dup; k++)
+			dup = made[k] != NO_ENTRY && hists->entries[made[k]].hash == proto.hash &&
+			      entry_equal(hists->sort, &hists->entries[made[k]], &proto);
+		if (dup)
+			continue;
+		thread__get(proto.thread);
+		x = entry_findnew(hists, &proto, &created);
+		if (!created)
+			thread__put(proto.thread);
+		claim(hists, c->feed, (u32)x, p, 1 + i, f->ip, proto.level);
+		/* a wrapping entry's counts are the replay's (on its thread) */
+		if (!c->feed || !entry_wraps(&hists->entries[x]))
+			hists->entries[x].period_acc += p->period;
+		object_map_set(hists, (u32)x, f->ip - f->addr, p->last);	/* perf's takes the latest */
+		made[1 + i] = (u32)x;
+	}
+}
+
+/*
+ * perf finds a sample's entries in its first tree (entries_in) by hist_entry__cmp, which
+ * compares two addresses without a map by their difference as a signed number: around the
+ * address space's halfway point (garbage frames of a frame-pointer chain) that order is not
+ * transitive, so once rotations have moved such an entry, a later lookup of it can end at a
+ * leaf and make a second entry with the same keys, with that sample's thread and level; the
+ * collapse then merges them in the tree's order, the one walked first absorbing the other
+ * (and keeping its own thread, level and callchain depth). Every other key is found where
+ * it is: its comparisons with the unmapped ones are decided by comm or dso, consistently.
+ *
+ * So the samples that reached an entry without a map are kept (hists->wraps), and perf's
+ * tree is rebuilt (struct replay): the other entries inserted when their first sample came,
+ * those samples' lookups made in turn, each one found or inserted as perf's would be; then
+ * the collapse. The entries without a map get their periods and depths again, from the
+ * lookups that found them. hists->in_order is what perf's output tree is fed, in order.
+ */
+/*
+ * perf's hist_entry__cmp(node, item) (and __collapse, the same for these keys): item goes
+ * left when < 0; 0: the same keys.
+ */
+static int entries_cmp(const struct sort_list *sort, const struct hist_entry *node,
+		       const struct hist_entry *item, const struct name_ranks *rk)
+{
+	for (int i = 0; i < sort->nr; i++) {
+		s64 d = key_cmp(sort, sort->keys[i], node, item, rk);
+
+		if (d)
+			return d < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/* by the sample that first reached an entry, then where in that sample */
+static int by_first(const void *pa, const void *pb, void *arg)
+{
+	const struct hist_entry *e = arg;
+	u32 ia = *(const u32 *)pa, ib = *(const u32 *)pb;
+	const struct hist_entry *a = &e[ia], *b = &e[ib];
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	if (a->first_pos != b->first_pos)
+		return a->first_pos < b->first_pos ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+static int find_dir(void *arg, u32 item, u32 node)
+{
+	const struct hists *hists = arg;
+
+	return entries_cmp(hists->sort, &hists->entries[node], &hists->entries[item], NULL);
+}
+
+/*
+ * What the replay's comparisons read of an entry, 16 bytes: its comm's and dso's names as
+ * ranks (see struct name_ranks) and its symbol's start, or its address without one. A
+ * lookup compares with a node at every level of the tree; the node's entry, symbol, comm and
+ * dso are four cache lines, its key (kept in the tree's node, by its links) none more. Made
+ * when the keys are comm, dso and symbol only, and no symbol is inlined (those compare by
+ * name).
+ */
+struct replay_key {
+	u32 comm;
+	u32 dso : 31;
+	u32 has_sym : 1;
+	u64 at;
+};
+
+/*
+ * The replay runs on a thread of its own while the cumulation makes the entries (keyed:
+ * what it reads of them is then final, see struct replay_feed), else after it. It counts the
+ * wrapping entries (the cumulation leaves them alone) and makes its own entries (extra) until
+ * replay_finish puts them after the cumulation's.
+ */
+struct replay {
+	struct hists *hists;
+	const struct hists_callchain *cc;
+	const struct chain_count *counts;	/* the pairs', made as the cumulation goes */
+	const u32 *made, *made_at;	/* see replay_start */
+	const char *levels;
+	struct replay_feed *feed;
+	u64 frontier;		/* the feed's, as last read */
+	size_t nr_log;		/* the feed's log readable then */
+	size_t next_insert;	/* in the log */
+	bool keyed;	/* the tree's nodes hold the entries' keys; else the entries compared */
+	bool plain;	/* keyed, and the keys perf's default: comm, dso, symbol */
+	struct name_set comms, dsos;	/* keyed: every name an entry can have, ranked */
+	struct rbtree tree;
+	u32 version;	/* inserts so far: a lookup's answer holds until the next one */
+	bool *placed;	/* by wrapping entry: in the tree already */
+	u32 *seen;	/* by wrapping entry: 1 + the version its last lookup found it at (the
+			   tree's items are u32, and a version counts inserts) */
+	u32 *found;	/* what that lookup found */
+	size_t placed_alloc, seen_alloc, found_alloc;
+	struct hist_entry *extra;	/* the entries the lookups made: ids extra_base + i */
+	size_t nr_extra, extra_alloc;
+	u32 extra_base;	/* above every entry the cumulation makes */
+	pthread_t thread;
+	bool threaded;
+	u32 *order;	/* the tree's items in order, when done */
+	size_t nr_order;
+};
+
+static struct hist_entry *replay_entry(const struct replay *r, u32 id)
+{
+	return id >= r->extra_base ? &r->extra[id - r->extra_base] : &r->hists->entries[id];
+}
+
+static struct replay_key *replay_key(const struct replay *r, u32 e)
+{
+	return rbtree__payload(&r->tree, e);
+}
+
+/* key_cmp for the keys replay_keyed allows, from the entries' keys */
+static s64 replay_key_cmp(const struct replay *r, enum sort_key key, u32 left, u32 right)
+{
+	const struct replay_key *l = replay_key(r, left), *k = replay_key(r, right);
+	s64 ret;
+
+	switch (key) {
+	case SORT_COMM:
+		return (s64)k->comm - l->comm;
+	case SORT_DSO:
+		return rank_cmp(l->dso, k->dso);
+	default:	/* SORT_SYM, SORT_IPC_NULL: sym_cmp */
+		if (!l->has_sym && !k->has_sym)
+			return (s64)(k->at - l->at);
+		ret = r->hists->sort->sym_by_dso ? rank_cmp(l->dso, k->dso) : 0;
+		if (ret)
+			return ret;
+		if (!l->has_sym || !k->has_sym)
+			return !l->has_sym ? -1 : 1;
+		if (l->at != k->at)
+			return (s64)(k->at - l->at);
+		/* the same start: the same symbol, or told apart by their ends */
+		return key_cmp(r->hists->sort, key, replay_entry(r, left), replay_entry(r, right),
+			       NULL);
+	}
+}
+
+/* a key's comm and dso as one number, in rank_cmp's order (no dso: after every other) */
+static u64 replay_group(const struct replay_key *k)
+{
+	return (u64)k->comm << 32 | (k->dso ? k->dso : 1u << 31);
+}
+
+/*
+ * replay_dir for perf's default keys, the comparisons of a lookup and of the collapse, most
+ * of the replay's time: its comm and dso in one comparison, then replay_key_cmp's symbol.
+ */
+static int replay_dir_plain(const struct replay *r, u32 item, u32 node)
+{
+	const struct replay_key *l = replay_key(r, node), *k = replay_key(r, item);
+	u64 lg = replay_group(l), kg = replay_group(k);
+	s64 d;
+
+	if (lg != kg)
+		return kg > lg ? 1 : -1;
+	if (!l->has_sym && !k->has_sym) {
+		d = (s64)(k->at - l->at);
+		return d ? (d < 0 ? -1 : 1) : 0;
+	}
+	if (!l->has_sym || !k->has_sym)
+		return !l->has_sym ? -1 : 1;
+	if (l->at != k->at)
+		return (s64)(k->at - l->at) < 0 ? -1 : 1;
+	d = key_cmp(r->hists->sort, SORT_SYM, replay_entry(r, node), replay_entry(r, item), NULL);
+	return d ? (d < 0 ? -1 : 1) : 0;
+}
+
+/* find_dir, from the keys */
+static int replay_dir(void *arg, u32 item, u32 node)
+{
+	const struct replay *r = arg;
+	const struct sort_list *sort = r->hists->sort;
+
+	if (r->plain)
+		return replay_dir_plain(r, item, node);
+	if (!r->keyed)
+		return entries_cmp(sort, replay_entry(r, node), replay_entry(r, item), NULL);
+	for (int i = 0; i < sort->nr; i++) {
+		s64 d = replay_key_cmp(r, sort->keys[i], node, item);
+
+		if (d)
+			return d < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether the sort keys allow the keys of struct replay_key, before the cumulation: no entry
+ * of the run has an inlined symbol, and no frame is one's (callchains__inline).
+ */
+static bool replay_keyed(const struct hists *hists, const struct callchains *chains)
+{
+	for (int i = 0; i < hists->sort->nr; i++)
+		if (hists->sort->keys[i] != SORT_COMM && hists->sort->keys[i] != SORT_DSO &&
+		    hists->sort->keys[i] != SORT_SYM && hists->sort->keys[i] != SORT_IPC_NULL)
+			return false;
+	for (size_t e = 0; e < hists->nr; e++)
+		if (hists->entries[e].sym && hists->entries[e].symtab->inlined)
+			return false;
+	for (u32 id = 0, nr = callchains__nr_frames(chains); id < nr; id++)
+		if (callchains__frame(chains, id)->inl)
+			return false;
+	return true;
+}
+
+/*
+ * The replay's empty tree, with the entries' keys when it may: then every comm and dso name
+ * an entry can have (the run's entries', the pairs', the frames') ranked.
+ */
+static void replay_tree(struct replay *r)
+{
+	const struct hists *hists = r->hists;
+	const struct callchains *chains = r->cc->chains;
+
+	r->keyed = replay_keyed(hists, chains);
+	if (!r->keyed) {
+		rbtree__init(&r->tree, hists->nr);
+		return;
+	}
+	rbtree__init_payload(&r->tree, hists->nr, sizeof(struct replay_key));
+	r->plain = hists->sort->nr == 3 && hists->sort->keys[0] == SORT_COMM &&
+		   hists->sort->keys[1] == SORT_DSO && hists->sort->keys[2] == SORT_SYM &&
+		   !hists->sort->sym_by_dso;
+	name_set_init(&r->comms);
+	name_set_init(&r->dsos);
+	for (size_t e = 0; e < hists->nr; e++) {
+		name_set_add(&r->comms, comm_name(&hists->entries[e]));
+		name_set_add(&r->dsos, dso_name(&hists->entries[e]));
+	}
+	for (size_t i = 0; i < hists->nr_pairs; i++)
+		name_set_add(&r->comms, comm__str(hists->pairs[i].comm));
+	for (u32 id = 0, nr = callchains__nr_frames(chains); id < nr; id++) {
+		const struct dso *dso = callchains__frame(chains, id)->dso;
+
+		name_set_add(&r->dsos, dso ? dso->short_name : NULL);
+	}
+	name_set_rank(&r->comms);
+	name_set_rank(&r->dsos);
+}
+
+/* Item id (an entry, final) into the tree: RBTREE_NONE, or the node equal to it. */
+static u32 replay_insert(struct replay *r, u32 id)
+{
+	rbtree__reserve(&r->tree, (size_t)id + 1);
+	if (r->keyed) {
+		const struct hist_entry *he = replay_entry(r, id);
+
+		*replay_key(r, id) = (struct replay_key){
+			.comm = name_set_rank_of(&r->comms, comm_name(he)),
+			.dso = name_set_rank_of(&r->dsos, dso_name(he)) & 0x7fffffff,
+			.has_sym = !!he->sym, .at = he->sym ? he->sym->start : he->ip };
+	}
+	return rbtree__insert(&r->tree, id, replay_dir, r);
+}
+
+/* Until the cumulation has made every entry first reached before sample (and its pairs'). */
+static void replay_wait(struct replay *r, u64 sample)
+{
+	while (r->frontier <= sample) {
+		u64 f = atomic_load_explicit(&r->feed->frontier, memory_order_acquire);
+
+		if (f <= sample) {
+			sched_yield();
+			continue;
+		}
+		r->frontier = f;
+		r->nr_log = atomic_load_explicit(&r->feed->published, memory_order_acquire);
+	}
+}
+
+/* The other entries whose first sample came before (first, pos) go in. */
+static void replay_inserts_upto(struct replay *r, u64 first, u32 pos)
+{
+	for (; r->next_insert < r->nr_log; r->next_insert++) {
+		u32 e = r->feed->log[r->next_insert];
+		const struct hist_entry *he = &r->hists->entries[e];
+
+		if (he->first > first || (he->first == first && he->first_pos >= pos))
+			return;
+		replay_insert(r, e);
+		r->version++;
+	}
+}
+
+/*
+ * A new entry like the wrapping entry e, made by sample w if its lookup at pos fails (its
+ * thread's reference is taken by replay_finish).
+ */
+static void replay_extra(struct replay *r, const struct hist_wrap_sample *w, u32 e, u32 pos,
+			 char level, bool filtered)
+{
+	const struct hist_entry *like = &r->hists->entries[e];
+	struct hist_entry *he;
+
+	ARRAY_GROW(r->extra, r->extra_alloc, r->nr_extra + 1);
+	he = &r->extra[r->nr_extra];
+	hist_entry__clear(he);	/* what the cumulation writes of e is not read */
+	he->thread = r->hists->wrap_threads[w->thread].thread;
+	he->comm = like->comm;
+	he->dso = like->dso;
+	he->sym = like->sym;
+	he->symtab = like->symtab;
+	he->parent = like->parent;
+	he->ip = like->ip;
+	he->map_size = like->map_size;
+	he->cpu = like->cpu;
+	he->socket = like->socket;
+	he->hash = like->hash;
+	he->level = level;
+	he->filtered = filtered;
+	he->first = w->sample;
+	he->first_pos = pos;
+}
+
+/* One lookup of the wrapping entry e by sample w at pos: found, or a new entry inserted. */
+static void replay_lookup(struct replay *r, const struct hist_wrap_sample *w, u32 e, u32 pos,
+			  char level, bool filtered, u32 depth)
+{
+	struct hist_entry *he;
+	u32 item = e, node;
+
+	replay_inserts_upto(r, w->sample, pos);
+	if (e >= r->found_alloc) {
+		ARRAY_GROW_ZEROED(r->placed, r->placed_alloc, (size_t)e + 1);
+		ARRAY_GROW_ZEROED(r->seen, r->seen_alloc, (size_t)e + 1);
+		ARRAY_GROW(r->found, r->found_alloc, (size_t)e + 1);
+	}
+	if (r->seen[e] == r->version + 1) {	/* the tree is as it was then */
+		node = r->found[e];
+		goto count;
+	}
+	/*
+	 * Placed at its first lookup, which is at the first sample and place that reached it:
+	 * where its entry has them already, and its level.
+	 */
+	if (r->placed[e]) {	/* a new entry like e, made by this sample, if not found */
+		item = r->extra_base + (u32)r->nr_extra;
+		replay_extra(r, w, e, pos, level, filtered);
+	}
+	node = replay_insert(r, item);
+	if (node == RBTREE_NONE) {
+		node = item;
+		if (item == e)
+			r->placed[e] = true;
+		else
+			r->nr_extra++;
+		r->version++;
+	} else {
+		r->seen[e] = r->version + 1;
+		r->found[e] = node;
+	}
+count:
+	he = replay_entry(r, node);
+	if (!pos) {
+		he->period += w->period;
+		he->nr_events++;
+	}
+	he->period_acc += w->period;
+	he->max_depth = MAX(he->max_depth, depth);
+}
+
+/* Every wrapping sample's lookups, in the order they came; then the tree in order. */
+static void replay_run(struct replay *r)
+{
+	const struct hists *hists = r->hists;
+	const u32 *made = r->made, *made_at = r->made_at;
+	uintptr_t released = 0;
+
+	for (size_t i = 0; i < hists->nr_wraps; i++) {
+		const struct hist_wrap_sample *w = &hists->wraps[i];
+		const struct chain_count *p;
+		size_t m;
+		u32 self, len;
+		char level;
+		bool filtered;
+
+		replay_wait(r, w->sample);
+		p = w->chainless ? NULL : &r->counts[w->ref];
+		m = p ? made_at[w->ref] : 0;
+		self = p ? made[m] : final_entry(hists, w->ref);
+		level = p ? p->level : hists->entries[self].level;
+		filtered = p ? p->filtered : hists->entries[self].filtered;
+		len = p ? callchains__len(r->cc->chains, p->chain) : 0;
+		/* the pairs of the samples to come, then their entries (a hint) */
+		if (i + 16 < hists->nr_wraps && !w[16].chainless) {
+			__builtin_prefetch(&r->counts[w[16].ref]);
+			__builtin_prefetch(&made_at[w[16].ref]);
+		}
+		if (i + 8 < hists->nr_wraps && !w[8].chainless)
+			__builtin_prefetch(&made[made_at[w[8].ref]]);
+
+		if (entry_wraps(&hists->entries[self]))
+			replay_lookup(r, w, self, 0, level, filtered, len);
+		for (u32 k = 0; k < len; k++) {
+			u32 e = made[m + 1 + k];
+
+			if (e != NO_ENTRY && entry_wraps(&hists->entries[e]))
+				replay_lookup(r, w, e, 1 + k, r->levels[m + 1 + k], filtered, len - k);
+		}
+		if (i % 4096 == 4095)	/* the samples are read once */
+			release_read((uintptr_t)hists->wraps, (uintptr_t)&hists->wraps[i + 1],
+				     &released);
+	}
+	replay_wait(r, UINT64_MAX - 1);
+	replay_inserts_upto(r, UINT64_MAX, UINT32_MAX);
+	r->order = xmalloc_populated((r->version ? r->version : 1) * sizeof(*r->order));	/* inserts */
+	r->nr_order = rbtree__walk(&r->tree, r->order);
+}
+
+static void *replay_thread(void *arg)
+{
+	replay_run(arg);
+	return NULL;
+}
+
+/*
+ * perf's collapse: the entries in the first tree's order, each merged into one found equal.
+ * order becomes what is left, in the collapsed tree's order: how many.
+ */
+static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
+			      rbtree_dir_fn dir, void *ctx)
+{
+	t->root = RBTREE_NONE;
+	for (size_t i = 0; i < nr; i++) {
+		u32 found = rbtree__insert(t, order[i], dir, ctx);
+		struct hist_entry *he = &hists->entries[order[i]], *into;
+
+		if (found == RBTREE_NONE)
+			continue;
+		into = &hists->entries[found];
+		into->period += he->period;
+		into->period_acc += he->period_acc;
+		into->nr_events += he->nr_events;
+		if (!into->contrib_nr) {	/* the call graph goes with the entry (one has it) */
+			into->contrib_first = he->contrib_first;
+			into->contrib_nr = he->contrib_nr;
+		}
+		merge_into(hists, order[i], found);
+	}
+	return rbtree__walk(t, order);
+}
+
+/*
+ * Whether the entries can have room for nr_max up front (the replay reads them on its own
+ * thread while the cumulation adds to them, so they may not move): the memory is only
+ * reserved, but an allocation beyond half the machine's may fail.
+ */
+static bool replay_room(size_t nr_max)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	return nr_max < UINT32_MAX / 2 && pages > 0 && page > 0 &&
+	       nr_max <= (u64)pages * (u64)page / 2 / sizeof(struct hist_entry);
+}
+
+/*
+ * Before the cumulation: the replay of perf's first tree set up, and started on its own
+ * thread when keyed (else replay_finish runs it). made and levels: each pair's entries and
+ * their levels, as cumulate_pair will make them; made_at: where each pair's are; nr_max: how
+ * many entries there can be.
+ */
+static void replay_start(struct replay *r, struct hists *hists, const struct hists_callchain *cc,
+			 struct replay_feed *feed, const u32 *made, const char *levels,
+			 const u32 *made_at, size_t nr_max)
+{
+	*r = (struct replay){ .hists = hists, .cc = cc, .made = made, .levels = levels,
+			      .made_at = made_at, .feed = feed,
+			      .counts = (const struct chain_count *)hists->pairs };
+	/* the wrapping entries of the run are counted again */
+	for (size_t e = 0; e < hists->nr; e++) {
+		struct hist_entry *he = &hists->entries[e];
+
+		if (entry_wraps(he)) {
+			he->period = he->period_acc = he->nr_events = 0;
+			he->max_depth = 0;
+		}
+	}
+	replay_tree(r);
+	if (!r->keyed || cc->one_thread || !replay_room(nr_max))
+		return;
+	ARRAY_GROW(hists->entries, hists->alloc, nr_max);
+	ARRAY_GROW(feed->log, feed->alloc, nr_max);
+	r->extra_base = (u32)nr_max;
+	r->threaded = !pthread_create(&r->thread, NULL, replay_thread, r);
+}
+
+/*
+ * After the cumulation: the replay done (here when not on its thread), its entries after
+ * the cumulation's, and perf's collapse: hists->in_order.
+ */
+static void replay_finish(struct replay *r)
+{
+	struct hists *hists = r->hists;
+	size_t nr = hists->nr;
+
+	if (r->threaded) {
+		pthread_join(r->thread, NULL);
+	} else {
+		r->extra_base = (u32)nr;
+		replay_run(r);
+	}
+	ARRAY_GROW(hists->entries, hists->alloc, nr + r->nr_extra);
+	rbtree__reserve(&r->tree, nr + r->nr_extra);
+	for (size_t i = 0; i < r->nr_extra; i++) {
+		hists->entries[nr + i] = r->extra[i];
+		thread__get(hists->entries[nr + i].thread);
+		if (r->keyed)
+			*replay_key(r, (u32)(nr + i)) = *replay_key(r, r->extra_base + (u32)i);
+	}
+	for (size_t i = 0; i < r->nr_order; i++)
+		if (r->order[i] >= r->extra_base)
+			r->order[i] = (u32)nr + (r->order[i] - r->extra_base);
+	hists->nr += r->nr_extra;
+	r->extra_base = UINT32_MAX;
+	/* perf collapses only then */
+	if (sort_list__has(hists->sort, SORT_COMM))
+		r->nr_order = replay_collapse(hists, &r->tree, r->order, r->nr_order, replay_dir, r);
+	hists->in_order = r->order;
+	hists->nr_in_order = r->nr_order;
+	rbtree__exit(&r->tree);
+	if (r->keyed) {
+		name_set_exit(&r->comms);
+		name_set_exit(&r->dsos);
+	}
+	free(r->extra);
+	free(r->placed);
+	free(r->seen);
+	free(r->found);
+}
+
+/*
+ * Pair i's entries made, what is left to read of it is its chain_count (24 of its 56 bytes):
+ * the counts take the pairs' place, in place, as the pairs are done (a count never reaches
+ * past the pair it is made of), and the thread is put.
+ */
+static void pair_to_count(struct hists *hists, size_t i)
+{
+	struct chain_count *counts = (struct chain_count *)hists->pairs;
+	struct chain_pair p = hists->pairs[i];
+
+	if (p.owns_thread)
+		thread__put(p.thread);
+	counts[i] = (struct chain_count){ .entry = p.entry, .chain = p.chain, .count = p.count,
+					  .filtered = p.filtered, .level = p.level,
+					  .period = p.period };
+}
+
+/*
+ * The first done pairs made counts: the pages between the counts and the pairs left go (the
+ * entries the cumulation makes meanwhile take more).
+ */
+static void pairs_release(struct hists *hists, size_t done, uintptr_t *from)
+{
+	uintptr_t base = (uintptr_t)hists->pairs;
+
+	release_read(base + done * sizeof(struct chain_count),
+		     base + done * sizeof(struct chain_pair), from);
+}
+
+/* Every pair a count: the rest of the memory goes. */
+static void pairs_to_counts(struct hists *hists)
+{
+	struct chain_count *counts = (struct chain_count *)hists->pairs;
+
+	hists->pairs = NULL;
+	hists->pairs_alloc = 0;
+	hists->counts = xreallocarray(counts, hists->nr_pairs, sizeof(*counts));
+}
+
+void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
+{
+	u32 *made = NULL, *made_at = NULL, *next;
+	char *levels = NULL;	/* for the replay: made's levels */
+	size_t nr_made = 0, nr = 0;
+	struct cumulate *c;
+	struct replay_feed feed = { 0 };
+	struct replay r;
+	bool replaying;
+	uintptr_t released = 0;
+
+	hists__collapse(hists);
+	free(hists->pair_index.slots);
+	hists->pair_index = (struct entry_index){ 0 };
+	if (!cc || !hists->nr_pairs)
+		return;
+	/* perf's append_inlines, for every chain before any of its symbols is looked at */
+	if (cc->inlines)
+		for (size_t i = 0; i < hists->nr_pairs; i++)
+			hists->pairs[i].chain = callchains__inline(cc->chains, cc->machine, cc->inlines,
+								   hists->pairs[i].chain, cc->order);
+	/* entries may change threads now: the pairs and wrapping samples hold their own */
+	for (size_t i = 0; i < hists->nr_pairs; i++) {
+		if (!hists->pairs[i].owns_thread)
+			thread__get(hists->pairs[i].thread);
+		hists->pairs[i].owns_thread = true;
+	}
+	for (size_t i = 0; i < hists->nr_wrap_threads; i++) {
+		if (!hists->wrap_threads[i].owns)
+			thread__get(hists->wrap_threads[i].thread);
+		hists->wrap_threads[i].owns = true;
+	}
+	/* every pair's entries: its own, and in the children view its frames' */
+	for (size_t i = 0; i < hists->nr_pairs; i++)
+		nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
+	made = xmalloc_populated(nr_made * sizeof(*made));
+	c = xzalloc(sizeof(*c));
+	c->hists = hists;
+	c->cc = cc;
+	/*
+	 * Not with a symbol key and no dso key: unresolved addresses of every dso then compare
+	 * by address alone, and the lookups of other entries can fail as well (README).
+	 */
+	replaying = hists->cumulate && hists->nr_wraps && !hists->wraps_off &&
+		    !lookups_can_fail(hists->sort);
+	if (replaying) {
+		/* at most an entry a frame more */
+		size_t nr_max = hists->nr + nr_made - hists->nr_pairs;
+
+		levels = xmalloc_populated(nr_made);
+		made_at = xmalloc_populated(hists->nr_pairs * sizeof(*made_at));
+		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
+			made_at[i] = (u32)m;
+			m += 1 + callchains__len(cc->chains, hists->pairs[i].chain);
+		}
+		feed.nr_run = hists->nr;
+		feed.fed = xcalloc_populated(hists->nr, sizeof(*feed.fed));
+		c->feed = &feed;
+		replay_start(&r, hists, cc, &feed, made, levels, made_at, nr_max);
+	}
+	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
+		const struct chain_pair *p = &hists->pairs[i];
+		u32 len = callchains__len(cc->chains, p->chain);
+
+		if (replaying) {	/* what came before this pair's first sample, to the replay */
+			feed_run(&feed, hists, p->first);
+			if (i % 64 == 0)
+				feed_publish(&feed, p->first);
+		}
+		if (hists->cumulate) {
+			cumulate_pair(c, p, made + m, levels ? levels + m : NULL);
+		} else {
+			made[m] = final_entry(hists, p->entry);
+			len = 0;
+		}
+		for (u32 k = 0; k <= len; k++) {
+			struct hist_entry *he;
+
+			if (made[m + k] == NO_ENTRY)
+				continue;
+			he = &hists->entries[made[m + k]];
+			he->contrib_nr++;
+			if (!replaying || !entry_wraps(he))	/* else the replay's */
+				he->max_depth = MAX(he->max_depth,
+						    callchains__len(cc->chains, p->chain) -
+							    (k ? k - 1 : 0));
+			nr++;
+		}
+		m += 1 + len;
+		pair_to_count(hists, i);
+		if (i % 1024 == 1023)
+			pairs_release(hists, i + 1, &released);
+	}
+	free(c);
+	/* where each entry's callchains go (the replay's collapse moves them; its own have none) */
+	next = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*next));
+	for (size_t e = 0, first = 0; e < hists->nr; e++) {
+		hists->entries[e].contrib_first = (u32)first;
+		next[e] = (u32)first;
+		first += hists->entries[e].contrib_nr;
+	}
+	if (replaying) {
+		feed_run(&feed, hists, UINT64_MAX);
+		feed_publish(&feed, UINT64_MAX);
+		replay_finish(&r);
+		free(feed.log);
+		free(feed.fed);
+		free(made_at);
+	}
+	pairs_to_counts(hists);
+	free(levels);
+	/* the wrapping samples were kept for that alone: they go before the callchains come */
+	free(hists->wraps);
+	hists->wraps = NULL;
+	hists->nr_wraps = hists->wraps_alloc = 0;
+	release_free();
+	/* by entry, each entry's in the order they came */
+	hists->contribs = xmalloc_populated((nr ? nr : 1) * sizeof(*hists->contribs));
+	hists->nr_contribs = nr;
+	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
+		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->counts[i].chain) : 0;
+
+		for (u32 k = 0; k <= len; k++)
+			if (made[m + k] != NO_ENTRY)
+				hists->contribs[next[made[m + k]]++] =
+					(struct entry_contrib){ .pair = (u32)i, .offset = k ? k - 1 : 0 };
+		m += 1 + len;
+	}
+	free(next);
+	free(made);
+}
+
+/* ---- ordering ---- */
+
+/*
+ * perf orders entries through three rb-trees: entries_in (each entry inserted when a sample
+ * first reaches it, by hist_entry__cmp), entries_collapsed (entries_in walked in order, by
+ * hist_entry__collapse; only when a key needs collapsing: comm) and the output tree
+ * (entries_collapsed walked in order, by hist_entry__sort). Two of the comparisons are not
+ * transitive: unresolved addresses compare by their difference as a signed number (which
+ * wraps when they are more than 2^63 apart), and in the children view entries of one thread
+ * with equal Children compare by their callchains' depth, entries of two threads go on to
+ * Self and the keys. The order then depends on the trees' shapes, so analyze builds the same
+ * trees from the same inserts (lib/rbtree). Elided keys (--comms, --dsos, --symbols of one
+ * name) take no part in the output order (perf_hpp__should_skip), but do in the others.
+ */
+/*
+ * What the output order's comparisons read of an entry (entry_sort), 40 bytes: the Children
+ * and Self periods, the thread and depth, and the names of its comm, dso and symbol as ranks
+ * (0: none). Most comparisons of a large report are between entries of equal periods, which
+ * go on to the names: a symbol's is compared with strcmp, two cache misses away, its rank
+ * with a subtraction. Made when the shown keys are comm, dso and symbol only.
+ */
+struct out_key {
+	u64 acc, period;
+	const struct thread *thread;
+	u32 depth;
+	u32 comm, dso, sym;
+};
+
+struct order_ctx {
+	const struct sort_list *sort;
+	const struct hist_entry *entries;
+	const struct name_ranks *ranks;
+	const struct out_key *keys;	/* by entry, or NULL */
+	bool cumulate, depth, caller;
+};
+
+/* entries_cmp, for entries all distinct here: one equal under perf's keys goes after */
+static int order_in(void *arg, u32 item, u32 node)
+{
+	const struct order_ctx *c = arg;
+
+	int d = entries_cmp(c->sort, &c->entries[node], &c->entries[item], c->ranks);
+
+	return d ? d : 1;
+}
+
+/* perf's hist_entry__sort(a, b): > 0 puts a first */
+static s64 entry_sort(const struct order_ctx *c, const struct hist_entry *a,
+		      const struct hist_entry *b)
+{
+	if (c->cumulate) {
+		/* perf's hpp__sort_acc: "put caller above callee when they have equal period" */
+		if (a->period_acc != b->period_acc)
+			return a->period_acc > b->period_acc ? 1 : -1;
+		if (c->depth && a->thread == b->thread && a->max_depth != b->max_depth) {
+			s64 d = (s64)b->max_depth - a->max_depth;
+
+			return c->caller ? -d : d;
+		}
+	}
+	if (a->period != b->period)
+		return a->period > b->period ? 1 : -1;
+	for (int i = 0; i < c->sort->nr; i++) {
+		s64 d;
+
+		if (c->sort->elide[i])
+			continue;
+		d = key_sort(c->sort, c->sort->keys[i], a, b, c->ranks);
+		if (d)
+			return d;
+	}
+	return 0;
+}
+
+/* entry_sort, from the keys */
+static s64 key_entry_sort(const struct order_ctx *c, const struct out_key *a,
+			  const struct out_key *b)
+{
+	if (c->cumulate) {
+		if (a->acc != b->acc)
+			return a->acc > b->acc ? 1 : -1;
+		if (c->depth && a->thread == b->thread && a->depth != b->depth) {
+			s64 d = (s64)b->depth - a->depth;
+
+			return c->caller ? -d : d;
+		}
+	}
+	if (a->period != b->period)
+		return a->period > b->period ? 1 : -1;
+	for (int i = 0; i < c->sort->nr; i++) {
+		enum sort_key key = c->sort->keys[i];
+		s64 d;
+
+		if (c->sort->elide[i])
+			continue;
+		/* key_sort's symbol names and key_cmp's comm and dso, with left a and right b */
+		if (key == SORT_COMM)
+			d = (s64)b->comm - a->comm;
+		else
+			d = key == SORT_SYM ? rank_cmp(a->sym, b->sym) : rank_cmp(a->dso, b->dso);
+		if (d)
+			return d;
+	}
+	return 0;
+}
+
+static int order_out(void *arg, u32 item, u32 node)
+{
+	const struct order_ctx *c = arg;
+
+	if (c->keys)
+		return key_entry_sort(c, &c->keys[item], &c->keys[node]) > 0 ? -1 : 1;
+
+	return entry_sort(c, &c->entries[item], &c->entries[node]) > 0 ? -1 : 1;
+}
+
+/* Feed order[0, nr) through an empty tree ordered by dir; order becomes its in-order walk. */
+static void order_through(struct rbtree *t, u32 *order, size_t nr, rbtree_dir_fn dir,
+			  struct order_ctx *c)
+{
+	t->root = RBTREE_NONE;
+	for (size_t i = 0; i < nr; i++)
+		rbtree__insert(t, order[i], dir, c);
+	rbtree__walk(t, order);
+}
+
+static const char *sym_name(const struct hist_entry *he)
+{
+	return he->sym ? symbol__name(he->symtab, he->sym) : NULL;
+}
+
+/*
+ * The output order's keys of the entries (struct out_key; the merged ones' are not read,
+ * and the entries are read in the order they sit in memory), or NULL.
+ */
+static struct out_key *out_keys(const struct hists *hists, const struct name_ranks *ranks)
+{
+	const struct sort_list *sort = hists->sort;
+	struct out_key *keys;
+	u32 *sym = NULL;
+
+	for (int i = 0; i < sort->nr; i++)
+		if (!sort->elide[i] && sort->keys[i] != SORT_COMM && sort->keys[i] != SORT_DSO &&
+		    sort->keys[i] != SORT_SYM)
+			return NULL;
+	if (sort_list__has(sort, SORT_SYM))
+		sym = rank_names(hists, sym_name);
+	keys = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*keys));
+	for (size_t e = 0; e < hists->nr; e++) {
+		const struct hist_entry *he = &hists->entries[e];
+
+		keys[e] = (struct out_key){
+			.acc = he->period_acc, .period = he->period, .thread = he->thread,
+			.depth = he->max_depth, .comm = ranks->comm ? ranks->comm[e] : 0,
+			.dso = ranks->dso ? ranks->dso[e] : 0, .sym = sym ? sym[e] : 0 };
+	}
+	free(sym);
+	return keys;
+}
+
+/* The entries (not merged) in perf's output order, into order: how many. */
+static size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order)
+{
+	struct order_ctx c = {
+		.sort = hists->sort,
+		.entries = hists->entries,
+		.cumulate = hists->cumulate,
+		.depth = opts->callchain && opts->callchain->use_callchain && hists->has_callchain,
+		.caller = opts->callchain && opts->callchain->param->order == CC_ORDER_CALLER,
+	};
+	struct name_ranks ranks = { .base = hists->entries };
+	struct rbtree t = { .link = NULL };
+	size_t nr = 0;
+
+	if (hists->in_order) {	/* perf's first trees rebuilt already (replay_finish) */
+		nr = hists->nr_in_order;
+		memcpy(order, hists->in_order, nr * sizeof(*order));
+	} else {
+		for (size_t i = 0; i < hists->nr; i++)
+			if (!hists->entries[i].merged)
+				order[nr++] = (u32)i;
+	}
+	if (sort_list__has(hists->sort, SORT_COMM))
+		ranks.comm = rank_names(hists, comm_name);
+	if (sort_list__has(hists->sort, SORT_DSO) || sort_list__has(hists->sort, SORT_SYM) ||
+	    sort_list__has(hists->sort, SORT_IPC_NULL))
+		ranks.dso = rank_names(hists, dso_name);
+	c.ranks = &ranks;
+	if (!hists->in_order) {
+		rbtree__init(&t, hists->nr);
+		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
+		order_through(&t, order, nr, order_in, &c);
+		if (sort_list__has(hists->sort, SORT_COMM))
+			order_through(&t, order, nr, order_in, &c);
+	}
+	/* the names' ranks go into the keys, and with them what is left of the entries' */
+	c.keys = out_keys(hists, &ranks);
+	free(ranks.comm);
+	free(ranks.dso);
+	ranks = (struct name_ranks){ .base = hists->entries };
+	if (!t.link)	/* made after the ranks went, in their memory */
+		rbtree__init(&t, hists->nr);
+	order_through(&t, order, nr, order_out, &c);
+	rbtree__exit(&t);
+	free((void *)c.keys);
+	return nr;
+}
+
+/* ---- widths and printing ---- */
+
+struct widths {
+	int col[SORT_NR_KEYS];
+};
+
+static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
+			const struct hists_print_opts *opts, struct widths *w)
+{
+	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct hist_entry *he = &hists->entries[order[i]];
+		int len;
+
+		if (he->filtered)
+			continue;
+		if (he->sym) {
+			sym = MAX(sym, (int)strlen(symbol__name(he->symtab, he->sym)) + 4);
+		} else {
+			sym = MAX(sym, 16 + 4 + 2);
+			if (dso < 16 && !opts->has_dso_filter)
+				dso = 16;
+		}
+		len = (int)strlen(thread__comm_str(he->thread));
+		if (len > comm) {
+			comm = len;
+			thread = len + 8;
+		}
+		if (he->dso)
+			dso = MAX(dso, (int)strlen(he->dso->short_name));
+		if (he->parent)
+			parent = MAX(parent, (int)strlen(he->parent));
+	}
+	for (int k = 0; k < SORT_NR_KEYS; k++)
+		w->col[k] = (int)strlen(headers[k]);
+	w->col[SORT_COMM] = MAX(w->col[SORT_COMM], comm);
+	w->col[SORT_PID] = MAX(w->col[SORT_PID], thread);
+	w->col[SORT_DSO] = MAX(w->col[SORT_DSO], dso);
+	w->col[SORT_SYM] = MAX(w->col[SORT_SYM], sym);
+	w->col[SORT_PARENT] = MAX(w->col[SORT_PARENT], parent);
+}
+
+struct line {
+	char *buf;
+	size_t size, len;
+};
+
+static __attribute__((format(printf, 2, 3))) int line_printf(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->len + 1 >= l->size)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->len, l->size - l->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	if ((size_t)n >= l->size - l->len)
+		n = (int)(l->size - l->len - 1);
+	l->len += n;
+	return n;
+}
+
+/*
+ * line_printf(l, "%-*.*s", width, prec, s) without printf (prec < 0: the whole string):
+ * most of a report's text is such fields.
+ */
+static int line_str(struct line *l, const char *s, int width, int prec)
+{
+	size_t len = prec < 0 ? strlen(s) : strnlen(s, (size_t)prec);
+	size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
+	size_t room, n;
+
+	if (l->len + 1 >= l->size)
+		return 0;
+	room = l->size - l->len - 1;
+	n = MIN(len, room);
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+	room -= n;
+	memset(l->buf + l->len, ' ', MIN(pad, room));
+	l->len += MIN(pad, room);
+	l->buf[l->len] = '\0';
+	return (int)(n + MIN(pad, room));
+}
+
+/*
+ * printf's "%-#.16llx" of v without printf (a report of unresolved addresses prints one a
+ * line): 16 digits at least, "0x" before them unless v is 0.
+ */
+static int line_hex16(struct line *l, u64 v)
+{
+	char buf[2 + 16 + 1], *p = buf + sizeof(buf) - 1;
+	bool prefix = v != 0;
+
+	*p = '\0';
+	for (int i = 0; i < 16; i++, v >>= 4)
+		*--p = "0123456789abcdef"[v & 15];
+	if (prefix) {
+		*--p = 'x';
+		*--p = '0';
+	}
+	return line_str(l, p, 0, -1);
+}
+
+/*
+ * "   %6.2f%%" of percent without printf (most of a report's numbers). v * 100 is off the
+ * exact product by far less than 1e-6, so the rounding only needs printf's exact answer when
+ * the product is that close to a half, or out of the range of the fast path.
+ */
+int hists__format_percent(char *buf, size_t size, double percent)
+{
+	double x = percent * 100.0, whole = floor(x);
+	char tmp[32], *p = tmp + sizeof(tmp);
+	u64 n;
+	int digits = 0, len;
+
+	if (!(percent >= 0 && percent < 1e6) || fabs(x - whole - 0.5) < 1e-6)
+		return snprintf(buf, size, "   %*.2f%%", 6, percent);
+	n = (u64)whole + (x - whole > 0.5);
+	*--p = '%';
+	do {
+		*--p = (char)('0' + n % 10);
+		n /= 10;
+		if (++digits == 2)
+			*--p = '.';
+	} while (n || digits < 3);
+	while (tmp + sizeof(tmp) - p < 6 + 1)
+		*--p = ' ';
+	p -= 3;
+	memset(p, ' ', 3);
+	len = (int)(tmp + sizeof(tmp) - p);
+	if (size) {
+		size_t n_copy = MIN((size_t)len, size - 1);
+
+		memcpy(buf, p, n_copy);
+		buf[n_copy] = '\0';
+	}
+	return len;
+}
+
+static int print_key(struct line *l, const struct hists *hists, enum sort_key key,
+		     const struct hist_entry *he, int width)
+{
+	switch (key) {
+	case SORT_PID: {
+		int w = MAX(7, width) - 8;
+
+		return line_printf(l, "%7d:%-*.*s", he->thread->tid, w, w, thread__comm_str(he->thread));
+	}
+	case SORT_COMM:
+		return line_str(l, comm__str(he->comm), width, width);
+	case SORT_DSO:
+		return line_str(l, he->dso ? dso_name(he) : "[unknown]", width, width);
+	case SORT_SYM: {
+		char level[] = { '[', he->level, ']', ' ', '\0' };
+		int n = line_str(l, level, 0, -1);
+
+		if (he->sym && he->dso && he->sym->object) {
+			/*
+			 * perf's ip - map->unmap_ip(sym->start), in the map of the latest sample
+			 * that reached the entry: a callchain entry's raw ip (of its first sample,
+			 * whose map may be another process's), a sample's map-relative address:
+			 * numbers that wrap
+			 */
+			const struct object_map *om = object_map(hists, (u32)(he - hists->entries));
+			u64 off = he->ip - (he->sym->start + (om ? om->base : 0));
+
+			n += line_str(l, symbol__name(he->symtab, he->sym), 0, -1);
+			n += line_printf(l, "+0x%llx", (unsigned long long)off);
+		} else if (he->sym && he->dso) {
+			n += line_str(l, symbol__name(he->symtab, he->sym), 0, width - n);
+			if (he->symtab->inlined)	/* past the column, as perf */
+				n += line_str(l, " (inlined)", 0, -1);
+		} else {
+			n += line_hex16(l, he->ip);
+		}
+		return n;
+	}
+	case SORT_PARENT:
+		return line_printf(l, "%-*.*s", width, width, he->parent ? he->parent : "[other]");
+	case SORT_CPU:
+		return line_printf(l, "%*.*d", width, width, he->cpu);
+	case SORT_SOCKET:
+		return line_printf(l, "%*.*d", width, width - 3, he->socket);
+	case SORT_SYM_SIZE:
+		if (he->sym)
+			return line_printf(l, "%*d", width, (int)sym_size(he));
+		return line_printf(l, "%*s", width, "unknown");
+	case SORT_DSO_SIZE:
+		if (he->dso)
+			return line_printf(l, "%*d", width, (int)map_size(he));
+		return line_printf(l, "%*s", width, "unknown");
+	case SORT_IPC_NULL: {
+		char tmp[64];
+
+		snprintf(tmp, sizeof(tmp), "%-5s %2s", "-", "-");
+		return line_printf(l, "%-*s", width, tmp);
+	}
+	default:
+		return 0;
+	}
+}
+
+/* perf's hist_entry_callchain__fprintf */
+static void print_callchain(const struct hists *hists, const struct hists_print_opts *opts,
+			    const struct hist_entry *he, struct cc_scratch *scratch, FILE *fp)
+{
+	const struct hists_callchain *cc = opts->callchain;
+	struct cc_print p = {
+		.param = cc->param, .machine = cc->machine, .total = hists->total_period,
+		.parent = hists->cumulate ? he->period_acc : he->period,
+		/* perf's min_callchain_hits: u64 of the double product */
+		.min_hit = (u64)((double)hists->total_period * (cc->param->min_percent / 100)),
+		.skip_first = cc->skip_first, .lines = cc->lines,
+	};
+
+	struct cc_contrib *c;
+	u64 sum = 0;
+
+	for (u32 i = 0; i < he->contrib_nr; i++)
+		sum += hists->counts[hists->contribs[he->contrib_first + i].pair].period;
+	if (callchains__prints_nothing(&p, sum))
+		return;
+	c = cc_scratch__contribs(scratch, he->contrib_nr);
+	for (u32 i = 0; i < he->contrib_nr; i++) {
+		const struct entry_contrib *ec = &hists->contribs[he->contrib_first + i];
+		const struct chain_count *pair = &hists->counts[ec->pair];
+
+		c[i] = (struct cc_contrib){ .chain = pair->chain, .offset = ec->offset,
+					    .count = pair->count, .period = pair->period };
+	}
+	callchains__fprintf(cc->chains, &p, c, he->contrib_nr, scratch, fp);
+}
+
+/*
+ * The entries' lines and call graphs, in output order. With call graphs, a large report's
+ * text is made on two threads, in chunks of entries, each into memory, and written in order
+ * by the calling thread: nothing it reads changes while it prints (every frame's symbol was
+ * looked up while the children entries were made).
+ */
+#define RENDER_CHUNK 256	/* a chunk's work: its entries and their callchains */
+#define RENDER_SLOTS 4		/* chunks made and not yet written, at most */
+#define RENDER_MIN 64		/* entries from which a helper prints too */
+
+struct render {
+	const struct hists *hists;
+	const struct hists_print_opts *opts;
+	const u32 *order;
+	size_t nr;
+	const struct widths *w;
+	int last;
+	size_t line_size;
+	bool graphs;
+	/* render_parallel's, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t next, written, nr_chunks;
+	size_t *starts;		/* chunk c is entries [starts[c], starts[c + 1]) */
+	struct render_slot {
+		char *buf;
+		size_t len;
+		bool ready;
+	} slots[RENDER_SLOTS];
+};
+
+/* Entries [from, to) of the order into fp; scratch: this thread's (NULL without graphs). */
+static void render_entries(const struct render *r, size_t from, size_t to,
+			   struct cc_scratch *scratch, FILE *fp)
+{
+	const struct hists *hists = r->hists;
+	const struct hists_print_opts *opts = r->opts;
+	const struct sort_list *sort = hists->sort;
+	struct line l = { .size = r->line_size };
+
+	l.buf = xmalloc(l.size);
+	for (size_t i = from; i < to; i++) {
+		const struct hist_entry *he = &hists->entries[r->order[i]];
+		u64 total = hists->total_period;
+		double percent = total ? 100.0 * he->period / total : 0;
+		double acc = total ? 100.0 * he->period_acc / total : 0;
+		char pct[64];
+
+		if (he->filtered)
+			continue;
+		/* perf's hist_entry__get_percent_limit */
+		if ((float)(hists->cumulate ? acc : percent) < (float)opts->percent_limit)
+			continue;
+		l.len = 0;
+		l.buf[0] = '\0';
+		if (hists->cumulate) {
+			hists__format_percent(pct, sizeof(pct), acc);
+			line_str(&l, pct, 0, -1);
+		}
+		hists__format_percent(pct, sizeof(pct), percent);
+		line_str(&l, pct, 0, -1);
+		if (opts->show_nr_samples)
+			line_printf(&l, "  %*llu", 12, (unsigned long long)he->nr_events);
+		for (int k = 0; k < sort->nr; k++) {
+			int cw = r->w->col[sort->keys[k]], n;
+
+			if (sort->elide[k])
+				continue;
+			line_str(&l, "  ", 0, -1);
+			n = print_key(&l, hists, sort->keys[k], he, cw);
+			if (k != r->last && n < cw)
+				line_str(&l, " ", cw - n, -1);
+		}
+		l.buf[l.len] = '\n';
+		fwrite(l.buf, 1, l.len + 1, fp);
+		if (r->graphs)
+			print_callchain(hists, opts, he, scratch, fp);
+	}
+	free(l.buf);
+}
+
+/*
+ * Whether two threads may print at once: what printing reads must not be filled in as it
+ * reads it. In the children view every frame's symbol was looked up as the entries were
+ * made; source lines (the address and srcline keys) are looked up as they are printed.
+ */
+static bool render_shared_safe(const struct hists *hists, const struct hists_print_opts *opts)
+{
+	return hists->cumulate && opts->callchain->param->key == CC_KEY_FUNCTION &&
+	       !opts->callchain->lines;
+}
+
+/* With r->lock held: claim the next chunk if its slot is free; false when none can be. */
+static bool render_claim(struct render *r, size_t *chunk)
+{
+	if (r->next >= r->nr_chunks || r->next >= r->written + RENDER_SLOTS)
+		return false;
+	*chunk = r->next++;
+	return true;
+}
+
+/* Make chunk c into its slot (without the lock), then mark it ready (with it). */
+static void render_chunk(struct render *r, size_t c, struct cc_scratch *scratch)
+{
+	struct render_slot *slot = &r->slots[c % RENDER_SLOTS];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	/* a memory stream fails only for want of memory */
+	if (!mem)
+		xalloc_failed(0);
+	render_entries(r, r->starts[c], r->starts[c + 1], scratch, mem);
+	if (fclose(mem))
+		xalloc_failed(len);
+	pthread_mutex_lock(&r->lock);
+	slot->buf = buf;
+	slot->len = len;
+	slot->ready = true;
+	pthread_cond_broadcast(&r->cond);
+}
+
+static void *render_helper(void *arg)
+{
+	struct render *r = arg;
+	struct cc_scratch *scratch = cc_scratch__new();
+	size_t c;
+
+	pthread_mutex_lock(&r->lock);
+	while (r->next < r->nr_chunks) {
+		if (!render_claim(r, &c)) {
+			pthread_cond_wait(&r->cond, &r->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&r->lock);
+		render_chunk(r, c, scratch);	/* returns with the lock held */
+	}
+	pthread_mutex_unlock(&r->lock);
+	cc_scratch__delete(scratch);
+	return NULL;
+}
+
+/* The chunks made by this thread and a helper, written in order by this one. */
+static void render_parallel(struct render *r, struct cc_scratch *scratch, FILE *fp)
+{
+	pthread_t helper;
+	size_t c, alloc = 0, work = 0;
+
+	/*
+	 * Chunks of about equal work: the first entries, with the most callchains, have the
+	 * largest graphs, and chunks of equal counts would leave the helper waiting on them.
+	 */
+	r->nr_chunks = 0;
+	r->starts = NULL;
+	for (size_t i = 0; i < r->nr; i++) {
+		if (!work) {
+			ARRAY_GROW(r->starts, alloc, r->nr_chunks + 2);
+			r->starts[r->nr_chunks++] = i;
+		}
+		work += 1 + r->hists->entries[r->order[i]].contrib_nr;
+		if (work >= RENDER_CHUNK)
+			work = 0;
+	}
+	ARRAY_GROW(r->starts, alloc, r->nr_chunks + 1);
+	r->starts[r->nr_chunks] = r->nr;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	if (pthread_create(&helper, NULL, render_helper, r)) {
+		pthread_mutex_destroy(&r->lock);
+		pthread_cond_destroy(&r->cond);
+		free(r->starts);
+		render_entries(r, 0, r->nr, scratch, fp);
+		return;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (r->written < r->nr_chunks) {
+		struct render_slot *slot = &r->slots[r->written % RENDER_SLOTS];
+
+		if (slot->ready) {
+			char *buf = slot->buf;
+			size_t len = slot->len;
+
+			*slot = (struct render_slot){ 0 };
+			r->written++;
+			pthread_cond_broadcast(&r->cond);
+			pthread_mutex_unlock(&r->lock);
+			fwrite(buf, 1, len, fp);
+			free(buf);
+			pthread_mutex_lock(&r->lock);
+		} else if (render_claim(r, &c)) {
+			pthread_mutex_unlock(&r->lock);
+			render_chunk(r, c, scratch);	/* returns with the lock held */
+		} else {
+			pthread_cond_wait(&r->cond, &r->lock);
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(helper, NULL);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r->starts);
+}
+
+void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp)
+{
+	const struct sort_list *sort = hists->sort;
+	struct cc_scratch *scratch;
+	u32 *order;
+	int last = -1, line_width;
+	struct widths w;
+	struct render r;
+
+	bool graphs = opts->callchain && opts->callchain->use_callchain && hists->has_callchain;
+	size_t nr;
+
+	hists__collapse(hists);
+	/*
+	 * Printing looks nothing up: the index's memory (a MB at 128k entries) goes before the
+	 * order's and the trees' is taken, which would otherwise raise the peak. An add after
+	 * this builds the index again (index_grow).
+	 */
+	free(hists->index.slots);
+	hists->index = (struct entry_index){ 0 };
+	release_free();
+	order = xcalloc_populated(hists->nr, sizeof(*order));
+	nr = output_order(hists, opts, order);
+	release_free();	/* what ordering took, before printing takes its own */
+
+	calc_widths(hists, order, nr, opts, &w);
+
+	/*
+	 * perf's line buffer: the sum of the shown widths, separators, 3 + 1 bytes, and room
+	 * for colour codes (perf_hpp__color_overhead: 8 columns of 24 + 4 bytes), which is
+	 * what a column printed past its width (" (inlined)") may take.
+	 */
+	line_width = 8 + (hists->cumulate ? 2 + 8 : 0) + (opts->show_nr_samples ? 2 + 12 : 0);
+	for (int i = 0; i < sort->nr; i++) {
+		if (sort->elide[i])
+			continue;
+		line_width += 2 + w.col[sort->keys[i]];
+		last = i;
+	}
+
+	if (opts->show_header) {
+		if (hists->cumulate)
+			fprintf(fp, "# %*s  %*s", 8, "Children", 8, "Self");
+		else
+			fprintf(fp, "# %*s", 8, "Overhead");
+		if (opts->show_nr_samples)
+			fprintf(fp, "  %*s", 12, "Samples");
+		for (int i = 0; i < sort->nr; i++) {
+			/* perf pads each header in a buffer of 1024 bytes */
+			int cw = MIN(w.col[sort->keys[i]], 1023);
+
+			if (!sort->elide[i])
+				fprintf(fp, "  %-*.*s", cw, cw, headers[sort->keys[i]]);
+		}
+		fprintf(fp, hists->cumulate ? "\n# ........  ........" : "\n# ........");
+		if (opts->show_nr_samples)
+			fprintf(fp, "  ............");
+		for (int i = 0; i < sort->nr; i++) {
+			if (sort->elide[i])
+				continue;
+			fputs("  ", fp);
+			for (int k = 0; k < w.col[sort->keys[i]]; k++)
+				fputc('.', fp);
+		}
+		fprintf(fp, "\n#\n");
+	}
+
+	r = (struct render){ .hists = hists, .opts = opts, .order = order, .nr = nr, .w = &w,
+			     .last = last, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
+			     .graphs = graphs };
+	scratch = graphs ? cc_scratch__new() : NULL;
+	if (graphs && nr >= RENDER_MIN && !opts->callchain->one_thread &&
+	    render_shared_safe(hists, opts))
+		render_parallel(&r, scratch, fp);
+	else
+		render_entries(&r, 0, nr, scratch, fp);
+	cc_scratch__delete(scratch);
+	free(order);
+}

@@ -1,0 +1,262 @@
+/*
+ * hist: perf report's histograms. Samples are merged into entries by the sort keys (perf's
+ * se_cmp semantics: two samples share an entry when every key compares equal), then ordered
+ * and printed as perf 6.1's stdio output does: entries ordered by the collapse comparators,
+ * stable-sorted by period then the keys' sort comparators; column widths from the data and
+ * the headers; filtered entries kept but not shown.
+ */
+#ifndef ANALYZER_HIST_H
+#define ANALYZER_HIST_H
+
+#include <stdio.h>
+
+#include "analyzer/hist/callchain.h"
+#include "lib/compiler.h"
+#include "lib/hashmap.h"
+#include "lib/rbtree.h"
+#include "machine/machine.h"
+
+enum sort_key {
+	SORT_PID,
+	SORT_COMM,
+	SORT_DSO,
+	SORT_SYM,
+	SORT_PARENT,
+	SORT_CPU,
+	SORT_SOCKET,
+	SORT_SYM_SIZE,
+	SORT_DSO_SIZE,
+	SORT_IPC_NULL,
+	SORT_NR_KEYS
+};
+
+#define MAX_SORT_KEYS 16
+
+struct sort_list {
+	enum sort_key keys[MAX_SORT_KEYS];
+	bool elide[MAX_SORT_KEYS];
+	int nr;
+	/*
+	 * No dso key: the symbol key then compares two symbols' dsos first (perf 6.1.187's
+	 * sort__sym_cmp, after the fix of its hists__has(dso) test that 6.1 stable took).
+	 */
+	bool sym_by_dso;
+};
+
+/* Parse perf's --sort string. Returns 0, or -1 with *bad set to the unknown key. */
+int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t bad_size);
+bool sort_list__has(const struct sort_list *list, enum sort_key key);
+
+struct hist_entry {
+	struct thread *thread;	/* reference */
+	const struct comm *comm;	/* its string may change once: see struct comm */
+	struct map *map;	/* reference, may be NULL */
+	struct dso *dso;	/* map's dso: keys read it without touching the map, whose
+				 * count another thread changes */
+	const struct symbol *sym;
+	const struct symtab *symtab;
+	const char *parent;	/* interned, NULL for [other] */
+	u64 ip;		/* a sample's map-relative address, a callchain entry's raw ip */
+	u64 period;
+	u64 period_acc;	/* children: its own period and its callees' (perf's stat_acc) */
+	u64 map_size;	/* of the map it was made from, when it keeps no map (callchain entries) */
+	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
+	s32 cpu, socket;
+	u32 hash;	/* hists__hash (32 bits) */
+	u32 nr_events;	/* samples (u32 in perf's he_stat too) */
+	/*
+	 * first_pos and the flags share a word that the replay reads while the cumulation,
+	 * on another thread, writes max_depth (hist.c): not one word with it.
+	 */
+	u32 first_pos : 21;	/* where in its first sample: 0 its own entry, 1 + i its chain's
+				   frame i: a chain is as long as kernel.perf_event_max_stack
+				   lets the kernel's be, 127 frames by default, with unwound and
+				   inlined frames added, far under 2^21) */
+	u32 level : 8;		/* 'k', '.'... */
+	u32 filtered : 1;
+	u32 merged : 1;		/* folded into an earlier entry by a collapse */
+	u32 unmapped_chain : 1;	/* a sample (proto): its chain has a frame without a map */
+	u32 max_depth;		/* the longest of its callchains (perf's callchain->max_depth) */
+	u32 contrib_first, contrib_nr;	/* its callchains, once hists__resolve_callchains ran */
+};
+
+/*
+ * Every field of he zero, one by one: a memset of the whole (or a compound literal) is a
+ * rep stos, slow to start, for the protos made a few times a sample or frame. The size
+ * check makes a new field come here too.
+ */
+static inline void hist_entry__clear(struct hist_entry *he)
+{
+	_Static_assert(sizeof(struct hist_entry) == 128, "hist_entry__clear sets every field");
+	he->thread = NULL;
+	he->comm = NULL;
+	he->map = NULL;
+	he->dso = NULL;
+	he->sym = NULL;
+	he->symtab = NULL;
+	he->parent = NULL;
+	he->ip = he->period = he->period_acc = he->map_size = he->first = 0;
+	he->cpu = he->socket = 0;
+	he->hash = he->nr_events = 0;
+	he->first_pos = he->level = he->max_depth = 0;
+	he->filtered = he->merged = he->unmapped_chain = 0;
+	he->contrib_first = he->contrib_nr = 0;
+}
+
+/* A sample's chain in an entry, counted: what the run keeps of callchains. */
+struct chain_pair {
+	u32 entry, chain;
+	u32 count;
+	bool filtered;
+	bool owns_thread;	/* else it borrows its entry's */
+	char level;	/* of its samples' own address */
+	u64 period;
+	u64 first;		/* its first sample's number */
+	u64 last;		/* its last sample's number */
+	struct thread *thread;	/* its first sample's: perf's entries take the thread and */
+	const struct comm *comm;	/* comm of the first sample that reaches them */
+};
+
+/*
+ * What hists__resolve_callchains keeps of a pair once the pair's entries are made: what the
+ * replay (entry, level, filter) and the call graphs (chain, count, period) read. 24 bytes.
+ */
+struct chain_count {
+	u32 entry, chain;
+	u32 count;
+	bool filtered;
+	char level;
+	u64 period;
+};
+
+/*
+ * A sample of the children view that reached an entry of an address without a map, which
+ * perf's first tree may fail to find (see struct replay in hist.c). 16 bytes: a busy
+ * system-wide recording has them by the hundred thousand.
+ */
+struct hist_wrap_sample {
+	u32 sample;	/* its number (none kept past 2^32 samples) */
+	u32 period;	/* (none kept when one does not fit) */
+	u32 ref : 31;	/* its chain's pair, or without a chain its own entry */
+	u32 chainless : 1;
+	u32 thread;	/* in hists->wrap_threads */
+};
+
+/* A thread of those samples: a reference when owns, else its entry's or pair's. */
+struct hist_wrap_thread {
+	struct thread *thread;
+	bool owns;
+};
+
+struct object_map {
+	u64 base, last;
+};
+
+struct entry_index {
+	u32 *slots;	/* entry number + 1, or 0 */
+	size_t cap;	/* power of two */
+};
+
+/* An entry's callchain: a pair's chain from a frame on. */
+struct entry_contrib {
+	u32 pair, offset;
+};
+
+struct hists {
+	const struct sort_list *sort;
+	struct entry_index index;
+	struct hist_entry *entries;
+	size_t nr, alloc;
+	u32 *merged_into;	/* by entry, once a collapse merged one: the entry that absorbed it */
+	size_t merged_into_alloc;
+	/*
+	 * perf refreshes an entry's map with each sample's (he->ms.map) and names a data
+	 * symbol by the entry's ip less the symbol's start unmapped in that map: for the
+	 * entries of data symbols, the latest map's start - pgoff (0 for identity maps) and the
+	 * number of the sample that brought it (struct object_map, by 1 + its index in omaps).
+	 */
+	struct hashmap object_maps;
+	struct object_map *omaps;
+	size_t nr_omaps, omaps_alloc;
+	size_t last;	/* index + 1 of the entry the last sample went to */
+	u64 nr_samples, nr_non_filtered_samples;
+	u64 total_period;	/* of every sample, filtered or not */
+	u64 nr_sample_events;	/* for --stats */
+	u64 nr_lost_samples;	/* for --stats: what the event's LOST_SAMPLES records count */
+	bool collapsed;		/* hists__collapse ran */
+	bool cumulate;		/* children view: entries accumulate their callees' periods */
+	bool has_callchain;	/* the event's samples have callchains */
+	struct chain_pair *pairs;	/* in the order first seen, until resolved: then NULL */
+	struct chain_count *counts;	/* then: the pairs' counts, in the same order */
+	size_t nr_pairs, pairs_alloc;
+	struct entry_index pair_index;
+	struct entry_contrib *contribs;	/* by entry, once resolved */
+	size_t nr_contribs;
+	struct hist_wrap_sample *wraps;	/* in the order they came, until resolved */
+	size_t nr_wraps, wraps_alloc;
+	bool wraps_off;		/* a number or period too large to keep: no replay */
+	struct hist_wrap_thread *wrap_threads;
+	size_t nr_wrap_threads, wrap_threads_alloc;
+	struct hashmap wrap_thread_ids;	/* thread -> 1 + its index in wrap_threads */
+	u32 *in_order;	/* once resolved, if any wraps or tree_mode: the entries in perf's
+			   collapsed tree's order (what its output tree is fed), else NULL */
+	bool tree_mode;	/* entries found through perf's first tree, not the index (hist.c) */
+	struct rbtree entries_in;	/* that tree, in tree_mode */
+	size_t nr_in_order;
+};
+
+void hists__init(struct hists *hists, const struct sort_list *sort);
+void hists__exit(struct hists *hists);
+/*
+ * Add one resolved sample. proto holds references to its thread and map: the histogram
+ * takes over what it keeps (those fields become NULL, or another map it lets go); the
+ * caller puts what is left. Takes and puts no reference itself, so that it may run on
+ * another thread than the one that owns the reference counts. proto->hash is
+ * hists__hash(hists, proto) if the caller has it, else 0; map_base is
+ * map__base(proto->map) (read by the caller, on the thread that owns the map).
+ */
+void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 map_base);
+/* The hash of proto's keys, which hists__add and hists__prefetch go by. */
+u64 hists__hash(const struct hists *hists, const struct hist_entry *proto);
+/*
+ * Prefetch what hists__add will read for an entry of that hash, in two steps some samples
+ * apart: stage 0 the index slot, stage 1 (the slot in by then) the entry it holds; and the
+ * same for the pair of chain (CC_NO_CHAIN: none) in that entry. A hint: it changes nothing.
+ */
+void hists__prefetch(const struct hists *hists, u64 hash, u32 chain, bool filtered, int stage);
+
+/* What call graphs need after the run (report's). */
+struct hists_callchain {
+	struct callchains *chains;
+	struct machine *machine;
+	const struct callchain_param *param;
+	bool use_callchain;	/* print the graphs (not -g none) */
+	bool skip_first;	/* --sort starting with "sym" (perf's callchain__fprintf_graph) */
+	struct inlines *inlines;	/* dwarf recordings: the unwound frames' inlined functions */
+	struct inlines *lines;		/* the address and srcline keys: frames' source lines */
+	enum callchain_order order;	/* the chains' (as interned) */
+	bool one_thread;	/* -j1: no second thread replays perf's first tree or prints */
+};
+
+/*
+ * After the run, on the thread that owns the reference counts: merge the entries the final
+ * comms make equal, then give every entry its callchains (children: make the entries of
+ * every caller in the chains and accumulate into them, as perf's hist_iter_cumulative does
+ * per sample; here once per distinct chain and entry).
+ */
+void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc);
+
+struct hists_print_opts {
+	bool show_nr_samples;
+	bool show_header;
+	bool has_dso_filter;	/* perf widens [unknown] dso columns only without --dsos */
+	double percent_limit;
+	const struct hists_callchain *callchain;	/* NULL: no call graphs */
+};
+
+/* Sort, size and print the entries (header lines included when show_header). */
+void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp);
+/* "   %6.2f%%" of percent, as snprintf(buf, size, ...) would write it, but faster. */
+int hists__format_percent(char *buf, size_t size, double percent);
+
+#endif
