@@ -46,7 +46,7 @@ BIN      := $(if $(filter build,$(O)),analyze,$(O)/analyze)
 TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap)
 
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
-        fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record
+        fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers
 all: $(BIN) tools
 
 $(BIN): $(MAIN_OBJ) $(O)/libanalyze.a
@@ -100,7 +100,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory refcheck
 
 checks: all $(UNIT_BIN)
-	$(Q)$(MAKE) --no-print-directory unit golden check-bad check-sweep check-fuzz check-flamegraph \
+	$(Q)$(MAKE) --no-print-directory check-layers unit golden check-bad check-sweep check-fuzz check-flamegraph \
 	  check-record
 
 unit: $(UNIT_BIN)
@@ -132,6 +132,22 @@ check-fuzz: $(BIN)
 # and check the SVG without the browser)
 check-flamegraph: $(BIN)
 	$(TEST_ENV) CHROMIUM=$(if $(filter build,$(O)),chromium,0) tests/flamegraph.sh
+
+# The layers: what the files of each folder may include besides their own folder's headers
+# (tests/check-layers.sh checks it; *_internal.h stays in its folder). analyzer/* is every
+# command's folder: each may use the shared engines, none another command's.
+comma := ,
+space := $(subst ,, )
+ENGINES := analyzer/cli analyzer/output analyzer/hist analyzer/itrace
+MODEL   := lib,readers,symtab,machine
+LAYERS  := lib:lib readers:lib symtab:lib machine:lib,readers,symtab \
+           analyzer/cli:$(MODEL) analyzer/output:$(MODEL),analyzer/cli \
+           analyzer/hist:$(MODEL),analyzer/cli analyzer/itrace:$(MODEL),analyzer/cli \
+           analyzer/*:$(MODEL),$(subst $(space),$(comma),$(ENGINES)),analyzer/commands.h \
+           analyzer:lib,analyzer/cli,analyzer/commands.h
+check-layers:
+	$(Q)tests/check-layers.sh --self-test $(foreach l,$(LAYERS),'$(l)')
+	$(Q)tests/check-layers.sh $(foreach l,$(LAYERS),'$(l)')
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:

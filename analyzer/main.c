@@ -10,12 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/flamegraph/flamegraph.h"
 #include "analyzer/cli/options.h"
-#include "analyzer/record/record.h"
-#include "analyzer/report/report.h"
-#include "analyzer/script/script.h"
-#include "analyzer/tasks/tasks.h"
+#include "analyzer/commands.h"
 #include "lib/xalloc.h"
 
 static const char usage[] =
@@ -134,7 +130,7 @@ static bool huge_heap_setup(int argc, char **argv)
 
 int main(int argc, const char **argv)
 {
-	struct report_config cfg = { 0 };
+	struct analyze_config cfg = { 0 };
 	static char default_dir[4096];
 	const char *env, *home;
 	int i = 1;

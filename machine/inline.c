@@ -24,7 +24,6 @@
 #include "symtab/demangle.h"
 #include "symtab/symtab.h"
 #include "symtab/symtab_elf.h"
-#include "symtab/symtab_internal.h"
 
 #define PATH_BUF 4096
 #define MAX_DEPTH 64	/* functions nested at one pc we look at */

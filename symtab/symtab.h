@@ -139,4 +139,13 @@ int symtab__load_kallsyms_file(struct symtab *st, const char *path, u64 ref_relo
 int symtab__filename_build_id(const char *path, u8 *bf);
 int symtab__memory_build_id(const void *image, size_t size, u8 *bf);
 
+/*
+ * Whether path is a regular file. Directories found missing are remembered for the run: a
+ * file below one is missing without a stat (thousands of dsos of another machine's paths).
+ * Thread safe.
+ */
+bool symtab_is_regular_file(const char *path);
+/* buf = symfs + path (perf's __symbol__join_symfs). */
+void symtab_join_symfs(char *buf, size_t size, const char *symfs, const char *path);
+
 #endif

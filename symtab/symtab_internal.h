@@ -57,13 +57,5 @@ u32 symtab_pool_add(struct symtab *st, const char *s, size_t len);
 void symtab_reset(struct symtab *st);
 
 /* File helpers shared by the loaders. */
-/*
- * Whether path is a regular file. Directories found missing are remembered for the run: a
- * file below one is missing without a stat (thousands of dsos of another machine's paths).
- * Thread safe.
- */
-bool symtab_is_regular_file(const char *path);
-/* buf = symfs + path (perf's __symbol__join_symfs). */
-void symtab_join_symfs(char *buf, size_t size, const char *symfs, const char *path);
 
 #endif

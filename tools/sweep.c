@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/report/report.h"
+#include "analyzer/commands.h"
 #include "analyzer/script/script.h"
 #include "lib/compiler.h"
 #include "readers/format.h"
@@ -63,7 +63,7 @@ enum cmd { CMD_REPORT, CMD_SCRIPT };
 /* Run one command on the input as it is now; 0 if it behaved. */
 static int run_case(struct sweep *sw, enum cmd cmd, bool must_fail, const char *what)
 {
-	static const struct report_config cfg = { .buildid_dir = "/nonexistent" };
+	static const struct analyze_config cfg = { .buildid_dir = "/nonexistent" };
 	const char *report_argv[] = { "-i", sw->path, "--symfs", "/nonexistent", "--kallsyms",
 				      "/dev/null", "--stdio", "-j1" };
 	const char *script_argv[] = { "-i", sw->path, "--symfs", "/nonexistent", "--kallsyms",

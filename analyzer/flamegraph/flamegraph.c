@@ -6,6 +6,7 @@
  * is kept per sample: a frame's names are made once per symbol, a stack's nodes once per
  * distinct path.
  */
+#include "analyzer/commands.h"
 #include "analyzer/flamegraph/flamegraph.h"
 
 #include <errno.h>
@@ -410,7 +411,7 @@ static int write_output(struct flamegraph *fg, const struct flamegraph_args *a,
 }
 
 static int run(struct flamegraph *fg, const struct flamegraph_args *a,
-	       const struct flame_svg_opts *svg, int nr_jobs, const struct report_config *cfg)
+	       const struct flame_svg_opts *svg, int nr_jobs, const struct analyze_config *cfg)
 {
 	struct symsrc_config symsrc = { 0 };
 	struct workqueue *wq = NULL;
@@ -464,7 +465,7 @@ static int run(struct flamegraph *fg, const struct flamegraph_args *a,
 	return ret;
 }
 
-int cmd_flamegraph(int argc, const char **argv, const struct report_config *cfg)
+int cmd_flamegraph(int argc, const char **argv, const struct analyze_config *cfg)
 {
 	struct flamegraph_args a = { 0 };
 	struct option opts[] = {

@@ -10,10 +10,7 @@
 
 #include <stdbool.h>
 
-#include "analyzer/report/report.h"
 #include "lib/compiler.h"
-
-int cmd_flamegraph(int argc, const char **argv, const struct report_config *cfg);
 
 /*
  * The names stackcollapse-perf.pl makes of a frame perf script prints as `SYM (DSO)` (SYM:

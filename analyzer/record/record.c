@@ -3,7 +3,7 @@
  * target (a workload, -a, -C, -p, -t), the workload's start and end, the main loop and the
  * summary. The events and buffers are record_stream.c's; the header record_header.c's.
  */
-#include "analyzer/record/record.h"
+#include "analyzer/commands.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -539,7 +539,7 @@ out:
 	return ret;
 }
 
-int cmd_record(int argc, const char **argv, const struct report_config *cfg)
+int cmd_record(int argc, const char **argv, const struct analyze_config *cfg)
 {
 	struct recording rec = { 0 };
 	struct record_options o = { .rec = &rec };

@@ -3,7 +3,7 @@
  * perf's delivery order, keeps the machine model current, resolves and filters samples into
  * one histogram per event, and prints them as perf 6.1 does.
  */
-#include "analyzer/report/report.h"
+#include "analyzer/commands.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -701,7 +701,7 @@ static const char *const tips[] = {
 	"Use analyze report -n to show the number of samples of each entry",
 };
 
-int cmd_report(int argc, const char **argv, const struct report_config *cfg)
+int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 {
 	const char *input = NULL, *sort_str = NULL, *comms = NULL, *dsos = NULL, *symbols = NULL;
 	const char *pids = NULL, *tids = NULL, *symfs = NULL;

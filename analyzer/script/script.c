@@ -5,6 +5,7 @@
  * here: see struct script), written through lib/outbuf, nothing allocated per event.
  * Tracepoint fields are formatted by trace_fields (libtraceevent), on the reading thread.
  */
+#include "analyzer/commands.h"
 #include "analyzer/script/script.h"
 
 #include <errno.h>
@@ -1360,7 +1361,7 @@ static int parse_call_ret_trace(const char *arg, void *data)
 	return trace_option(data, "-ip,-addr,-event,-period,+callindent,+flags", "crewp", 0);
 }
 
-int cmd_script(int argc, const char **argv, const struct report_config *cfg)
+int cmd_script(int argc, const char **argv, const struct analyze_config *cfg)
 {
 	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
 	const char *pids = NULL, *tids = NULL, *cpus = NULL, *time_str = NULL, *max_stack = NULL;

@@ -9,10 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analyzer/report/report.h"
 #include "lib/compiler.h"
-
-int cmd_script(int argc, const char **argv, const struct report_config *cfg);
 
 /* perf script's output fields (-F), as bits. */
 enum script_field {

@@ -3,6 +3,7 @@
  * --mmaps MMAP MMAP2) to the machine model in perf's delivery order, keeping exited threads,
  * then links and prints the task tree. Samples are not looked at, so no symbol table loads.
  */
+#include "analyzer/commands.h"
 #include "analyzer/tasks/tasks.h"
 
 #include <inttypes.h>

@@ -12,8 +12,6 @@
 
 struct machine;
 
-int cmd_tasks(int argc, const char **argv);
-
 /*
  * Print the model's task tree as perf 6.1's `report --tasks` prints it (with mmaps: each
  * task's maps; sorted: every level by tid). Returns 0, or -1 without printing anything when a

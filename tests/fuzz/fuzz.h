@@ -65,7 +65,7 @@ static inline void fuzz_quiet_stdout(void)
  */
 #define FUZZ_RUN_COMMAND(cmd, input, ...)							\
 	do {											\
-		const struct report_config fuzz_cfg_ = { .buildid_dir = "/nonexistent" };	\
+		const struct analyze_config fuzz_cfg_ = { .buildid_dir = "/nonexistent" };	\
 		const char *fuzz_argv_[] = { "-i", (input), FUZZ_SYMBOLS, __VA_ARGS__, "-j1" };	\
 		cmd(ARRAY_SIZE(fuzz_argv_), fuzz_argv_, &fuzz_cfg_);				\
 	} while (0)

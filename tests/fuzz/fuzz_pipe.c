@@ -3,7 +3,7 @@
  * size 16), so it is always read as a stream: HEADER_ATTR, HEADER_FEATURE, tracing data and
  * build-id records as they come, then the records (analyze report, one thread).
  */
-#include "analyzer/report/report.h"
+#include "analyzer/commands.h"
 #include "tests/fuzz/fuzz.h"
 
 FUZZ_QUIET_INITIALIZE

@@ -3,7 +3,7 @@
  * (analyze report on the input, one thread). Its seeds include compressed recordings, so it
  * also covers the COMPRESSED path; fuzz_compressed runs it from those seeds only.
  */
-#include "analyzer/report/report.h"
+#include "analyzer/commands.h"
 #include "tests/fuzz/fuzz.h"
 
 FUZZ_QUIET_INITIALIZE
