@@ -361,6 +361,8 @@ static void skip_ignored(struct walk *w, struct reader *rd, u64 *released)
 			break;
 		prefault__advance(w->prefault, pos);
 		release_pages(s, q, pos, released);
+		rd->pos = pos;
+		reader__publish(rd, false);
 	}
 out:
 	q->max_timestamp = max_ts;

@@ -45,7 +45,7 @@ void reader__init_map(struct reader *rd, const char *path, u8 *map, u64 offset, 
 	memset(rd, 0, sizeof(*rd));
 	rd->path = path;
 	rd->map = map;
-	rd->pos = offset;
+	rd->pos = rd->published = offset;
 	rd->end = offset + size;
 	rd->swap = swap;
 	rd->fd = -1;
@@ -58,7 +58,7 @@ void reader__init_fd(struct reader *rd, const char *path, int fd, u64 offset, bo
 	rd->path = path;
 	rd->fd = fd;
 	rd->stream = true;
-	rd->pos = offset;
+	rd->pos = rd->published = offset;
 	rd->end = UINT64_MAX;
 	rd->swap = swap;
 	rd->max_inflate = DEFAULT_MAX_INFLATE;
@@ -165,8 +165,10 @@ static int next_raw(struct reader *rd, struct reader_record *rec)
 		rec->chunk = rd->in;
 		rd->in_head += size;
 	} else {
-		if (rd->pos >= rd->end)
+		if (rd->pos >= rd->end) {
+			reader__publish(rd, true);
 			return 0;
+		}
 		if (rd->end - rd->pos < sizeof(*h))
 			goto truncated;
 		h = (struct perf_event_header *)(rd->map + rd->pos);
@@ -192,6 +194,7 @@ static int next_raw(struct reader *rd, struct reader_record *rec)
 	rec->file_offset = rd->pos;
 	rec->inflated = false;
 	rd->pos += size;
+	reader__publish(rd, false);
 	return 1;
 
 truncated:

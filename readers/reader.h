@@ -10,6 +10,7 @@
 #define READERS_READER_H
 
 #include "lib/compiler.h"
+#include "lib/progress.h"
 #include "readers/format.h"
 
 /*
@@ -52,6 +53,7 @@ struct reader {
 	u32 max_inflate;	/* bound on what one COMPRESSED record may inflate to */
 	/* the trace bytes of the AUXTRACE record handed out last, stepped over by the next call */
 	u64 aux_skip;
+	u64 published;	/* pos as last added to the progress counter (lib/progress.h) */
 };
 
 /* Over [offset, offset + size) of a mapping. */
@@ -60,6 +62,17 @@ void reader__init_map(struct reader *rd, const char *path, u8 *map, u64 offset, 
 /* Over a descriptor (a pipe or a pipe-mode file), starting at stream offset `offset`. */
 void reader__init_fd(struct reader *rd, const char *path, int fd, u64 offset, bool swap);
 void reader__exit(struct reader *rd);
+/*
+ * Adds the input read since the last call to the progress line's counter, a megabyte at a
+ * time (all of it when done): one atomic add a megabyte, not one a record.
+ */
+static inline void reader__publish(struct reader *rd, bool done)
+{
+	if (rd->pos - rd->published >= (1u << 20) || (done && rd->pos != rd->published)) {
+		progress_add(rd->pos - rd->published);
+		rd->published = rd->pos;
+	}
+}
 
 /*
  * The next record: 1 and *rec filled, 0 at the end, -1 on error (error_get() says where).
