@@ -67,6 +67,7 @@ struct dir_reader {
 	u8 *map;		/* data.N mapping (the main file uses the session's) */
 	size_t map_size;
 	u64 offset, size;	/* data region */
+	u64 cut_at, cut_bytes;	/* a data.N cut short: where its last whole record ends */
 	u32 index;
 	/* first pass */
 	u64 *block_min;		/* suffix minima: no record at or after block b is earlier */
@@ -167,11 +168,61 @@ struct scan_job {
 	struct dir_reader *readers;
 };
 
+/*
+ * A data.N cut short (a crash, a full disk) is read up to its last whole record and the rest
+ * left out, with a warning: perf reads the other files of the directory. Record sizes only
+ * (an AUXTRACE record's trace bytes too): what lies inside the records is the reader's to check.
+ */
+static void trim_cut_tail(struct dir_reader *d, bool swap)
+{
+	u64 pos = d->offset, end = d->offset + d->size;
+
+	if (!d->index)
+		return;
+	while (end - pos >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		u64 step, aux = 0;
+
+		memcpy(&h, d->map + pos, sizeof(h));
+		if (swap) {
+			h.type = __builtin_bswap32(h.type);
+			h.size = __builtin_bswap16(h.size);
+		}
+		if (h.size < sizeof(h))
+			return;	/* not a cut: the reader says what is wrong */
+		if (h.type == PERF_RECORD_AUXTRACE && h.size >= 16 && end - pos >= 16) {
+			memcpy(&aux, d->map + pos + 8, sizeof(aux));
+			if (swap)
+				aux = __builtin_bswap64(aux);
+		}
+		step = h.size + aux;
+		if (step < aux || step > end - pos)
+			break;
+		pos += step;
+	}
+	if (pos == end)
+		return;
+	d->cut_at = pos;
+	d->cut_bytes = end - pos;
+	d->size = pos - d->offset;
+}
+
 static void scan_one(size_t i, void *arg)
 {
 	struct scan_job *job = arg;
 
+	trim_cut_tail(&job->readers[i], job->s->swap);
 	scan_times(job->s, &job->readers[i]);
+}
+
+/* The warnings of the data files cut short, in the directory's order. */
+static void warn_cut(struct perf_session *s, const struct dir_reader *readers, u32 nr)
+{
+	for (u32 r = 0; r < nr; r++)
+		if (readers[r].cut_bytes)
+			perf_session__warn_data(s, "%s: cut short inside the record at offset %#llx: its last %llu bytes are not in the output",
+						readers[r].path, (unsigned long long)readers[r].cut_at,
+						(unsigned long long)readers[r].cut_bytes);
 }
 
 /* The merge's order among the records of one file: time, then position. */
@@ -642,8 +693,11 @@ int walk_dir(struct walk *w)
 		nr++;
 	}
 	if (w->consumer->raw) {
-		for (u32 r = 0; r < nr; r++)
+		for (u32 r = 0; r < nr; r++) {
+			trim_cut_tail(&readers[r], s->swap);
 			dir_reader__start(&readers[r], s->swap);
+		}
+		warn_cut(s, readers, nr);
 		ret = walk_round_robin(w, readers, nr);
 	} else {
 		struct scan_job job = { .s = s, .readers = readers };
@@ -654,6 +708,7 @@ int walk_dir(struct walk *w)
 		else
 			for (u32 r = 0; r < nr; r++)
 				scan_one(r, &job);
+		warn_cut(s, readers, nr);
 		for (u32 r = 0; r < nr; r++) {
 			if (readers[r].error) {
 				error_set("%s", readers[r].msg);

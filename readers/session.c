@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,31 @@ const char *perf_event__name(u32 type)
 	if (type >= PERF_RECORD_HEADER_MAX || !event_names[type])
 		return "UNKNOWN";
 	return event_names[type];
+}
+
+void perf_session__warn_data(struct perf_session *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return;
+	s->data_warnings = xreallocarray(s->data_warnings, s->nr_data_warnings + 1,
+					 sizeof(*s->data_warnings));
+	s->data_warnings[s->nr_data_warnings++] = msg;
+}
+
+u64 perf_session__data_bytes(const struct perf_session *s)
+{
+	u64 bytes = s->is_pipe ? 0 : s->header.data.size;
+
+	for (size_t i = 0; i < s->nr_dir_files; i++)
+		bytes += s->dir_files[i].size;
+	return bytes;
 }
 
 bool perf_session__has_feat(const struct perf_session *s, int feat)
@@ -443,29 +469,69 @@ static int map_file(struct perf_session *s, int fd)
 	return 0;
 }
 
-/* perf_data__open_dir: the regular files named data.* in readdir order (perf's order). */
+/* N of a file named data.N, or -1. */
+static long data_file_number(const char *name)
+{
+	char *end;
+	long n;
+
+	if (strncmp(name, "data.", 5) || name[5] < '0' || name[5] > '9')
+		return -1;
+	n = strtol(name + 5, &end, 10);
+	return *end || n > 1 << 20 ? -1 : n;
+}
+
+/*
+ * perf_data__open_dir: the regular files named data.* in readdir order (perf's order). Those
+ * that cannot be read are left out with a warning, and so are the numbers missing below the
+ * highest data.N (perf numbers them from 0, one a writing thread; a missing last one leaves
+ * no trace).
+ */
 static int open_dir(struct perf_session *s)
 {
 	DIR *dir = opendir(s->path);
 	struct dirent *d;
 	size_t alloc = 0;
+	long max = -1;
+	u8 *seen = NULL;
+	size_t seen_size = 0;
 
 	if (!dir) {
 		error_set("%s: %s", s->path, strerror(errno));
 		return -1;
 	}
 	while ((d = readdir(dir))) {
+		long n = data_file_number(d->d_name);
+		const char *why;
 		struct stat st;
 		char *file;
+		int fd;
 
 		if (strncmp(d->d_name, "data.", 5))
 			continue;
+		if (n >= 0) {
+			ARRAY_GROW_ZEROED(seen, seen_size, (size_t)n + 1);
+			seen[n] = 1;
+			max = MAX(max, n);
+		}
 		if (asprintf(&file, "%s/%s", s->path, d->d_name) < 0) {
 			closedir(dir);
+			free(seen);
 			error_set("%s: out of memory", s->path);
 			return -1;
 		}
-		if (stat(file, &st) || !S_ISREG(st.st_mode)) {
+		why = NULL;
+		if (stat(file, &st))
+			why = strerror(errno);
+		else if (!S_ISREG(st.st_mode))
+			why = "not a regular file";
+		else if ((fd = open(file, O_RDONLY)) < 0)
+			why = strerror(errno);
+		else
+			close(fd);
+		if (why) {
+			perf_session__warn_data(s, "%s: %s: its records are not in the output", file,
+						why);
 			free(file);
 			continue;
 		}
@@ -473,6 +539,11 @@ static int open_dir(struct perf_session *s)
 		s->dir_files[s->nr_dir_files++] = (struct data_file){ file, (u64)st.st_size };
 	}
 	closedir(dir);
+	for (long n = 0; n < max; n++)
+		if (!seen[n])
+			perf_session__warn_data(s, "%s/data.%ld: missing (the directory has data.%ld): its records are not in the output",
+						s->path, n, max);
+	free(seen);
 	return 0;
 }
 
@@ -586,6 +657,11 @@ void perf_session__close(struct perf_session *s)
 	for (size_t i = 0; i < s->nr_dir_files; i++)
 		free(s->dir_files[i].path);
 	free(s->dir_files);
+	for (size_t i = 0; i < s->nr_data_warnings; i++)
+		free(s->data_warnings[i]);
+	free(s->data_warnings);
+	s->data_warnings = NULL;
+	s->nr_data_warnings = 0;
 	s->dir_files = NULL;
 	s->nr_dir_files = 0;
 	for (int i = 0; i < HEADER_FEAT_BITS; i++) {

@@ -68,6 +68,12 @@ struct perf_session {
 	u64 id_base, id_span;
 	struct perf_file_section feat[HEADER_FEAT_BITS];
 	struct events_stats stats;
+	/*
+	 * A data directory's files that are left out: missing, unreadable or cut short, one
+	 * sentence each naming the file (perf 6.1 leaves them out silently).
+	 */
+	char **data_warnings;
+	size_t nr_data_warnings;
 };
 
 /* Which record a callback sees, and where it came from. */
@@ -142,6 +148,13 @@ void perf_session__read_event_names(struct perf_session *session);
 void perf_session__name_tracepoints(struct perf_session *session);
 int perf_session__add_feature(struct perf_session *session, const struct perf_event_header *event,
 			      u64 offset);
+
+/* Note a data file left out (printf-like: the sentence without the file's name first). */
+void perf_session__warn_data(struct perf_session *session, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The bytes of records to read: the data section, and a directory's data.N files; 0 for a pipe. */
+u64 perf_session__data_bytes(const struct perf_session *session);
 
 /* Walk all records, delivering them in perf's order. 0, or -1 with error_get() set. */
 int perf_session__process(struct perf_session *session, struct event_consumer *consumer);
