@@ -49,6 +49,16 @@ TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswa
         fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers
 all: $(BIN) tools
 
+# The version: git's description of the commit built (a clean clone's CI has git), written to
+# $(O)/version.h only when it changes, so that main.o alone is rebuilt then.
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+$(O)/version.h: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)v='#define ANALYZE_VERSION "$(VERSION)"'; [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
+$(MAIN_OBJ): $(O)/version.h
+$(MAIN_OBJ): ALL_CFLAGS += -I$(O)
+FORCE:
+
 $(BIN): $(MAIN_OBJ) $(O)/libanalyze.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

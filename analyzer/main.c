@@ -13,6 +13,7 @@
 #include "analyzer/cli/options.h"
 #include "analyzer/commands.h"
 #include "lib/xalloc.h"
+#include "version.h"
 
 static const char usage[] =
 	"usage: analyze [--buildid-dir DIR] COMMAND [ARGS]\n"
@@ -23,8 +24,9 @@ static const char usage[] =
 	"  script   perf script: every sample, one line each (with its callchain under it)\n"
 	"  flamegraph  a flame graph of the samples: one self-contained interactive SVG\n"
 	"  record   perf record: sample a command, processes or the whole system into perf.data\n"
+	"  help     the manual page of a command (as analyze COMMAND --help)\n"
 	"\n"
-	"See README.md for every option.\n";
+	"analyze COMMAND -h lists a command's options; man analyze-COMMAND describes them.\n";
 
 /*
  * The model is millions of small objects reached at random (threads, maps, hash slots): with
@@ -172,6 +174,9 @@ int main(int argc, const char **argv)
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			fputs(usage, stdout);
 			return 0;
+		} else if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-v") == 0) {
+			printf("analyze version %s\n", ANALYZE_VERSION);
+			return 0;
 		} else {
 			fprintf(stderr, "analyze: unknown option '%s'\n\n%s", argv[i], usage);
 			return 129;
@@ -180,6 +185,19 @@ int main(int argc, const char **argv)
 	if (i >= argc) {
 		fputs(usage, stderr);
 		return 129;
+	}
+	/* perf's `help COMMAND`: the command's own --help */
+	if (strcmp(argv[i], "help") == 0) {
+		static const char *help_argv[] = { NULL, "--help", NULL };
+
+		if (i + 1 >= argc) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		help_argv[0] = argv[i + 1];
+		argv = help_argv;
+		argc = 2;
+		i = 0;
 	}
 	if (strcmp(argv[i], "report") == 0)
 		return cmd_report(argc - i - 1, argv + i + 1, &cfg);

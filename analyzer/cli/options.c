@@ -1,9 +1,13 @@
 /* perf-style option parsing; see options.h. */
 #include "analyzer/cli/options.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/xalloc.h"
@@ -11,7 +15,12 @@
 
 void usage_with_options(const char *usage, const struct option *opts)
 {
-	fprintf(stderr, "\n Usage: %s\n\n", usage);
+	usage_with_options_fp(stderr, usage, opts);
+}
+
+void usage_with_options_fp(FILE *fp, const char *usage, const struct option *opts)
+{
+	fprintf(fp, "\n Usage: %s\n\n", usage);
 	for (const struct option *o = opts; o->long_name || o->short_name; o++) {
 		char buf[128];
 		int n = 0;
@@ -26,11 +35,11 @@ void usage_with_options(const char *usage, const struct option *opts)
 		if (o->argh)
 			n += snprintf(buf + n, sizeof(buf) - n, " <%s>", o->argh);
 		if (n <= 24)
-			fprintf(stderr, "%-26s%s\n", buf, o->help ? o->help : "");
+			fprintf(fp, "%-26s%s\n", buf, o->help ? o->help : "");
 		else
-			fprintf(stderr, "%s\n%26s%s\n", buf, "", o->help ? o->help : "");
+			fprintf(fp, "%s\n%26s%s\n", buf, "", o->help ? o->help : "");
 	}
-	fprintf(stderr, "\n");
+	fprintf(fp, "\n");
 }
 
 static int fail(const char *usage, const struct option *opts, const char *fmt, const char *arg)
@@ -109,6 +118,48 @@ static const struct option *find_long(const struct option *opts, const char *nam
 	return *ambiguous ? NULL : match;
 }
 
+/* The manual page of the command whose usage is "analyze CMD ...": "analyze-CMD". */
+static void man_page_name(char *page, size_t size, const char *usage)
+{
+	const char *cmd = strchr(usage, ' ');
+	size_t len;
+
+	cmd = cmd ? cmd + 1 : usage;
+	len = strcspn(cmd, " ");
+	snprintf(page, size, "analyze-%.*s", (int)len, cmd);
+}
+
+/* Whether man(1) finds the page: `man -w PAGE`, quietly. */
+static bool man_finds(const char *page)
+{
+	const char *argv[] = { "man", "-w", page, NULL };
+	posix_spawn_file_actions_t fa;
+	int status = -1;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "man", &fa, NULL, (char *const *)argv, environ) == 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	posix_spawn_file_actions_destroy(&fa);
+	return status == 0;
+}
+
+/* --help: perf's, the manual page (man takes the process over), else the usage. */
+__attribute__((noreturn)) static void show_help(const char *usage, const struct option *opts)
+{
+	char page[64];
+
+	man_page_name(page, sizeof(page), usage);
+	fflush(NULL);
+	if (man_finds(page))
+		execlp("man", "man", page, (char *)NULL);
+	usage_with_options_fp(stdout, usage, opts);
+	exit(0);
+}
+
 static int parse_long(const char *usage, const struct option *opts, int argc, const char **argv,
 		      int *i)
 {
@@ -116,6 +167,9 @@ static int parse_long(const char *usage, const struct option *opts, int argc, co
 	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 	bool ambiguous, negated = false;
 	const struct option *o = find_long(opts, arg, len, &ambiguous);
+
+	if (!o && !strcmp(arg, "help"))
+		show_help(usage, opts);
 
 	if (!o && !ambiguous && len > 3 && strncmp(arg, "no-", 3) == 0) {
 		o = find_long(opts, arg + 3, len - 3, &ambiguous);
@@ -154,6 +208,10 @@ static int parse_short(const char *usage, const struct option *opts, int argc, c
 		for (; o->long_name || o->short_name; o++)
 			if (o->short_name == *p)
 				break;
+		if (!o->long_name && !o->short_name && *p == 'h') {
+			usage_with_options(usage, opts);	/* perf's -h: the usage, status 129 */
+			return -1;
+		}
 		if (!o->long_name && !o->short_name)
 			return fail(usage, opts, "unknown switch `%s'", name);
 		if (takes_arg(o)) {

@@ -7,6 +7,7 @@
 #define ANALYZER_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "lib/compiler.h"
 
@@ -34,14 +35,21 @@ struct option {
 };
 
 #define OPT_END_MARK { 0, NULL, OPT_BOOL, NULL, NULL, NULL, false, false }
+/* --no-progress, for every command that reads a recording (lib/progress.h) */
+#define OPT_PROGRESS(no_progress)                                                          \
+	{ 0, "no-progress", OPT_BOOL, no_progress, NULL, "do not show the progress line on a terminal" }
 
 /*
  * Parse argv (without the command name). Non-option arguments are moved to the front of
  * argv; returns their count, or -1 after printing an error and the usage to stderr (the
- * caller exits with 129 as perf does).
+ * caller exits with 129 as perf does). -h (unless the command has an -h of its own) prints
+ * the usage so, as perf's does; --help shows the command's manual page (analyze-CMD(1), CMD
+ * the usage's second word) through man(1) when man finds it, else prints the usage on
+ * stdout, and exits 0.
  */
 int parse_options(int argc, const char **argv, const struct option *opts, const char *usage);
 void usage_with_options(const char *usage, const struct option *opts);
+void usage_with_options_fp(FILE *fp, const char *usage, const struct option *opts);
 
 /*
  * What every command that reads a recording takes. options__input: PATH (the one non-option
