@@ -46,7 +46,7 @@ BIN      := $(if $(filter build,$(O)),analyze,$(O)/analyze)
 TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap)
 
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
-        fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers
+        fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers check-progress check-help
 all: $(BIN) tools
 
 # The version: git's description of the commit built (a clean clone's CI has git), written to
@@ -111,7 +111,7 @@ test: deps
 
 checks: all $(UNIT_BIN)
 	$(Q)$(MAKE) --no-print-directory check-layers unit golden check-bad check-sweep check-fuzz check-flamegraph \
-	  check-record
+	  check-record check-progress
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -128,6 +128,10 @@ check-bad: $(BIN) tools
 SWEEP_FILES = $(wildcard tests/fixtures/*/perf.data)
 check-sweep: tools
 	$(O)/tools/sweep --quiet $(SWEEP_FILES)
+
+# the progress line under a pseudo-terminal: drawn, cleared, never in the output
+check-progress: $(BIN)
+	$(TEST_ENV) tests/progress.sh
 
 # analyze record against perf record's files and perf's reading of ours (records at test
 # time; skips where perf_event_open is not allowed)

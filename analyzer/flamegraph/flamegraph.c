@@ -25,6 +25,7 @@
 #include "analyzer/cli/session_warn.h"
 #include "lib/error.h"
 #include "lib/hashmap.h"
+#include "lib/progress.h"
 #include "lib/xalloc.h"
 #include "machine/inline.h"
 #include "machine/machine.h"
@@ -346,6 +347,7 @@ struct flamegraph_args {
 	const char *input, *output, *title, *width, *minwidth, *jobs, *symfs, *kallsyms;
 	const char *comms, *pids, *tids;
 	bool folded;
+	bool no_progress;
 };
 
 /* --width and --minwidth: 0, or -1 after the usage error */
@@ -434,8 +436,13 @@ static int run(struct flamegraph *fg, const struct flamegraph_args *a,
 	hashmap_init(&fg->frames);
 	hashmap_init(&fg->comms_seen);
 
+	progress_init("analyze flamegraph", a->no_progress, false);
+	progress_phase("reading", perf_session__data_bytes(&fg->session));
 	ret = perf_session__process(&fg->session, &fg->consumer);
+	progress_phase("loading symbols", 0);
 	aggregate__exit(&fg->agg);	/* every stack in */
+	progress_done();
+	session_warn_data_files(&fg->session, stderr);
 	if (ret) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
@@ -482,6 +489,7 @@ int cmd_flamegraph(int argc, const char **argv, const struct analyze_config *cfg
 		{ 0, "kallsyms", OPT_STRING, &a.kallsyms, "file", "kallsyms pathname" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
 		{ 'j', "jobs", OPT_STRING, &a.jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
+		OPT_PROGRESS(&a.no_progress),
 		OPT_END_MARK,
 	};
 	struct flamegraph fg = { .consumer.deliver = flamegraph_deliver };

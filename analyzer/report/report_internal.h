@@ -1,0 +1,96 @@
+/*
+ * report_internal: what the report's front end (report.c: options, run, output) and its
+ * event processing (report_events.c: records into the model, samples into histograms) share.
+ * Private to analyzer/report/.
+ */
+#ifndef ANALYZER_REPORT_INTERNAL_H
+#define ANALYZER_REPORT_INTERNAL_H
+
+#include <regex.h>
+
+#include "analyzer/hist/aggregate.h"
+#include "analyzer/hist/callchain.h"
+#include "analyzer/hist/hist.h"
+#include "analyzer/itrace/itrace.h"
+#include "analyzer/cli/name_list.h"
+#include "analyzer/output/dump.h"
+#include "lib/hashmap.h"
+#include "machine/machine.h"
+#include "readers/session.h"
+
+struct report {
+	struct event_consumer consumer;
+	struct perf_session session;
+	struct machine machine;
+	struct aggregate agg;
+	u64 nr_held;	/* samples delivered while the aggregator holds (a check every 1024) */
+	struct sort_list sort;
+	struct hists *hists;	/* one per evsel */
+	size_t nr_hists;
+	int *sockets;	/* from CPU_TOPOLOGY, read at the first sample (pipes bring it late) */
+	int nr_cpus;
+	bool sockets_read;
+	struct name_list comms, dsos, symbols;
+	struct name_list pids, tids;
+	bool stats_mode;
+	bool stats_tool;	/* --stats itself, not -D: perf's stats_setup tool */
+	bool print_features;	/* pipe mode with --header: features as their records arrive */
+	bool header_only;	/* pipe mode with --header-only: nothing but those */
+	bool show_info;
+	bool need_parent;
+	bool exclude_other;	/* -x: samples without a parent are filtered */
+	regex_t parent_regex;	/* -p's pattern, or perf's default */
+	double percent_limit;
+	struct callchains *chains;	/* NULL: callchains are not looked at */
+	struct callchain_param cc_param;
+	u32 max_stack;
+	/*
+	 * Versions of what resolving a callchain reads, so that a chain seen before in the same
+	 * state is not resolved again: each process's maps (by the maps' address: a version
+	 * taken from maps_version at each change) and the kernel's.
+	 */
+	struct hashmap maps_versions;
+	u64 maps_version, kernel_version;
+	/*
+	 * The comms of threads whose names were set (final: a name set is not changed but by
+	 * a new comm), by their interned strings, each in a cache line of its own: entries
+	 * keep these rather than the thread's own, which shares a line with the reference
+	 * count the reading thread keeps changing while the aggregator compares the names.
+	 */
+	struct hashmap final_comms;
+	const char *last_final_str;
+	const struct comm *last_final;
+	struct unwinder *unwinder;	/* user frames of dwarf samples, when callchains are used */
+	struct inlines *inlines;	/* and the functions inlined there */
+	/* AUX-area traces: decoded samples go to one more histogram, after the events' */
+	struct itrace_opts itrace_opts;
+	struct itrace *itrace;
+	struct itrace_consumer itrace_consumer;
+	size_t aux_hists;	/* a file (not a pipe or directory): hists[nr_evsels + i] are the
+				   decoder's, one per synthesized event */
+	bool no_decode;	/* --stats, -D: perf counts the records, decodes nothing */
+	/* the run's pieces the front end sets up and takes down */
+	struct symsrc_config symsrc;
+	char *symfs_cache;
+	struct workqueue *wq;
+	struct dso_loader loader;
+	struct dump dump;
+	struct hists_callchain hcc;
+	struct hists_print_opts popts;
+	int nr_jobs;
+	bool has_callchain, use_callchain;
+};
+
+/* The consumer of the session's records (report.consumer). */
+int report_deliver(struct event_consumer *consumer, struct event_ctx *ctx);
+void report_prefetch(struct event_consumer *consumer, const struct perf_event_header *ev,
+		     const struct evsel *evsel, int stage);
+/* The aggregator's callbacks (aggregate.h): a sample finished, put back, looked ahead at. */
+void finish_sample(void *data, void *p);
+void put_sample(void *data, void *p);
+void ahead_sample(void *data, void *p, int stage);
+/* Everything that waited for the kernel's symbols gets them (after the last record too). */
+void settle_kernel(struct report *rep);
+void final_comms__exit(struct report *rep);
+
+#endif
