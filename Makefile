@@ -5,7 +5,8 @@ PKGS     := libelf libdw libzstd libxxhash libtraceevent
 # capstone's headers only: analyzer/itrace/itrace.c loads the library when it first disassembles
 CFLAGS_ONLY_PKGS := capstone
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
-            libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev chromium
+            libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev chromium \
+            scdoc mandoc
 BENCH_PKGS := linux-perf zstd
 PKGS_NEEDED ?= $(DEB_PKGS)
 CC       ?= cc
@@ -46,8 +47,9 @@ BIN      := $(if $(filter build,$(O)),analyze,$(O)/analyze)
 TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap)
 
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
-        fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers check-progress check-help
-all: $(BIN) tools
+        fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers check-progress \
+        check-help man check-man
+all: $(BIN) tools man
 
 # The version: git's description of the commit built (a clean clone's CI has git), written to
 # $(O)/version.h only when it changes, so that main.o alone is rebuilt then.
@@ -76,6 +78,24 @@ $(O)/tools/%: tools/%.c $(O)/libanalyze.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libanalyze.a $(LDLIBS)
+
+# Manual pages: each command's analyzer/.../NAME.1.scd beside its code, rendered by scdoc into
+# $(O)/man/NAME.1. scdoc starts a paragraph after every heading and before every indented
+# block's end, which mandoc -Tlint warns of: the awk drops those and moves the latter after
+# the .RE (the rendering is the same).
+MAN_SRC   := $(sort $(wildcard analyzer/*.1.scd analyzer/*/*.1.scd))
+MAN_PAGES := $(patsubst %.scd,$(O)/man/%,$(notdir $(MAN_SRC)))
+MAN_UNPP  := /^\.P$$/ { if (last !~ /^\.(SH|SS|TH|P)( |$$)/) pend = 1; next } \
+             /^\.RE$$/ { print; last = $$0; next } \
+             { if (pend && $$0 !~ /^\.(SH|SS|P)( |$$)/ && $$0 != "") print ".P"; pend = 0; \
+               print; if ($$0 != "") last = $$0 }
+vpath %.1.scd $(sort $(dir $(MAN_SRC)))
+man: $(MAN_PAGES)
+$(O)/man/%.1: %.1.scd
+	@mkdir -p $(dir $@)
+	@echo "  SCDOC   $<"
+	$(Q)scdoc < $< > $@.tmp && awk '$(MAN_UNPP)' $@.tmp > $@.awk.tmp && mv $@.awk.tmp $@ && \
+	  rm -f $@.tmp
 
 $(UNIT_BIN): $(UNIT_SRC) $(O)/libanalyze.a
 	@mkdir -p $(dir $@)
@@ -111,7 +131,7 @@ test: deps
 
 checks: all $(UNIT_BIN)
 	$(Q)$(MAKE) --no-print-directory check-layers unit golden check-bad check-sweep check-fuzz check-flamegraph \
-	  check-record check-progress
+	  check-record check-progress check-man check-help
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -128,6 +148,10 @@ check-bad: $(BIN) tools
 SWEEP_FILES = $(wildcard tests/fixtures/*/perf.data)
 check-sweep: tools
 	$(O)/tools/sweep --quiet $(SWEEP_FILES)
+
+# -h, --help (the manual pages through man), help CMD, --version
+check-help: $(BIN) man
+	$(TEST_ENV) MAN_DIR=$(O)/man tests/help.sh
 
 # the progress line under a pseudo-terminal: drawn, cleared, never in the output
 check-progress: $(BIN)
@@ -146,6 +170,10 @@ check-fuzz: $(BIN)
 # and check the SVG without the browser)
 check-flamegraph: $(BIN)
 	$(TEST_ENV) CHROMIUM=$(if $(filter build,$(O)),chromium,0) tests/flamegraph.sh
+
+# every manual page linted (mandoc, man --warnings), installed and found by man (tests/man.sh)
+check-man: $(MAN_PAGES)
+	$(Q)MAKE="$(MAKE)" PREFIX=$(PREFIX) tests/man.sh $(MAN_PAGES)
 
 # The layers: what the files of each folder may include besides their own folder's headers
 # (tests/check-layers.sh checks it; *_internal.h stays in its folder). analyzer/* is every
@@ -198,8 +226,10 @@ bench:
 	bench/callchain.sh
 	bench/dwarf.sh
 
-install: $(BIN)
+install: $(BIN) $(MAN_PAGES)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1
 
 format:
 	clang-format -i $(wildcard */*.c */*.h)

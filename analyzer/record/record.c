@@ -24,7 +24,7 @@
 #include "lib/xalloc.h"
 #include "readers/writer.h"
 
-static const char usage[] = "perf record [<options>] [<command>]";
+static const char usage[] = "analyze record [<options>] [<command>]";
 
 /*
  * SIGINT, SIGTERM and SIGCHLD stay blocked but while the main loop waits in ppoll, so they
