@@ -13,31 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "lib/xxhash_inline.h"
 
+#include "analyzer/hist/hist_keys_internal.h"
 #include "lib/rbtree.h"
 #include "lib/xalloc.h"
-
-struct key_info {
-	const char *name;
-	const char *header;
-};
-
-/* perf's common sort dimensions, in perf's lookup order (a key matches by prefix). */
-static const struct {
-	const char *name;
-	int key;	/* enum sort_key, or -1 for dimensions we do not support */
-} dimensions[] = {
-	{ "pid", SORT_PID },	{ "comm", SORT_COMM },	   { "dso", SORT_DSO },
-	{ "symbol", SORT_SYM }, { "parent", SORT_PARENT }, { "cpu", SORT_CPU },
-	{ "socket", SORT_SOCKET }, { "srcline", -1 },	   { "srcfile", -1 },
-	{ "local_weight", -1 }, { "weight", -1 },	   { "transaction", -1 },
-	{ "trace", -1 },	{ "symbol_size", SORT_SYM_SIZE }, { "dso_size", SORT_DSO_SIZE },
-	{ "cgroup", -1 },	{ "cgroup_id", -1 },	   { "ipc_null", SORT_IPC_NULL },
-};
 
 static const char *const headers[SORT_NR_KEYS] = {
 	[SORT_PID] = "    Pid:Command",
@@ -51,46 +33,6 @@ static const char *const headers[SORT_NR_KEYS] = {
 	[SORT_DSO_SIZE] = "DSO size",
 	[SORT_IPC_NULL] = "IPC   [IPC Coverage]",
 };
-
-bool sort_list__has(const struct sort_list *list, enum sort_key key)
-{
-	for (int i = 0; i < list->nr; i++)
-		if (list->keys[i] == key)
-			return true;
-	return false;
-}
-
-int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t bad_size)
-{
-	char *copy = xstrdup(str), *save = NULL;
-	int ret = 0;
-
-	list->nr = 0;
-	for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-		int key = -2;
-
-		/* overhead-like hpp dimensions are always shown; accept them */
-		if (strncasecmp(tok, "overhead", strlen(tok)) == 0)
-			continue;
-		for (size_t i = 0; i < ARRAY_SIZE(dimensions); i++) {
-			if (strncasecmp(tok, dimensions[i].name, strlen(tok)) == 0) {
-				key = dimensions[i].key;
-				break;
-			}
-		}
-		if (key < 0) {
-			snprintf(bad, bad_size, "%s", tok);
-			ret = -1;
-			break;
-		}
-		if (sort_list__has(list, key) || list->nr == MAX_SORT_KEYS)
-			continue;
-		list->keys[list->nr++] = key;
-	}
-	list->sym_by_dso = !sort_list__has(list, SORT_DSO);
-	free(copy);
-	return ret;
-}
 
 void hists__init(struct hists *hists, const struct sort_list *sort)
 {
@@ -169,143 +111,6 @@ static bool entry_wraps(const struct hist_entry *he)
 	return !he->merged && !he->dso && !he->sym;
 }
 
-static const char *dso_name(const struct hist_entry *he)
-{
-	return he->dso ? he->dso->short_name : NULL;
-}
-
-/*
- * The comm and dso names of entries as ranks under strcmp, for the output's ordering, which
- * compares them some n log n times in each of its trees: names are interned (a name is one
- * pointer), so they are sorted once and each entry's compared as two numbers. NULL where the
- * comparisons are by the names themselves.
- */
-struct name_ranks {
-	const struct hist_entry *base;	/* the entries the ranks are of, by index */
-	u32 *comm, *dso;	/* 1 + the name's place among the distinct names (dso 0: none);
-				   NULL when no key compares them */
-};
-
-static s64 cmp_null(const void *l, const void *r)
-{
-	if (!l && !r)
-		return 0;
-	return !l ? -1 : 1;
-}
-
-static u64 sym_end(const struct symbol *s)
-{
-	return s->start + s->size;
-}
-
-/*
- * Two names compared by their ranks, 0 for none: cmp_null's order, then right's name against
- * left's (perf's dso and symbol keys compare (right, left)).
- */
-static s64 rank_cmp(u32 left, u32 right)
-{
-	if (!left || !right)
-		return left == right ? 0 : !left ? -1 : 1;
-	return (s64)right - left;
-}
-
-static s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right,
-		   const struct name_ranks *rk)
-{
-	const char *l, *r;
-
-	if (rk && rk->dso)	/* the names not read */
-		return rank_cmp(rk->dso[left - rk->base], rk->dso[right - rk->base]);
-	l = dso_name(right);	/* perf passes (right, left) */
-	r = dso_name(left);
-	if (!l || !r)
-		return cmp_null(r, l);
-	return l == r ? 0 : strcmp(l, r);	/* interned: the same name is the same pointer */
-}
-
-/* by_dso: the dsos first, unless both are unresolved (struct sort_list's sym_by_dso) */
-static s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
-		   const struct name_ranks *rk, bool by_dso)
-{
-	const struct symbol *l = left->sym, *r = right->sym;
-	s64 ret;
-
-	if (!l && !r)
-		return (s64)(right->ip - left->ip);
-	ret = by_dso ? dso_cmp(left, right, rk) : 0;
-	if (ret)
-		return ret;
-	if (!l || !r)
-		return cmp_null(l, r);
-	if (l == r)
-		return 0;
-	/* an inlined function's symbol is its caller's range under another name */
-	if (left->symtab->inlined || right->symtab->inlined) {
-		int cmp = strcmp(symbol__name(left->symtab, l), symbol__name(right->symtab, r));
-
-		if (cmp)
-			return cmp;
-		if (l->start <= sym_end(r) && sym_end(l) >= r->start)
-			return 0;
-	}
-	if (l->start != r->start)
-		return (s64)(r->start - l->start);
-	return (s64)(sym_end(r) - sym_end(l));
-}
-
-static s64 size_cmp(s64 size_l, s64 size_r)
-{
-	return size_l < size_r ? -1 : size_l == size_r ? 0 : 1;
-}
-
-static s64 sym_size(const struct hist_entry *he)
-{
-	return he->sym ? he->sym->size : 0;
-}
-
-static s64 map_size(const struct hist_entry *he)
-{
-	return he->map ? (s64)(he->map->end - he->map->start) : (s64)he->map_size;
-}
-
-/* perf's se_cmp (also its se_collapse for these keys). */
-static s64 key_cmp(const struct sort_list *sort, enum sort_key key, const struct hist_entry *left,
-		   const struct hist_entry *right, const struct name_ranks *rk)
-{
-	switch (key) {
-	case SORT_PID:
-		return (s64)right->thread->tid - left->thread->tid;
-	case SORT_COMM: {
-		const char *l, *r;
-
-		if (rk && rk->comm)
-			return (s64)rk->comm[right - rk->base] - rk->comm[left - rk->base];
-		l = comm__str(right->comm);
-		r = comm__str(left->comm);
-		return l == r ? 0 : strcmp(l, r);	/* interned */
-	}
-	case SORT_DSO:
-		return dso_cmp(left, right, rk);
-	case SORT_SYM:
-	case SORT_IPC_NULL:
-		return sym_cmp(left, right, rk, sort->sym_by_dso);
-	case SORT_PARENT:
-		if (!left->parent || !right->parent)
-			return cmp_null(left->parent, right->parent);
-		return strcmp(right->parent, left->parent);
-	case SORT_CPU:
-		return (s64)right->cpu - left->cpu;
-	case SORT_SOCKET:
-		return (s64)right->socket - left->socket;
-	case SORT_SYM_SIZE:
-		return size_cmp(sym_size(right), sym_size(left));
-	case SORT_DSO_SIZE:
-		return size_cmp(map_size(right), map_size(left));
-	default:
-		return 0;
-	}
-}
-
 /* perf's se_sort ?: se_cmp, used for the output order. */
 static s64 key_sort(const struct sort_list *sort, enum sort_key key, const struct hist_entry *a,
 		    const struct hist_entry *b, const struct name_ranks *rk)
@@ -316,98 +121,6 @@ static s64 key_sort(const struct sort_list *sort, enum sort_key key, const struc
 		return strcmp(symbol__name(b->symtab, b->sym), symbol__name(a->symtab, a->sym));
 	}
 	return key_cmp(sort, key, a, b, rk);
-}
-
-/* The comm's string as the keys see it. */
-static const char *comm_name(const struct hist_entry *he)
-{
-	return comm__str(he->comm);
-}
-
-/* The hash of he's keys, 32 bits (as an entry keeps it). */
-static u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
-{
-	u64 v[4 * MAX_SORT_KEYS], h;
-	size_t n = 0;
-
-	for (int i = 0; i < sort->nr; i++) {
-		switch (sort->keys[i]) {
-		case SORT_PID:
-			v[n++] = (u64)he->thread->tid;
-			break;
-		case SORT_COMM:
-			v[n++] = (u64)(uintptr_t)comm_name(he);
-			break;
-		case SORT_DSO:
-			v[n++] = (u64)(uintptr_t)dso_name(he);
-			break;
-		case SORT_SYM:
-		case SORT_IPC_NULL:
-			if (he->sym && he->symtab->inlined) {	/* equal by name: see sym_cmp */
-				const char *name = symbol__name(he->symtab, he->sym);
-
-				v[n++] = (u64)(uintptr_t)dso_name(he);
-				v[n++] = XXH3_64bits(name, strlen(name));
-			} else if (he->sym) {
-				v[n++] = (u64)(uintptr_t)dso_name(he);
-				v[n++] = he->sym->start;
-				v[n++] = sym_end(he->sym);
-			} else {
-				v[n++] = he->ip;
-			}
-			break;
-		case SORT_PARENT:
-			v[n++] = (u64)(uintptr_t)he->parent;
-			break;
-		case SORT_CPU:
-			v[n++] = (u64)he->cpu;
-			break;
-		case SORT_SOCKET:
-			v[n++] = (u64)he->socket;
-			break;
-		case SORT_SYM_SIZE:
-			v[n++] = (u64)sym_size(he);
-			break;
-		case SORT_DSO_SIZE:
-			v[n++] = (u64)map_size(he);
-			break;
-		default:
-			break;
-		}
-	}
-	h = XXH3_64bits(v, n * sizeof(u64));
-	return (u32)(h ^ h >> 32);	/* what an entry keeps (struct hist_entry's hash) */
-}
-
-/* key_cmp(...) == 0, cheaper: comm and dso names are interned, so equal means same pointer. */
-static bool key_equal(enum sort_key key, const struct hist_entry *a, const struct hist_entry *b)
-{
-	switch (key) {
-	case SORT_COMM:	/* the same comm or dso is the same name: no need to read it */
-		return a->comm == b->comm || comm_name(a) == comm_name(b);
-	case SORT_DSO:
-		return a->dso == b->dso || dso_name(a) == dso_name(b);
-	case SORT_SYM:
-	case SORT_IPC_NULL:
-		if (!a->sym || !b->sym)
-			return !a->sym && !b->sym && a->ip == b->ip;
-		if (a->symtab->inlined || b->symtab->inlined)
-			return sym_cmp(a, b, NULL, true) == 0;	/* the dso key, if any, agrees */
-		return (a->dso == b->dso || dso_name(a) == dso_name(b)) &&
-		       (a->sym == b->sym ||
-			(a->sym->start == b->sym->start && a->sym->size == b->sym->size));
-	default:
-		return key_cmp(NULL, key, a, b, NULL) == 0;	/* not the symbol's: no sort needed */
-	}
-}
-
-static bool entry_equal(const struct sort_list *sort, const struct hist_entry *a,
-			const struct hist_entry *b)
-{
-	for (int i = 0; i < sort->nr; i++)
-		if (!key_equal(sort->keys[i], a, b))
-			return false;
-	return true;
 }
 
 /*
@@ -534,68 +247,6 @@ static u32 pair_add(struct hists *hists, u32 entry, u32 chain, struct hist_entry
 static int find_dir(void *arg, u32 item, u32 node);
 static size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
 			      rbtree_dir_fn dir, void *ctx);
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/*
- * Names (interned: one name is mostly one pointer) ranked under strcmp: name_set_add each,
- * name_set_rank once, then name_set_rank_of any of them (see struct name_ranks).
- */
-struct name_set {
-	struct hashmap ids;	/* name -> 1 until ranked, then its rank */
-	const char **names;	/* the distinct pointers */
-	size_t nr, alloc;
-	const char *last;	/* the last added or asked */
-	u32 last_rank;
-};
-
-static void name_set_init(struct name_set *set)
-{
-	*set = (struct name_set){ 0 };
-	hashmap_init(&set->ids);
-}
-
-static void name_set_exit(struct name_set *set)
-{
-	hashmap_exit(&set->ids);
-	free(set->names);
-}
-
-static void name_set_add(struct name_set *set, const char *s)
-{
-	if (s && s != set->last && !hashmap_insert(&set->ids, (u64)(uintptr_t)s, (void *)1)) {
-		ARRAY_GROW(set->names, set->alloc, set->nr + 1);
-		set->names[set->nr++] = s;
-	}
-	set->last = s;
-}
-
-static void name_set_rank(struct name_set *set)
-{
-	u32 rank = 0;
-
-	if (set->nr)	/* names is NULL when none was added */
-		qsort(set->names, set->nr, sizeof(*set->names), by_name);
-	for (size_t i = 0; i < set->nr; i++) {
-		if (!i || strcmp(set->names[i - 1], set->names[i]))
-			rank++;
-		hashmap_insert(&set->ids, (u64)(uintptr_t)set->names[i], (void *)(uintptr_t)rank);
-	}
-	set->last = NULL;
-	set->last_rank = 0;
-}
-
-/* The rank of an added name, 0 for none. */
-static u32 name_set_rank_of(struct name_set *set, const char *s)
-{
-	if (s != set->last)
-		set->last_rank = s ? (u32)(uintptr_t)hashmap_find(&set->ids, (u64)(uintptr_t)s) : 0;
-	set->last = s;
-	return set->last_rank;
-}
 
 /*
  * ranks[e] for every entry: see struct name_ranks. Merged entries get ranks too,
@@ -1146,21 +797,6 @@ static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *m
  * the collapse. The entries without a map get their periods and depths again, from the
  * lookups that found them. hists->in_order is what perf's output tree is fed, in order.
  */
-/*
- * perf's hist_entry__cmp(node, item) (and __collapse, the same for these keys): item goes
- * left when < 0; 0: the same keys.
- */
-static int entries_cmp(const struct sort_list *sort, const struct hist_entry *node,
-		       const struct hist_entry *item, const struct name_ranks *rk)
-{
-	for (int i = 0; i < sort->nr; i++) {
-		s64 d = key_cmp(sort, sort->keys[i], node, item, rk);
-
-		if (d)
-			return d < 0 ? -1 : 1;
-	}
-	return 0;
-}
 
 /* by the sample that first reached an entry, then where in that sample */
 static int by_first(const void *pa, const void *pb, void *arg)
