@@ -13,6 +13,8 @@
 const struct object_map *object_map(const struct hists *hists, u32 e);
 void hists__collapse(struct hists *hists);
 void release_free(void);
+
+/* hist_order.c */
 size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order);
 
 #endif
