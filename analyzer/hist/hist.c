@@ -1,6 +1,8 @@
 /*
- * Histogram entries, their ordering and stdio printing, after perf 6.1's hist.c, sort.c and
- * ui/stdio/hist.c (facts: comparator directions, column widths, padding, truncation).
+ * Histogram entries: the index, samples added, perf's collapse, and the children view's
+ * cumulation, which makes its callers' entries through the same index and prefetches (so
+ * the two share their hot helpers in one file); after perf 6.1's hist.c. The keys, the
+ * output order, the first-tree replay and printing are the other hist_*.c files'.
  */
 #include "analyzer/hist/hist_internal.h"
 
@@ -220,7 +222,7 @@ static int find_dir(void *arg, u32 item, u32 node);
  * the entries are then found as perf finds them: through the same tree, built by the same
  * inserts (lib/rbtree), instead of the hash index.
  */
-static bool lookups_can_fail(const struct sort_list *sort)
+bool lookups_can_fail(const struct sort_list *sort)
 {
 	return sort->sym_by_dso &&
 	       (sort_list__has(sort, SORT_SYM) || sort_list__has(sort, SORT_IPC_NULL));
@@ -478,7 +480,7 @@ static void feed_log(struct replay_feed *f, const struct hists *hists, u32 e)
 }
 
 /* The run's entries first reached at sample upto or before (and by no pair earlier). */
-static void feed_run(struct replay_feed *f, const struct hists *hists, u64 upto)
+void feed_run(struct replay_feed *f, const struct hists *hists, u64 upto)
 {
 	for (; f->next_run < f->nr_run; f->next_run++) {
 		const struct hist_entry *he = &hists->entries[f->next_run];
@@ -492,7 +494,7 @@ static void feed_run(struct replay_feed *f, const struct hists *hists, u64 upto)
 }
 
 /* Everything first reached before sample frontier is logged: the replay may go that far. */
-static void feed_publish(struct replay_feed *f, u64 frontier)
+void feed_publish(struct replay_feed *f, u64 frontier)
 {
 	atomic_store_explicit(&f->published, f->nr, memory_order_release);
 	atomic_store_explicit(&f->frontier, frontier, memory_order_release);
@@ -534,20 +536,6 @@ static void claim(struct hists *hists, struct replay_feed *feed, u32 e, const st
 	he->filtered = p->filtered;
 }
 
-/*
- * The frames' entries (protos) are made some frames ahead of their lookups, and each one's
- * index slot, then the entry in it, fetched meanwhile: the lookups of a million chains' frames
- * are cache misses, which then overlap. A ring of the protos made and not yet looked up.
- */
-#define CUMULATE_AHEAD 8	/* protos made ahead; the slot's entry is fetched half way */
-#define CUMULATE_RING 16	/* > CUMULATE_AHEAD, a power of 2 */
-
-/* A walk over every frame of every pair's chain, in pair order. */
-struct frame_walk {
-	size_t pair;
-	u32 frame;	/* the next one's, in the pair's chain */
-};
-
 /* The next frame: its pair and id (w->frame is then 1 for a pair's first); false past all. */
 static bool frame_walk_next(const struct hists *hists, const struct callchains *chains,
 			    struct frame_walk *w, const struct chain_pair **pair, u32 *id)
@@ -563,18 +551,6 @@ static bool frame_walk_next(const struct hists *hists, const struct callchains *
 	}
 	return false;
 }
-
-struct cumulate {
-	struct hists *hists;
-	const struct hists_callchain *cc;
-	struct replay_feed *feed;	/* or NULL: no replay */
-	struct frame_walk make;	/* the next proto's frame */
-	char level;		/* carried along a pair's frames */
-	size_t made, taken;	/* protos made, looked up */
-	struct frame_walk fetch;	/* further ahead: the next frame and symbol to fetch */
-	size_t fetched;
-	struct hist_entry ring[CUMULATE_RING];
-};
 
 /* The frame and symbol of the frame CUMULATE_AHEAD frames after the next proto's, fetched. */
 static void cumulate_fetch(struct cumulate *c)
@@ -654,7 +630,7 @@ static struct hist_entry *cumulate_take(struct cumulate *c)
  * keeps the one before for a frame without a map). The pairs are taken in order, and c's
  * protos with them.
  */
-static void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made,
+void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made,
 			  char *levels)
 {
 	struct hists *hists = c->hists;
@@ -724,175 +700,4 @@ size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t
 		merge_into(hists, order[i], found);
 	}
 	return rbtree__walk(t, order);
-}
-
-/*
- * Pair i's entries made, what is left to read of it is its chain_count (24 of its 56 bytes):
- * the counts take the pairs' place, in place, as the pairs are done (a count never reaches
- * past the pair it is made of), and the thread is put.
- */
-static void pair_to_count(struct hists *hists, size_t i)
-{
-	struct chain_count *counts = (struct chain_count *)hists->pairs;
-	struct chain_pair p = hists->pairs[i];
-
-	if (p.owns_thread)
-		thread__put(p.thread);
-	counts[i] = (struct chain_count){ .entry = p.entry, .chain = p.chain, .count = p.count,
-					  .filtered = p.filtered, .level = p.level,
-					  .period = p.period };
-}
-
-/*
- * The first done pairs made counts: the pages between the counts and the pairs left go (the
- * entries the cumulation makes meanwhile take more).
- */
-static void pairs_release(struct hists *hists, size_t done, uintptr_t *from)
-{
-	uintptr_t base = (uintptr_t)hists->pairs;
-
-	release_read(base + done * sizeof(struct chain_count),
-		     base + done * sizeof(struct chain_pair), from);
-}
-
-/* Every pair a count: the rest of the memory goes. */
-static void pairs_to_counts(struct hists *hists)
-{
-	struct chain_count *counts = (struct chain_count *)hists->pairs;
-
-	hists->pairs = NULL;
-	hists->pairs_alloc = 0;
-	hists->counts = xreallocarray(counts, hists->nr_pairs, sizeof(*counts));
-}
-
-void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
-{
-	u32 *made = NULL, *made_at = NULL, *next;
-	char *levels = NULL;	/* for the replay: made's levels */
-	size_t nr_made = 0, nr = 0;
-	struct cumulate *c;
-	struct replay_feed feed = { 0 };
-	struct replay r;
-	bool replaying;
-	uintptr_t released = 0;
-
-	hists__collapse(hists);
-	free(hists->pair_index.slots);
-	hists->pair_index = (struct entry_index){ 0 };
-	if (!cc || !hists->nr_pairs)
-		return;
-	/* perf's append_inlines, for every chain before any of its symbols is looked at */
-	if (cc->inlines)
-		for (size_t i = 0; i < hists->nr_pairs; i++)
-			hists->pairs[i].chain = callchains__inline(cc->chains, cc->machine, cc->inlines,
-								   hists->pairs[i].chain, cc->order);
-	/* entries may change threads now: the pairs and wrapping samples hold their own */
-	for (size_t i = 0; i < hists->nr_pairs; i++) {
-		if (!hists->pairs[i].owns_thread)
-			thread__get(hists->pairs[i].thread);
-		hists->pairs[i].owns_thread = true;
-	}
-	for (size_t i = 0; i < hists->nr_wrap_threads; i++) {
-		if (!hists->wrap_threads[i].owns)
-			thread__get(hists->wrap_threads[i].thread);
-		hists->wrap_threads[i].owns = true;
-	}
-	/* every pair's entries: its own, and in the children view its frames' */
-	for (size_t i = 0; i < hists->nr_pairs; i++)
-		nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
-	made = xmalloc_populated(nr_made * sizeof(*made));
-	c = xzalloc(sizeof(*c));
-	c->hists = hists;
-	c->cc = cc;
-	/*
-	 * Not with a symbol key and no dso key: unresolved addresses of every dso then compare
-	 * by address alone, and the lookups of other entries can fail as well (README).
-	 */
-	replaying = hists->cumulate && hists->nr_wraps && !hists->wraps_off &&
-		    !lookups_can_fail(hists->sort);
-	if (replaying) {
-		/* at most an entry a frame more */
-		size_t nr_max = hists->nr + nr_made - hists->nr_pairs;
-
-		levels = xmalloc_populated(nr_made);
-		made_at = xmalloc_populated(hists->nr_pairs * sizeof(*made_at));
-		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
-			made_at[i] = (u32)m;
-			m += 1 + callchains__len(cc->chains, hists->pairs[i].chain);
-		}
-		feed.nr_run = hists->nr;
-		feed.fed = xcalloc_populated(hists->nr, sizeof(*feed.fed));
-		c->feed = &feed;
-		replay_start(&r, hists, cc, &feed, made, levels, made_at, nr_max);
-	}
-	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
-		const struct chain_pair *p = &hists->pairs[i];
-		u32 len = callchains__len(cc->chains, p->chain);
-
-		if (replaying) {	/* what came before this pair's first sample, to the replay */
-			feed_run(&feed, hists, p->first);
-			if (i % 64 == 0)
-				feed_publish(&feed, p->first);
-		}
-		if (hists->cumulate) {
-			cumulate_pair(c, p, made + m, levels ? levels + m : NULL);
-		} else {
-			made[m] = final_entry(hists, p->entry);
-			len = 0;
-		}
-		for (u32 k = 0; k <= len; k++) {
-			struct hist_entry *he;
-
-			if (made[m + k] == NO_ENTRY)
-				continue;
-			he = &hists->entries[made[m + k]];
-			he->contrib_nr++;
-			if (!replaying || !entry_wraps(he))	/* else the replay's */
-				he->max_depth = MAX(he->max_depth,
-						    callchains__len(cc->chains, p->chain) -
-							    (k ? k - 1 : 0));
-			nr++;
-		}
-		m += 1 + len;
-		pair_to_count(hists, i);
-		if (i % 1024 == 1023)
-			pairs_release(hists, i + 1, &released);
-	}
-	free(c);
-	/* where each entry's callchains go (the replay's collapse moves them; its own have none) */
-	next = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*next));
-	for (size_t e = 0, first = 0; e < hists->nr; e++) {
-		hists->entries[e].contrib_first = (u32)first;
-		next[e] = (u32)first;
-		first += hists->entries[e].contrib_nr;
-	}
-	if (replaying) {
-		feed_run(&feed, hists, UINT64_MAX);
-		feed_publish(&feed, UINT64_MAX);
-		replay_finish(&r);
-		free(feed.log);
-		free(feed.fed);
-		free(made_at);
-	}
-	pairs_to_counts(hists);
-	free(levels);
-	/* the wrapping samples were kept for that alone: they go before the callchains come */
-	free(hists->wraps);
-	hists->wraps = NULL;
-	hists->nr_wraps = hists->wraps_alloc = 0;
-	release_free();
-	/* by entry, each entry's in the order they came */
-	hists->contribs = xmalloc_populated((nr ? nr : 1) * sizeof(*hists->contribs));
-	hists->nr_contribs = nr;
-	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
-		u32 len = hists->cumulate ? callchains__len(cc->chains, hists->counts[i].chain) : 0;
-
-		for (u32 k = 0; k <= len; k++)
-			if (made[m + k] != NO_ENTRY)
-				hists->contribs[next[made[m + k]]++] =
-					(struct entry_contrib){ .pair = (u32)i, .offset = k ? k - 1 : 0 };
-		m += 1 + len;
-	}
-	free(next);
-	free(made);
 }

@@ -49,6 +49,32 @@ struct replay_feed {
 };
 
 /*
+ * The frames' entries (protos) are made some frames ahead of their lookups, and each one's
+ * index slot, then the entry in it, fetched meanwhile: the lookups of a million chains' frames
+ * are cache misses, which then overlap. A ring of the protos made and not yet looked up.
+ */
+#define CUMULATE_AHEAD 8	/* protos made ahead; the slot's entry is fetched half way */
+#define CUMULATE_RING 16	/* > CUMULATE_AHEAD, a power of 2 */
+
+/* A walk over every frame of every pair's chain, in pair order. */
+struct frame_walk {
+	size_t pair;
+	u32 frame;	/* the next one's, in the pair's chain */
+};
+
+struct cumulate {
+	struct hists *hists;
+	const struct hists_callchain *cc;
+	struct replay_feed *feed;	/* or NULL: no replay */
+	struct frame_walk make;	/* the next proto's frame */
+	char level;		/* carried along a pair's frames */
+	size_t made, taken;	/* protos made, looked up */
+	struct frame_walk fetch;	/* further ahead: the next frame and symbol to fetch */
+	size_t fetched;
+	struct hist_entry ring[CUMULATE_RING];
+};
+
+/*
  * The replay runs on a thread of its own while the cumulation makes the entries (keyed:
  * what it reads of them is then final, see struct replay_feed), else after it. It counts the
  * wrapping entries (the cumulation leaves them alone) and makes its own entries (extra) until
@@ -86,10 +112,15 @@ struct replay {
 /* hist.c */
 const struct object_map *object_map(const struct hists *hists, u32 e);
 void hists__collapse(struct hists *hists);
+bool lookups_can_fail(const struct sort_list *sort);
 void release_read(uintptr_t lo, uintptr_t hi, uintptr_t *from);
 void release_free(void);
 size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
 			      rbtree_dir_fn dir, void *ctx);
+void feed_run(struct replay_feed *f, const struct hists *hists, u64 upto);
+void feed_publish(struct replay_feed *f, u64 frontier);
+void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made,
+			  char *levels);
 
 /* hist_order.c */
 size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order);
