@@ -49,28 +49,33 @@ static void pairs_to_counts(struct hists *hists)
 	hists->counts = xreallocarray(counts, hists->nr_pairs, sizeof(*counts));
 }
 
-void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
-{
-	u32 *made = NULL, *made_at = NULL, *next;
-	char *levels = NULL;	/* for the replay: made's levels */
-	size_t nr_made = 0, nr = 0;
+/* What the steps of hists__resolve_callchains share. */
+struct resolve {
+	struct hists *hists;
+	const struct hists_callchain *cc;
+	u32 *made;		/* every pair's entries, pair after pair (see cumulate_pair) */
+	size_t nr_made;
+	u32 *made_at;		/* for the replay: where each pair's are in made */
+	char *levels;		/* for the replay: made's levels */
+	size_t nr;		/* the entries' contributions */
 	struct cumulate *c;
-	struct replay_feed feed = { 0 };
-	struct replay r;
 	bool replaying;
-	uintptr_t released = 0;
+	struct replay_feed feed;
+	struct replay r;
+};
 
-	hists__collapse(hists);
-	free(hists->pair_index.slots);
-	hists->pair_index = (struct entry_index){ 0 };
-	if (!cc || !hists->nr_pairs)
-		return;
-	/* perf's append_inlines, for every chain before any of its symbols is looked at */
+/* perf's append_inlines, for every chain before any of its symbols is looked at */
+static void resolve_inlines(struct hists *hists, const struct hists_callchain *cc)
+{
 	if (cc->inlines)
 		for (size_t i = 0; i < hists->nr_pairs; i++)
 			hists->pairs[i].chain = callchains__inline(cc->chains, cc->machine, cc->inlines,
 								   hists->pairs[i].chain, cc->order);
-	/* entries may change threads now: the pairs and wrapping samples hold their own */
+}
+
+/* entries may change threads now: the pairs and wrapping samples hold their own */
+static void resolve_own_threads(struct hists *hists)
+{
 	for (size_t i = 0; i < hists->nr_pairs; i++) {
 		if (!hists->pairs[i].owns_thread)
 			thread__get(hists->pairs[i].thread);
@@ -81,42 +86,76 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 			thread__get(hists->wrap_threads[i].thread);
 		hists->wrap_threads[i].owns = true;
 	}
+}
+
+/* The replay's arrays and feed, and the replay started (see replay_start). */
+static void resolve_replay_start(struct resolve *res)
+{
+	struct hists *hists = res->hists;
+	const struct hists_callchain *cc = res->cc;
+	/* at most an entry a frame more */
+	size_t nr_max = hists->nr + res->nr_made - hists->nr_pairs;
+
+	res->levels = xmalloc_populated(res->nr_made);
+	res->made_at = xmalloc_populated(hists->nr_pairs * sizeof(*res->made_at));
+	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
+		res->made_at[i] = (u32)m;
+		m += 1 + callchains__len(cc->chains, hists->pairs[i].chain);
+	}
+	res->feed.nr_run = hists->nr;
+	res->feed.fed = xcalloc_populated(hists->nr, sizeof(*res->feed.fed));
+	res->c->feed = &res->feed;
+	replay_start(&res->r, hists, cc, &res->feed, res->made, res->levels, res->made_at, nr_max);
+}
+
+/* Room for every pair's entries, the cumulation's state, and the replay if it runs. */
+static void resolve_start(struct resolve *res)
+{
+	struct hists *hists = res->hists;
+	const struct hists_callchain *cc = res->cc;
+
 	/* every pair's entries: its own, and in the children view its frames' */
 	for (size_t i = 0; i < hists->nr_pairs; i++)
-		nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain) : 0);
-	made = xmalloc_populated(nr_made * sizeof(*made));
-	c = xzalloc(sizeof(*c));
-	c->hists = hists;
-	c->cc = cc;
+		res->nr_made += 1 + (hists->cumulate ? callchains__len(cc->chains, hists->pairs[i].chain)
+						     : 0);
+	res->made = xmalloc_populated(res->nr_made * sizeof(*res->made));
+	res->c = xzalloc(sizeof(*res->c));
+	res->c->hists = hists;
+	res->c->cc = cc;
 	/*
 	 * Not with a symbol key and no dso key: unresolved addresses of every dso then compare
 	 * by address alone, and the lookups of other entries can fail as well (README).
 	 */
-	replaying = hists->cumulate && hists->nr_wraps && !hists->wraps_off &&
-		    !lookups_can_fail(hists->sort);
-	if (replaying) {
-		/* at most an entry a frame more */
-		size_t nr_max = hists->nr + nr_made - hists->nr_pairs;
+	res->replaying = hists->cumulate && hists->nr_wraps && !hists->wraps_off &&
+			 !lookups_can_fail(hists->sort);
+	if (res->replaying)
+		resolve_replay_start(res);
+}
 
-		levels = xmalloc_populated(nr_made);
-		made_at = xmalloc_populated(hists->nr_pairs * sizeof(*made_at));
-		for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
-			made_at[i] = (u32)m;
-			m += 1 + callchains__len(cc->chains, hists->pairs[i].chain);
-		}
-		feed.nr_run = hists->nr;
-		feed.fed = xcalloc_populated(hists->nr, sizeof(*feed.fed));
-		c->feed = &feed;
-		replay_start(&r, hists, cc, &feed, made, levels, made_at, nr_max);
-	}
+/*
+ * Each pair in turn: its entries made (the children view's by the cumulation), counted,
+ * and the pair made a count; the replay fed what came before the pair's first sample.
+ */
+static void resolve_pairs(struct resolve *res)
+{
+	struct hists *hists = res->hists;
+	const struct hists_callchain *cc = res->cc;
+	struct cumulate *c = res->c;
+	struct replay_feed *feed = &res->feed;
+	u32 *made = res->made;
+	char *levels = res->levels;
+	bool replaying = res->replaying;
+	size_t nr = 0;
+	uintptr_t released = 0;
+
 	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
 		const struct chain_pair *p = &hists->pairs[i];
 		u32 len = callchains__len(cc->chains, p->chain);
 
 		if (replaying) {	/* what came before this pair's first sample, to the replay */
-			feed_run(&feed, hists, p->first);
+			feed_run(feed, hists, p->first);
 			if (i % 64 == 0)
-				feed_publish(&feed, p->first);
+				feed_publish(feed, p->first);
 		}
 		if (hists->cumulate) {
 			cumulate_pair(c, p, made + m, levels ? levels + m : NULL);
@@ -142,30 +181,41 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 		if (i % 1024 == 1023)
 			pairs_release(hists, i + 1, &released);
 	}
-	free(c);
-	/* where each entry's callchains go (the replay's collapse moves them; its own have none) */
-	next = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*next));
+	res->nr = nr;
+}
+
+/* where each entry's callchains go (the replay's collapse moves them; its own have none) */
+static u32 *contrib_starts(struct hists *hists)
+{
+	u32 *next = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*next));
+
 	for (size_t e = 0, first = 0; e < hists->nr; e++) {
 		hists->entries[e].contrib_first = (u32)first;
 		next[e] = (u32)first;
 		first += hists->entries[e].contrib_nr;
 	}
-	if (replaying) {
-		feed_run(&feed, hists, UINT64_MAX);
-		feed_publish(&feed, UINT64_MAX);
-		replay_finish(&r);
-		free(feed.log);
-		free(feed.fed);
-		free(made_at);
-	}
-	pairs_to_counts(hists);
-	free(levels);
-	/* the wrapping samples were kept for that alone: they go before the callchains come */
-	free(hists->wraps);
-	hists->wraps = NULL;
-	hists->nr_wraps = hists->wraps_alloc = 0;
-	release_free();
-	/* by entry, each entry's in the order they came */
+	return next;
+}
+
+/* The replay fed the rest and done (see replay_finish); what only it read goes. */
+static void resolve_replay_finish(struct resolve *res)
+{
+	feed_run(&res->feed, res->hists, UINT64_MAX);
+	feed_publish(&res->feed, UINT64_MAX);
+	replay_finish(&res->r);
+	free(res->feed.log);
+	free(res->feed.fed);
+	free(res->made_at);
+}
+
+/* by entry, each entry's in the order they came; next: contrib_starts' */
+static void contribs_fill(struct resolve *res, u32 *next)
+{
+	struct hists *hists = res->hists;
+	const struct hists_callchain *cc = res->cc;
+	const u32 *made = res->made;
+	size_t nr = res->nr;
+
 	hists->contribs = xmalloc_populated((nr ? nr : 1) * sizeof(*hists->contribs));
 	hists->nr_contribs = nr;
 	for (size_t i = 0, m = 0; i < hists->nr_pairs; i++) {
@@ -177,6 +227,34 @@ void hists__resolve_callchains(struct hists *hists, const struct hists_callchain
 					(struct entry_contrib){ .pair = (u32)i, .offset = k ? k - 1 : 0 };
 		m += 1 + len;
 	}
+}
+
+void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc)
+{
+	struct resolve res = { .hists = hists, .cc = cc };
+	u32 *next;
+
+	hists__collapse(hists);
+	free(hists->pair_index.slots);
+	hists->pair_index = (struct entry_index){ 0 };
+	if (!cc || !hists->nr_pairs)
+		return;
+	resolve_inlines(hists, cc);
+	resolve_own_threads(hists);
+	resolve_start(&res);
+	resolve_pairs(&res);
+	free(res.c);
+	next = contrib_starts(hists);
+	if (res.replaying)
+		resolve_replay_finish(&res);
+	pairs_to_counts(hists);
+	free(res.levels);
+	/* the wrapping samples were kept for that alone: they go before the callchains come */
+	free(hists->wraps);
+	hists->wraps = NULL;
+	hists->nr_wraps = hists->wraps_alloc = 0;
+	release_free();
+	contribs_fill(&res, next);
 	free(next);
-	free(made);
+	free(res.made);
 }
