@@ -631,7 +631,7 @@ static struct hist_entry *cumulate_take(struct cumulate *c)
  * protos with them.
  */
 void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made,
-			  char *levels)
+		   char *levels)
 {
 	struct hists *hists = c->hists;
 	const struct hists_callchain *cc = c->cc;
@@ -680,7 +680,7 @@ static int find_dir(void *arg, u32 item, u32 node)
  * order becomes what is left, in the collapsed tree's order: how many.
  */
 size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
-			      rbtree_dir_fn dir, void *ctx)
+		       rbtree_dir_fn dir, void *ctx)
 {
 	t->root = RBTREE_NONE;
 	for (size_t i = 0; i < nr; i++) {

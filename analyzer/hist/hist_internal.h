@@ -116,19 +116,19 @@ bool lookups_can_fail(const struct sort_list *sort);
 void release_read(uintptr_t lo, uintptr_t hi, uintptr_t *from);
 void release_free(void);
 size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,
-			      rbtree_dir_fn dir, void *ctx);
+		       rbtree_dir_fn dir, void *ctx);
 void feed_run(struct replay_feed *f, const struct hists *hists, u64 upto);
 void feed_publish(struct replay_feed *f, u64 frontier);
 void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made,
-			  char *levels);
+		   char *levels);
 
 /* hist_order.c */
 size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order);
 
 /* hist_replay.c */
 void replay_start(struct replay *r, struct hists *hists, const struct hists_callchain *cc,
-			 struct replay_feed *feed, const u32 *made, const char *levels,
-			 const u32 *made_at, size_t nr_max);
+		  struct replay_feed *feed, const u32 *made, const char *levels,
+		  const u32 *made_at, size_t nr_max);
 void replay_finish(struct replay *r);
 
 #endif

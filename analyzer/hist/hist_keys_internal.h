@@ -55,7 +55,7 @@ static inline s64 rank_cmp(u32 left, u32 right)
 }
 
 static inline s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right,
-		   const struct name_ranks *rk)
+			  const struct name_ranks *rk)
 {
 	const char *l, *r;
 
@@ -70,7 +70,7 @@ static inline s64 dso_cmp(const struct hist_entry *left, const struct hist_entry
 
 /* by_dso: the dsos first, unless both are unresolved (struct sort_list's sym_by_dso) */
 static inline s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
-		   const struct name_ranks *rk, bool by_dso)
+			  const struct name_ranks *rk, bool by_dso)
 {
 	const struct symbol *l = left->sym, *r = right->sym;
 	s64 ret;
@@ -114,8 +114,9 @@ static inline s64 map_size(const struct hist_entry *he)
 }
 
 /* perf's se_cmp (also its se_collapse for these keys). */
-static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key, const struct hist_entry *left,
-		   const struct hist_entry *right, const struct name_ranks *rk)
+static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
+			  const struct hist_entry *left, const struct hist_entry *right,
+			  const struct name_ranks *rk)
 {
 	switch (key) {
 	case SORT_PID:
@@ -213,7 +214,8 @@ static inline u64 entry_hash(const struct sort_list *sort, const struct hist_ent
 }
 
 /* key_cmp(...) == 0, cheaper: comm and dso names are interned, so equal means same pointer. */
-static inline bool key_equal(enum sort_key key, const struct hist_entry *a, const struct hist_entry *b)
+static inline bool key_equal(enum sort_key key, const struct hist_entry *a,
+			     const struct hist_entry *b)
 {
 	switch (key) {
 	case SORT_COMM:	/* the same comm or dso is the same name: no need to read it */
@@ -235,7 +237,7 @@ static inline bool key_equal(enum sort_key key, const struct hist_entry *a, cons
 }
 
 static inline bool entry_equal(const struct sort_list *sort, const struct hist_entry *a,
-			const struct hist_entry *b)
+			       const struct hist_entry *b)
 {
 	for (int i = 0; i < sort->nr; i++)
 		if (!key_equal(sort->keys[i], a, b))
@@ -310,7 +312,7 @@ static inline u32 name_set_rank_of(struct name_set *set, const char *s)
  * left when < 0; 0: the same keys.
  */
 static inline int entries_cmp(const struct sort_list *sort, const struct hist_entry *node,
-		       const struct hist_entry *item, const struct name_ranks *rk)
+			      const struct hist_entry *item, const struct name_ranks *rk)
 {
 	for (int i = 0; i < sort->nr; i++) {
 		s64 d = key_cmp(sort, sort->keys[i], node, item, rk);

@@ -382,8 +382,8 @@ static bool replay_room(size_t nr_max)
  * many entries there can be.
  */
 void replay_start(struct replay *r, struct hists *hists, const struct hists_callchain *cc,
-			 struct replay_feed *feed, const u32 *made, const char *levels,
-			 const u32 *made_at, size_t nr_max)
+		  struct replay_feed *feed, const u32 *made, const char *levels,
+		  const u32 *made_at, size_t nr_max)
 {
 	*r = (struct replay){ .hists = hists, .cc = cc, .made = made, .levels = levels,
 			      .made_at = made_at, .feed = feed,
