@@ -66,7 +66,7 @@ struct hist_entry {
 	u32 nr_events;	/* samples (u32 in perf's he_stat too) */
 	/*
 	 * first_pos and the flags share a word that the replay reads while the cumulation,
-	 * on another thread, writes max_depth (hist.c): not one word with it.
+	 * on another thread, writes max_depth (hist_resolve.c): not one word with it.
 	 */
 	u32 first_pos : 21;	/* where in its first sample: 0 its own entry, 1 + i its chain's
 				   frame i: a chain is as long as kernel.perf_event_max_stack
@@ -131,7 +131,7 @@ struct chain_count {
 
 /*
  * A sample of the children view that reached an entry of an address without a map, which
- * perf's first tree may fail to find (see struct replay in hist.c). 16 bytes: a busy
+ * perf's first tree may fail to find (see hist_replay.c). 16 bytes: a busy
  * system-wide recording has them by the hundred thousand.
  */
 struct hist_wrap_sample {

@@ -1,0 +1,326 @@
+/*
+ * The sort keys' comparisons, hashes and equality (perf's se_cmp, se_sort, se_collapse)
+ * and the names' ranks, static inline: the index's lookups, the cumulation, the replay and
+ * the output order call them in their hot loops, and a call across files (no LTO) would
+ * stay a call. Private to analyzer/hist/ (make check-layers); compares, changes nothing.
+ */
+#ifndef ANALYZER_HIST_HIST_KEYS_INTERNAL_H
+#define ANALYZER_HIST_HIST_KEYS_INTERNAL_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/hist/hist.h"
+#include "lib/xalloc.h"
+#include "lib/xxhash_inline.h"
+
+static inline const char *dso_name(const struct hist_entry *he)
+{
+	return he->dso ? he->dso->short_name : NULL;
+}
+
+/*
+ * The comm and dso names of entries as ranks under strcmp, for the output's ordering, which
+ * compares them some n log n times in each of its trees: names are interned (a name is one
+ * pointer), so they are sorted once and each entry's compared as two numbers. NULL where the
+ * comparisons are by the names themselves.
+ */
+struct name_ranks {
+	const struct hist_entry *base;	/* the entries the ranks are of, by index */
+	u32 *comm, *dso;	/* 1 + the name's place among the distinct names (dso 0: none);
+				   NULL when no key compares them */
+};
+
+static inline s64 cmp_null(const void *l, const void *r)
+{
+	if (!l && !r)
+		return 0;
+	return !l ? -1 : 1;
+}
+
+static inline u64 sym_end(const struct symbol *s)
+{
+	return s->start + s->size;
+}
+
+/*
+ * Two names compared by their ranks, 0 for none: cmp_null's order, then right's name against
+ * left's (perf's dso and symbol keys compare (right, left)).
+ */
+static inline s64 rank_cmp(u32 left, u32 right)
+{
+	if (!left || !right)
+		return left == right ? 0 : !left ? -1 : 1;
+	return (s64)right - left;
+}
+
+static inline s64 dso_cmp(const struct hist_entry *left, const struct hist_entry *right,
+			  const struct name_ranks *rk)
+{
+	const char *l, *r;
+
+	if (rk && rk->dso)	/* the names not read */
+		return rank_cmp(rk->dso[left - rk->base], rk->dso[right - rk->base]);
+	l = dso_name(right);	/* perf passes (right, left) */
+	r = dso_name(left);
+	if (!l || !r)
+		return cmp_null(r, l);
+	return l == r ? 0 : strcmp(l, r);	/* interned: the same name is the same pointer */
+}
+
+/* by_dso: the dsos first, unless both are unresolved (struct sort_list's sym_by_dso) */
+static inline s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
+			  const struct name_ranks *rk, bool by_dso)
+{
+	const struct symbol *l = left->sym, *r = right->sym;
+	s64 ret;
+
+	if (!l && !r)
+		return (s64)(right->ip - left->ip);
+	ret = by_dso ? dso_cmp(left, right, rk) : 0;
+	if (ret)
+		return ret;
+	if (!l || !r)
+		return cmp_null(l, r);
+	if (l == r)
+		return 0;
+	/* an inlined function's symbol is its caller's range under another name */
+	if (left->symtab->inlined || right->symtab->inlined) {
+		int cmp = strcmp(symbol__name(left->symtab, l), symbol__name(right->symtab, r));
+
+		if (cmp)
+			return cmp;
+		if (l->start <= sym_end(r) && sym_end(l) >= r->start)
+			return 0;
+	}
+	if (l->start != r->start)
+		return (s64)(r->start - l->start);
+	return (s64)(sym_end(r) - sym_end(l));
+}
+
+static inline s64 size_cmp(s64 size_l, s64 size_r)
+{
+	return size_l < size_r ? -1 : size_l == size_r ? 0 : 1;
+}
+
+static inline s64 sym_size(const struct hist_entry *he)
+{
+	return he->sym ? he->sym->size : 0;
+}
+
+static inline s64 map_size(const struct hist_entry *he)
+{
+	return he->map ? (s64)(he->map->end - he->map->start) : (s64)he->map_size;
+}
+
+/* perf's se_cmp (also its se_collapse for these keys). */
+static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
+			  const struct hist_entry *left, const struct hist_entry *right,
+			  const struct name_ranks *rk)
+{
+	switch (key) {
+	case SORT_PID:
+		return (s64)right->thread->tid - left->thread->tid;
+	case SORT_COMM: {
+		const char *l, *r;
+
+		if (rk && rk->comm)
+			return (s64)rk->comm[right - rk->base] - rk->comm[left - rk->base];
+		l = comm__str(right->comm);
+		r = comm__str(left->comm);
+		return l == r ? 0 : strcmp(l, r);	/* interned */
+	}
+	case SORT_DSO:
+		return dso_cmp(left, right, rk);
+	case SORT_SYM:
+	case SORT_IPC_NULL:
+		return sym_cmp(left, right, rk, sort->sym_by_dso);
+	case SORT_PARENT:
+		if (!left->parent || !right->parent)
+			return cmp_null(left->parent, right->parent);
+		return strcmp(right->parent, left->parent);
+	case SORT_CPU:
+		return (s64)right->cpu - left->cpu;
+	case SORT_SOCKET:
+		return (s64)right->socket - left->socket;
+	case SORT_SYM_SIZE:
+		return size_cmp(sym_size(right), sym_size(left));
+	case SORT_DSO_SIZE:
+		return size_cmp(map_size(right), map_size(left));
+	default:
+		return 0;
+	}
+}
+
+/* The comm's string as the keys see it. */
+static inline const char *comm_name(const struct hist_entry *he)
+{
+	return comm__str(he->comm);
+}
+
+/* The hash of he's keys, 32 bits (as an entry keeps it). */
+static inline u64 entry_hash(const struct sort_list *sort, const struct hist_entry *he)
+{
+	u64 v[4 * MAX_SORT_KEYS], h;
+	size_t n = 0;
+
+	for (int i = 0; i < sort->nr; i++) {
+		switch (sort->keys[i]) {
+		case SORT_PID:
+			v[n++] = (u64)he->thread->tid;
+			break;
+		case SORT_COMM:
+			v[n++] = (u64)(uintptr_t)comm_name(he);
+			break;
+		case SORT_DSO:
+			v[n++] = (u64)(uintptr_t)dso_name(he);
+			break;
+		case SORT_SYM:
+		case SORT_IPC_NULL:
+			if (he->sym && he->symtab->inlined) {	/* equal by name: see sym_cmp */
+				const char *name = symbol__name(he->symtab, he->sym);
+
+				v[n++] = (u64)(uintptr_t)dso_name(he);
+				v[n++] = XXH3_64bits(name, strlen(name));
+			} else if (he->sym) {
+				v[n++] = (u64)(uintptr_t)dso_name(he);
+				v[n++] = he->sym->start;
+				v[n++] = sym_end(he->sym);
+			} else {
+				v[n++] = he->ip;
+			}
+			break;
+		case SORT_PARENT:
+			v[n++] = (u64)(uintptr_t)he->parent;
+			break;
+		case SORT_CPU:
+			v[n++] = (u64)he->cpu;
+			break;
+		case SORT_SOCKET:
+			v[n++] = (u64)he->socket;
+			break;
+		case SORT_SYM_SIZE:
+			v[n++] = (u64)sym_size(he);
+			break;
+		case SORT_DSO_SIZE:
+			v[n++] = (u64)map_size(he);
+			break;
+		default:
+			break;
+		}
+	}
+	h = XXH3_64bits(v, n * sizeof(u64));
+	return (u32)(h ^ h >> 32);	/* what an entry keeps (struct hist_entry's hash) */
+}
+
+/* key_cmp(...) == 0, cheaper: comm and dso names are interned, so equal means same pointer. */
+static inline bool key_equal(enum sort_key key, const struct hist_entry *a,
+			     const struct hist_entry *b)
+{
+	switch (key) {
+	case SORT_COMM:	/* the same comm or dso is the same name: no need to read it */
+		return a->comm == b->comm || comm_name(a) == comm_name(b);
+	case SORT_DSO:
+		return a->dso == b->dso || dso_name(a) == dso_name(b);
+	case SORT_SYM:
+	case SORT_IPC_NULL:
+		if (!a->sym || !b->sym)
+			return !a->sym && !b->sym && a->ip == b->ip;
+		if (a->symtab->inlined || b->symtab->inlined)
+			return sym_cmp(a, b, NULL, true) == 0;	/* the dso key, if any, agrees */
+		return (a->dso == b->dso || dso_name(a) == dso_name(b)) &&
+		       (a->sym == b->sym ||
+			(a->sym->start == b->sym->start && a->sym->size == b->sym->size));
+	default:
+		return key_cmp(NULL, key, a, b, NULL) == 0;	/* not the symbol's: no sort needed */
+	}
+}
+
+static inline bool entry_equal(const struct sort_list *sort, const struct hist_entry *a,
+			       const struct hist_entry *b)
+{
+	for (int i = 0; i < sort->nr; i++)
+		if (!key_equal(sort->keys[i], a, b))
+			return false;
+	return true;
+}
+
+static inline int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Names (interned: one name is mostly one pointer) ranked under strcmp: name_set_add each,
+ * name_set_rank once, then name_set_rank_of any of them (see struct name_ranks).
+ */
+struct name_set {
+	struct hashmap ids;	/* name -> 1 until ranked, then its rank */
+	const char **names;	/* the distinct pointers */
+	size_t nr, alloc;
+	const char *last;	/* the last added or asked */
+	u32 last_rank;
+};
+
+static inline void name_set_init(struct name_set *set)
+{
+	*set = (struct name_set){ 0 };
+	hashmap_init(&set->ids);
+}
+
+static inline void name_set_exit(struct name_set *set)
+{
+	hashmap_exit(&set->ids);
+	free(set->names);
+}
+
+static inline void name_set_add(struct name_set *set, const char *s)
+{
+	if (s && s != set->last && !hashmap_insert(&set->ids, (u64)(uintptr_t)s, (void *)1)) {
+		ARRAY_GROW(set->names, set->alloc, set->nr + 1);
+		set->names[set->nr++] = s;
+	}
+	set->last = s;
+}
+
+static inline void name_set_rank(struct name_set *set)
+{
+	u32 rank = 0;
+
+	if (set->nr)	/* names is NULL when none was added */
+		qsort(set->names, set->nr, sizeof(*set->names), by_name);
+	for (size_t i = 0; i < set->nr; i++) {
+		if (!i || strcmp(set->names[i - 1], set->names[i]))
+			rank++;
+		hashmap_insert(&set->ids, (u64)(uintptr_t)set->names[i], (void *)(uintptr_t)rank);
+	}
+	set->last = NULL;
+	set->last_rank = 0;
+}
+
+/* The rank of an added name, 0 for none. */
+static inline u32 name_set_rank_of(struct name_set *set, const char *s)
+{
+	if (s != set->last)
+		set->last_rank = s ? (u32)(uintptr_t)hashmap_find(&set->ids, (u64)(uintptr_t)s) : 0;
+	set->last = s;
+	return set->last_rank;
+}
+
+/*
+ * perf's hist_entry__cmp(node, item) (and __collapse, the same for these keys): item goes
+ * left when < 0; 0: the same keys.
+ */
+static inline int entries_cmp(const struct sort_list *sort, const struct hist_entry *node,
+			      const struct hist_entry *item, const struct name_ranks *rk)
+{
+	for (int i = 0; i < sort->nr; i++) {
+		s64 d = key_cmp(sort, sort->keys[i], node, item, rk);
+
+		if (d)
+			return d < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+#endif

@@ -1,0 +1,268 @@
+/*
+ * The output order: perf's three rb-trees (entries_in, entries_collapsed, the output tree)
+ * built from the same inserts, the names compared as ranks. Orders the entries shown; merges,
+ * counts and prints nothing.
+ */
+#include "analyzer/hist/hist_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/rbtree.h"
+#include "lib/xalloc.h"
+
+/* perf's se_sort ?: se_cmp, used for the output order. */
+static s64 key_sort(const struct sort_list *sort, enum sort_key key, const struct hist_entry *a,
+		    const struct hist_entry *b, const struct name_ranks *rk)
+{
+	if (key == SORT_SYM) {
+		if (!a->sym || !b->sym)
+			return cmp_null(a->sym, b->sym);
+		return strcmp(symbol__name(b->symtab, b->sym), symbol__name(a->symtab, a->sym));
+	}
+	return key_cmp(sort, key, a, b, rk);
+}
+
+/*
+ * ranks[e] for every entry: see struct name_ranks. Merged entries get ranks too,
+ * which no comparison reads: the entries are read in the order they sit in memory (a large
+ * report's hundred MB), and the next entry's name is mostly the one before's.
+ */
+static u32 *rank_names(const struct hists *hists,
+		       const char *(*name)(const struct hist_entry *))
+{
+	size_t nr = hists->nr;
+	u32 *ranks = xcalloc(nr ? nr : 1, sizeof(*ranks));
+	struct name_set set;
+
+	name_set_init(&set);
+	for (size_t i = 0; i < nr; i++)
+		name_set_add(&set, name(&hists->entries[i]));
+	name_set_rank(&set);
+	for (size_t i = 0; i < nr; i++)
+		ranks[i] = name_set_rank_of(&set, name(&hists->entries[i]));
+	name_set_exit(&set);
+	return ranks;
+}
+
+/* by the sample that first reached an entry, then where in that sample */
+static int by_first(const void *pa, const void *pb, void *arg)
+{
+	const struct hist_entry *e = arg;
+	u32 ia = *(const u32 *)pa, ib = *(const u32 *)pb;
+	const struct hist_entry *a = &e[ia], *b = &e[ib];
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	if (a->first_pos != b->first_pos)
+		return a->first_pos < b->first_pos ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+/* ---- ordering ---- */
+
+/*
+ * perf orders entries through three rb-trees: entries_in (each entry inserted when a sample
+ * first reaches it, by hist_entry__cmp), entries_collapsed (entries_in walked in order, by
+ * hist_entry__collapse; only when a key needs collapsing: comm) and the output tree
+ * (entries_collapsed walked in order, by hist_entry__sort). Two of the comparisons are not
+ * transitive: unresolved addresses compare by their difference as a signed number (which
+ * wraps when they are more than 2^63 apart), and in the children view entries of one thread
+ * with equal Children compare by their callchains' depth, entries of two threads go on to
+ * Self and the keys. The order then depends on the trees' shapes, so analyze builds the same
+ * trees from the same inserts (lib/rbtree). Elided keys (--comms, --dsos, --symbols of one
+ * name) take no part in the output order (perf_hpp__should_skip), but do in the others.
+ */
+/*
+ * What the output order's comparisons read of an entry (entry_sort), 40 bytes: the Children
+ * and Self periods, the thread and depth, and the names of its comm, dso and symbol as ranks
+ * (0: none). Most comparisons of a large report are between entries of equal periods, which
+ * go on to the names: a symbol's is compared with strcmp, two cache misses away, its rank
+ * with a subtraction. Made when the shown keys are comm, dso and symbol only.
+ */
+struct out_key {
+	u64 acc, period;
+	const struct thread *thread;
+	u32 depth;
+	u32 comm, dso, sym;
+};
+
+struct order_ctx {
+	const struct sort_list *sort;
+	const struct hist_entry *entries;
+	const struct name_ranks *ranks;
+	const struct out_key *keys;	/* by entry, or NULL */
+	bool cumulate, depth, caller;
+};
+
+/* entries_cmp, for entries all distinct here: one equal under perf's keys goes after */
+static int order_in(void *arg, u32 item, u32 node)
+{
+	const struct order_ctx *c = arg;
+
+	int d = entries_cmp(c->sort, &c->entries[node], &c->entries[item], c->ranks);
+
+	return d ? d : 1;
+}
+
+/* perf's hist_entry__sort(a, b): > 0 puts a first */
+static s64 entry_sort(const struct order_ctx *c, const struct hist_entry *a,
+		      const struct hist_entry *b)
+{
+	if (c->cumulate) {
+		/* perf's hpp__sort_acc: "put caller above callee when they have equal period" */
+		if (a->period_acc != b->period_acc)
+			return a->period_acc > b->period_acc ? 1 : -1;
+		if (c->depth && a->thread == b->thread && a->max_depth != b->max_depth) {
+			s64 d = (s64)b->max_depth - a->max_depth;
+
+			return c->caller ? -d : d;
+		}
+	}
+	if (a->period != b->period)
+		return a->period > b->period ? 1 : -1;
+	for (int i = 0; i < c->sort->nr; i++) {
+		s64 d;
+
+		if (c->sort->elide[i])
+			continue;
+		d = key_sort(c->sort, c->sort->keys[i], a, b, c->ranks);
+		if (d)
+			return d;
+	}
+	return 0;
+}
+
+/* entry_sort, from the keys */
+static s64 key_entry_sort(const struct order_ctx *c, const struct out_key *a,
+			  const struct out_key *b)
+{
+	if (c->cumulate) {
+		if (a->acc != b->acc)
+			return a->acc > b->acc ? 1 : -1;
+		if (c->depth && a->thread == b->thread && a->depth != b->depth) {
+			s64 d = (s64)b->depth - a->depth;
+
+			return c->caller ? -d : d;
+		}
+	}
+	if (a->period != b->period)
+		return a->period > b->period ? 1 : -1;
+	for (int i = 0; i < c->sort->nr; i++) {
+		enum sort_key key = c->sort->keys[i];
+		s64 d;
+
+		if (c->sort->elide[i])
+			continue;
+		/* key_sort's symbol names and key_cmp's comm and dso, with left a and right b */
+		if (key == SORT_COMM)
+			d = (s64)b->comm - a->comm;
+		else
+			d = key == SORT_SYM ? rank_cmp(a->sym, b->sym) : rank_cmp(a->dso, b->dso);
+		if (d)
+			return d;
+	}
+	return 0;
+}
+
+static int order_out(void *arg, u32 item, u32 node)
+{
+	const struct order_ctx *c = arg;
+
+	if (c->keys)
+		return key_entry_sort(c, &c->keys[item], &c->keys[node]) > 0 ? -1 : 1;
+
+	return entry_sort(c, &c->entries[item], &c->entries[node]) > 0 ? -1 : 1;
+}
+
+/* Feed order[0, nr) through an empty tree ordered by dir; order becomes its in-order walk. */
+static void order_through(struct rbtree *t, u32 *order, size_t nr, rbtree_dir_fn dir,
+			  struct order_ctx *c)
+{
+	t->root = RBTREE_NONE;
+	for (size_t i = 0; i < nr; i++)
+		rbtree__insert(t, order[i], dir, c);
+	rbtree__walk(t, order);
+}
+
+static const char *sym_name(const struct hist_entry *he)
+{
+	return he->sym ? symbol__name(he->symtab, he->sym) : NULL;
+}
+
+/*
+ * The output order's keys of the entries (struct out_key; the merged ones' are not read,
+ * and the entries are read in the order they sit in memory), or NULL.
+ */
+static struct out_key *out_keys(const struct hists *hists, const struct name_ranks *ranks)
+{
+	const struct sort_list *sort = hists->sort;
+	struct out_key *keys;
+	u32 *sym = NULL;
+
+	for (int i = 0; i < sort->nr; i++)
+		if (!sort->elide[i] && sort->keys[i] != SORT_COMM && sort->keys[i] != SORT_DSO &&
+		    sort->keys[i] != SORT_SYM)
+			return NULL;
+	if (sort_list__has(sort, SORT_SYM))
+		sym = rank_names(hists, sym_name);
+	keys = xmalloc_populated((hists->nr ? hists->nr : 1) * sizeof(*keys));
+	for (size_t e = 0; e < hists->nr; e++) {
+		const struct hist_entry *he = &hists->entries[e];
+
+		keys[e] = (struct out_key){
+			.acc = he->period_acc, .period = he->period, .thread = he->thread,
+			.depth = he->max_depth, .comm = ranks->comm ? ranks->comm[e] : 0,
+			.dso = ranks->dso ? ranks->dso[e] : 0, .sym = sym ? sym[e] : 0 };
+	}
+	free(sym);
+	return keys;
+}
+
+/* The entries (not merged) in perf's output order, into order: how many. */
+size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order)
+{
+	struct order_ctx c = {
+		.sort = hists->sort,
+		.entries = hists->entries,
+		.cumulate = hists->cumulate,
+		.depth = opts->callchain && opts->callchain->use_callchain && hists->has_callchain,
+		.caller = opts->callchain && opts->callchain->param->order == CC_ORDER_CALLER,
+	};
+	struct name_ranks ranks = { .base = hists->entries };
+	struct rbtree t = { .link = NULL };
+	size_t nr = 0;
+
+	if (hists->in_order) {	/* perf's first trees rebuilt already (replay_finish) */
+		nr = hists->nr_in_order;
+		memcpy(order, hists->in_order, nr * sizeof(*order));
+	} else {
+		for (size_t i = 0; i < hists->nr; i++)
+			if (!hists->entries[i].merged)
+				order[nr++] = (u32)i;
+	}
+	if (sort_list__has(hists->sort, SORT_COMM))
+		ranks.comm = rank_names(hists, comm_name);
+	if (sort_list__has(hists->sort, SORT_DSO) || sort_list__has(hists->sort, SORT_SYM) ||
+	    sort_list__has(hists->sort, SORT_IPC_NULL))
+		ranks.dso = rank_names(hists, dso_name);
+	c.ranks = &ranks;
+	if (!hists->in_order) {
+		rbtree__init(&t, hists->nr);
+		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
+		order_through(&t, order, nr, order_in, &c);
+		if (sort_list__has(hists->sort, SORT_COMM))
+			order_through(&t, order, nr, order_in, &c);
+	}
+	/* the names' ranks go into the keys, and with them what is left of the entries' */
+	c.keys = out_keys(hists, &ranks);
+	free(ranks.comm);
+	free(ranks.dso);
+	ranks = (struct name_ranks){ .base = hists->entries };
+	if (!t.link)	/* made after the ranks went, in their memory */
+		rbtree__init(&t, hists->nr);
+	order_through(&t, order, nr, order_out, &c);
+	rbtree__exit(&t);
+	free((void *)c.keys);
+	return nr;
+}

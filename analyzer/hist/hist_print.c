@@ -1,0 +1,549 @@
+/*
+ * perf 6.1's stdio output of the histogram (ui/stdio/hist.c): column widths, the header
+ * lines, each entry's line and call graph, made on two threads for large reports. Reads the
+ * entries in the order hist_order.c gives; changes no count and no order.
+ */
+#include "analyzer/hist/hist_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+
+static const char *const headers[SORT_NR_KEYS] = {
+	[SORT_PID] = "    Pid:Command",
+	[SORT_COMM] = "Command",
+	[SORT_DSO] = "Shared Object",
+	[SORT_SYM] = "Symbol",
+	[SORT_PARENT] = "Parent symbol",
+	[SORT_CPU] = "CPU",
+	[SORT_SOCKET] = "Socket",
+	[SORT_SYM_SIZE] = "Symbol size",
+	[SORT_DSO_SIZE] = "DSO size",
+	[SORT_IPC_NULL] = "IPC   [IPC Coverage]",
+};
+
+/* ---- widths and printing ---- */
+
+struct widths {
+	int col[SORT_NR_KEYS];
+};
+
+static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
+			const struct hists_print_opts *opts, struct widths *w)
+{
+	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct hist_entry *he = &hists->entries[order[i]];
+		int len;
+
+		if (he->filtered)
+			continue;
+		if (he->sym) {
+			sym = MAX(sym, (int)strlen(symbol__name(he->symtab, he->sym)) + 4);
+		} else {
+			sym = MAX(sym, 16 + 4 + 2);
+			if (dso < 16 && !opts->has_dso_filter)
+				dso = 16;
+		}
+		len = (int)strlen(thread__comm_str(he->thread));
+		if (len > comm) {
+			comm = len;
+			thread = len + 8;
+		}
+		if (he->dso)
+			dso = MAX(dso, (int)strlen(he->dso->short_name));
+		if (he->parent)
+			parent = MAX(parent, (int)strlen(he->parent));
+	}
+	for (int k = 0; k < SORT_NR_KEYS; k++)
+		w->col[k] = (int)strlen(headers[k]);
+	w->col[SORT_COMM] = MAX(w->col[SORT_COMM], comm);
+	w->col[SORT_PID] = MAX(w->col[SORT_PID], thread);
+	w->col[SORT_DSO] = MAX(w->col[SORT_DSO], dso);
+	w->col[SORT_SYM] = MAX(w->col[SORT_SYM], sym);
+	w->col[SORT_PARENT] = MAX(w->col[SORT_PARENT], parent);
+}
+
+struct line {
+	char *buf;
+	size_t size, len;
+};
+
+static __attribute__((format(printf, 2, 3))) int line_printf(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->len + 1 >= l->size)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->len, l->size - l->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	if ((size_t)n >= l->size - l->len)
+		n = (int)(l->size - l->len - 1);
+	l->len += n;
+	return n;
+}
+
+/*
+ * line_printf(l, "%-*.*s", width, prec, s) without printf (prec < 0: the whole string):
+ * most of a report's text is such fields.
+ */
+static int line_str(struct line *l, const char *s, int width, int prec)
+{
+	size_t len = prec < 0 ? strlen(s) : strnlen(s, (size_t)prec);
+	size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
+	size_t room, n;
+
+	if (l->len + 1 >= l->size)
+		return 0;
+	room = l->size - l->len - 1;
+	n = MIN(len, room);
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+	room -= n;
+	memset(l->buf + l->len, ' ', MIN(pad, room));
+	l->len += MIN(pad, room);
+	l->buf[l->len] = '\0';
+	return (int)(n + MIN(pad, room));
+}
+
+/*
+ * printf's "%-#.16llx" of v without printf (a report of unresolved addresses prints one a
+ * line): 16 digits at least, "0x" before them unless v is 0.
+ */
+static int line_hex16(struct line *l, u64 v)
+{
+	char buf[2 + 16 + 1], *p = buf + sizeof(buf) - 1;
+	bool prefix = v != 0;
+
+	*p = '\0';
+	for (int i = 0; i < 16; i++, v >>= 4)
+		*--p = "0123456789abcdef"[v & 15];
+	if (prefix) {
+		*--p = 'x';
+		*--p = '0';
+	}
+	return line_str(l, p, 0, -1);
+}
+
+/*
+ * "   %6.2f%%" of percent without printf (most of a report's numbers). v * 100 is off the
+ * exact product by far less than 1e-6, so the rounding only needs printf's exact answer when
+ * the product is that close to a half, or out of the range of the fast path.
+ */
+int hists__format_percent(char *buf, size_t size, double percent)
+{
+	double x = percent * 100.0, whole = floor(x);
+	char tmp[32], *p = tmp + sizeof(tmp);
+	u64 n;
+	int digits = 0, len;
+
+	if (!(percent >= 0 && percent < 1e6) || fabs(x - whole - 0.5) < 1e-6)
+		return snprintf(buf, size, "   %*.2f%%", 6, percent);
+	n = (u64)whole + (x - whole > 0.5);
+	*--p = '%';
+	do {
+		*--p = (char)('0' + n % 10);
+		n /= 10;
+		if (++digits == 2)
+			*--p = '.';
+	} while (n || digits < 3);
+	while (tmp + sizeof(tmp) - p < 6 + 1)
+		*--p = ' ';
+	p -= 3;
+	memset(p, ' ', 3);
+	len = (int)(tmp + sizeof(tmp) - p);
+	if (size) {
+		size_t n_copy = MIN((size_t)len, size - 1);
+
+		memcpy(buf, p, n_copy);
+		buf[n_copy] = '\0';
+	}
+	return len;
+}
+
+static int print_key(struct line *l, const struct hists *hists, enum sort_key key,
+		     const struct hist_entry *he, int width)
+{
+	switch (key) {
+	case SORT_PID: {
+		int w = MAX(7, width) - 8;
+
+		return line_printf(l, "%7d:%-*.*s", he->thread->tid, w, w, thread__comm_str(he->thread));
+	}
+	case SORT_COMM:
+		return line_str(l, comm__str(he->comm), width, width);
+	case SORT_DSO:
+		return line_str(l, he->dso ? dso_name(he) : "[unknown]", width, width);
+	case SORT_SYM: {
+		char level[] = { '[', he->level, ']', ' ', '\0' };
+		int n = line_str(l, level, 0, -1);
+
+		if (he->sym && he->dso && he->sym->object) {
+			/*
+			 * perf's ip - map->unmap_ip(sym->start), in the map of the latest sample
+			 * that reached the entry: a callchain entry's raw ip (of its first sample,
+			 * whose map may be another process's), a sample's map-relative address:
+			 * numbers that wrap
+			 */
+			const struct object_map *om = object_map(hists, (u32)(he - hists->entries));
+			u64 off = he->ip - (he->sym->start + (om ? om->base : 0));
+
+			n += line_str(l, symbol__name(he->symtab, he->sym), 0, -1);
+			n += line_printf(l, "+0x%llx", (unsigned long long)off);
+		} else if (he->sym && he->dso) {
+			n += line_str(l, symbol__name(he->symtab, he->sym), 0, width - n);
+			if (he->symtab->inlined)	/* past the column, as perf */
+				n += line_str(l, " (inlined)", 0, -1);
+		} else {
+			n += line_hex16(l, he->ip);
+		}
+		return n;
+	}
+	case SORT_PARENT:
+		return line_printf(l, "%-*.*s", width, width, he->parent ? he->parent : "[other]");
+	case SORT_CPU:
+		return line_printf(l, "%*.*d", width, width, he->cpu);
+	case SORT_SOCKET:
+		return line_printf(l, "%*.*d", width, width - 3, he->socket);
+	case SORT_SYM_SIZE:
+		if (he->sym)
+			return line_printf(l, "%*d", width, (int)sym_size(he));
+		return line_printf(l, "%*s", width, "unknown");
+	case SORT_DSO_SIZE:
+		if (he->dso)
+			return line_printf(l, "%*d", width, (int)map_size(he));
+		return line_printf(l, "%*s", width, "unknown");
+	case SORT_IPC_NULL: {
+		char tmp[64];
+
+		snprintf(tmp, sizeof(tmp), "%-5s %2s", "-", "-");
+		return line_printf(l, "%-*s", width, tmp);
+	}
+	default:
+		return 0;
+	}
+}
+
+/* perf's hist_entry_callchain__fprintf */
+static void print_callchain(const struct hists *hists, const struct hists_print_opts *opts,
+			    const struct hist_entry *he, struct cc_scratch *scratch, FILE *fp)
+{
+	const struct hists_callchain *cc = opts->callchain;
+	struct cc_print p = {
+		.param = cc->param, .machine = cc->machine, .total = hists->total_period,
+		.parent = hists->cumulate ? he->period_acc : he->period,
+		/* perf's min_callchain_hits: u64 of the double product */
+		.min_hit = (u64)((double)hists->total_period * (cc->param->min_percent / 100)),
+		.skip_first = cc->skip_first, .lines = cc->lines,
+	};
+
+	struct cc_contrib *c;
+	u64 sum = 0;
+
+	for (u32 i = 0; i < he->contrib_nr; i++)
+		sum += hists->counts[hists->contribs[he->contrib_first + i].pair].period;
+	if (callchains__prints_nothing(&p, sum))
+		return;
+	c = cc_scratch__contribs(scratch, he->contrib_nr);
+	for (u32 i = 0; i < he->contrib_nr; i++) {
+		const struct entry_contrib *ec = &hists->contribs[he->contrib_first + i];
+		const struct chain_count *pair = &hists->counts[ec->pair];
+
+		c[i] = (struct cc_contrib){ .chain = pair->chain, .offset = ec->offset,
+					    .count = pair->count, .period = pair->period };
+	}
+	callchains__fprintf(cc->chains, &p, c, he->contrib_nr, scratch, fp);
+}
+
+/*
+ * The entries' lines and call graphs, in output order. With call graphs, a large report's
+ * text is made on two threads, in chunks of entries, each into memory, and written in order
+ * by the calling thread: nothing it reads changes while it prints (every frame's symbol was
+ * looked up while the children entries were made).
+ */
+#define RENDER_CHUNK 256	/* a chunk's work: its entries and their callchains */
+#define RENDER_SLOTS 4		/* chunks made and not yet written, at most */
+#define RENDER_MIN 64		/* entries from which a helper prints too */
+
+struct render {
+	const struct hists *hists;
+	const struct hists_print_opts *opts;
+	const u32 *order;
+	size_t nr;
+	const struct widths *w;
+	int last;
+	size_t line_size;
+	bool graphs;
+	/* render_parallel's, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t next, written, nr_chunks;
+	size_t *starts;		/* chunk c is entries [starts[c], starts[c + 1]) */
+	struct render_slot {
+		char *buf;
+		size_t len;
+		bool ready;
+	} slots[RENDER_SLOTS];
+};
+
+/* Entries [from, to) of the order into fp; scratch: this thread's (NULL without graphs). */
+static void render_entries(const struct render *r, size_t from, size_t to,
+			   struct cc_scratch *scratch, FILE *fp)
+{
+	const struct hists *hists = r->hists;
+	const struct hists_print_opts *opts = r->opts;
+	const struct sort_list *sort = hists->sort;
+	struct line l = { .size = r->line_size };
+
+	l.buf = xmalloc(l.size);
+	for (size_t i = from; i < to; i++) {
+		const struct hist_entry *he = &hists->entries[r->order[i]];
+		u64 total = hists->total_period;
+		double percent = total ? 100.0 * he->period / total : 0;
+		double acc = total ? 100.0 * he->period_acc / total : 0;
+		char pct[64];
+
+		if (he->filtered)
+			continue;
+		/* perf's hist_entry__get_percent_limit */
+		if ((float)(hists->cumulate ? acc : percent) < (float)opts->percent_limit)
+			continue;
+		l.len = 0;
+		l.buf[0] = '\0';
+		if (hists->cumulate) {
+			hists__format_percent(pct, sizeof(pct), acc);
+			line_str(&l, pct, 0, -1);
+		}
+		hists__format_percent(pct, sizeof(pct), percent);
+		line_str(&l, pct, 0, -1);
+		if (opts->show_nr_samples)
+			line_printf(&l, "  %*llu", 12, (unsigned long long)he->nr_events);
+		for (int k = 0; k < sort->nr; k++) {
+			int cw = r->w->col[sort->keys[k]], n;
+
+			if (sort->elide[k])
+				continue;
+			line_str(&l, "  ", 0, -1);
+			n = print_key(&l, hists, sort->keys[k], he, cw);
+			if (k != r->last && n < cw)
+				line_str(&l, " ", cw - n, -1);
+		}
+		l.buf[l.len] = '\n';
+		fwrite(l.buf, 1, l.len + 1, fp);
+		if (r->graphs)
+			print_callchain(hists, opts, he, scratch, fp);
+	}
+	free(l.buf);
+}
+
+/*
+ * Whether two threads may print at once: what printing reads must not be filled in as it
+ * reads it. In the children view every frame's symbol was looked up as the entries were
+ * made; source lines (the address and srcline keys) are looked up as they are printed.
+ */
+static bool render_shared_safe(const struct hists *hists, const struct hists_print_opts *opts)
+{
+	return hists->cumulate && opts->callchain->param->key == CC_KEY_FUNCTION &&
+	       !opts->callchain->lines;
+}
+
+/* With r->lock held: claim the next chunk if its slot is free; false when none can be. */
+static bool render_claim(struct render *r, size_t *chunk)
+{
+	if (r->next >= r->nr_chunks || r->next >= r->written + RENDER_SLOTS)
+		return false;
+	*chunk = r->next++;
+	return true;
+}
+
+/* Make chunk c into its slot (without the lock), then mark it ready (with it). */
+static void render_chunk(struct render *r, size_t c, struct cc_scratch *scratch)
+{
+	struct render_slot *slot = &r->slots[c % RENDER_SLOTS];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	/* a memory stream fails only for want of memory */
+	if (!mem)
+		xalloc_failed(0);
+	render_entries(r, r->starts[c], r->starts[c + 1], scratch, mem);
+	if (fclose(mem))
+		xalloc_failed(len);
+	pthread_mutex_lock(&r->lock);
+	slot->buf = buf;
+	slot->len = len;
+	slot->ready = true;
+	pthread_cond_broadcast(&r->cond);
+}
+
+static void *render_helper(void *arg)
+{
+	struct render *r = arg;
+	struct cc_scratch *scratch = cc_scratch__new();
+	size_t c;
+
+	pthread_mutex_lock(&r->lock);
+	while (r->next < r->nr_chunks) {
+		if (!render_claim(r, &c)) {
+			pthread_cond_wait(&r->cond, &r->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&r->lock);
+		render_chunk(r, c, scratch);	/* returns with the lock held */
+	}
+	pthread_mutex_unlock(&r->lock);
+	cc_scratch__delete(scratch);
+	return NULL;
+}
+
+/* The chunks made by this thread and a helper, written in order by this one. */
+static void render_parallel(struct render *r, struct cc_scratch *scratch, FILE *fp)
+{
+	pthread_t helper;
+	size_t c, alloc = 0, work = 0;
+
+	/*
+	 * Chunks of about equal work: the first entries, with the most callchains, have the
+	 * largest graphs, and chunks of equal counts would leave the helper waiting on them.
+	 */
+	r->nr_chunks = 0;
+	r->starts = NULL;
+	for (size_t i = 0; i < r->nr; i++) {
+		if (!work) {
+			ARRAY_GROW(r->starts, alloc, r->nr_chunks + 2);
+			r->starts[r->nr_chunks++] = i;
+		}
+		work += 1 + r->hists->entries[r->order[i]].contrib_nr;
+		if (work >= RENDER_CHUNK)
+			work = 0;
+	}
+	ARRAY_GROW(r->starts, alloc, r->nr_chunks + 1);
+	r->starts[r->nr_chunks] = r->nr;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	if (pthread_create(&helper, NULL, render_helper, r)) {
+		pthread_mutex_destroy(&r->lock);
+		pthread_cond_destroy(&r->cond);
+		free(r->starts);
+		render_entries(r, 0, r->nr, scratch, fp);
+		return;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (r->written < r->nr_chunks) {
+		struct render_slot *slot = &r->slots[r->written % RENDER_SLOTS];
+
+		if (slot->ready) {
+			char *buf = slot->buf;
+			size_t len = slot->len;
+
+			*slot = (struct render_slot){ 0 };
+			r->written++;
+			pthread_cond_broadcast(&r->cond);
+			pthread_mutex_unlock(&r->lock);
+			fwrite(buf, 1, len, fp);
+			free(buf);
+			pthread_mutex_lock(&r->lock);
+		} else if (render_claim(r, &c)) {
+			pthread_mutex_unlock(&r->lock);
+			render_chunk(r, c, scratch);	/* returns with the lock held */
+		} else {
+			pthread_cond_wait(&r->cond, &r->lock);
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(helper, NULL);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r->starts);
+}
+
+void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp)
+{
+	const struct sort_list *sort = hists->sort;
+	struct cc_scratch *scratch;
+	u32 *order;
+	int last = -1, line_width;
+	struct widths w;
+	struct render r;
+
+	bool graphs = opts->callchain && opts->callchain->use_callchain && hists->has_callchain;
+	size_t nr;
+
+	hists__collapse(hists);
+	/*
+	 * Printing looks nothing up: the index's memory (a MB at 128k entries) goes before the
+	 * order's and the trees' is taken, which would otherwise raise the peak. An add after
+	 * this builds the index again (index_grow).
+	 */
+	free(hists->index.slots);
+	hists->index = (struct entry_index){ 0 };
+	release_free();
+	order = xcalloc_populated(hists->nr, sizeof(*order));
+	nr = output_order(hists, opts, order);
+	release_free();	/* what ordering took, before printing takes its own */
+
+	calc_widths(hists, order, nr, opts, &w);
+
+	/*
+	 * perf's line buffer: the sum of the shown widths, separators, 3 + 1 bytes, and room
+	 * for colour codes (perf_hpp__color_overhead: 8 columns of 24 + 4 bytes), which is
+	 * what a column printed past its width (" (inlined)") may take.
+	 */
+	line_width = 8 + (hists->cumulate ? 2 + 8 : 0) + (opts->show_nr_samples ? 2 + 12 : 0);
+	for (int i = 0; i < sort->nr; i++) {
+		if (sort->elide[i])
+			continue;
+		line_width += 2 + w.col[sort->keys[i]];
+		last = i;
+	}
+
+	if (opts->show_header) {
+		if (hists->cumulate)
+			fprintf(fp, "# %*s  %*s", 8, "Children", 8, "Self");
+		else
+			fprintf(fp, "# %*s", 8, "Overhead");
+		if (opts->show_nr_samples)
+			fprintf(fp, "  %*s", 12, "Samples");
+		for (int i = 0; i < sort->nr; i++) {
+			/* perf pads each header in a buffer of 1024 bytes */
+			int cw = MIN(w.col[sort->keys[i]], 1023);
+
+			if (!sort->elide[i])
+				fprintf(fp, "  %-*.*s", cw, cw, headers[sort->keys[i]]);
+		}
+		fprintf(fp, hists->cumulate ? "\n# ........  ........" : "\n# ........");
+		if (opts->show_nr_samples)
+			fprintf(fp, "  ............");
+		for (int i = 0; i < sort->nr; i++) {
+			if (sort->elide[i])
+				continue;
+			fputs("  ", fp);
+			for (int k = 0; k < w.col[sort->keys[i]]; k++)
+				fputc('.', fp);
+		}
+		fprintf(fp, "\n#\n");
+	}
+
+	r = (struct render){ .hists = hists, .opts = opts, .order = order, .nr = nr, .w = &w,
+			     .last = last, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
+			     .graphs = graphs };
+	scratch = graphs ? cc_scratch__new() : NULL;
+	if (graphs && nr >= RENDER_MIN && !opts->callchain->one_thread &&
+	    render_shared_safe(hists, opts))
+		render_parallel(&r, scratch, fp);
+	else
+		render_entries(&r, 0, nr, scratch, fp);
+	cc_scratch__delete(scratch);
+	free(order);
+}
