@@ -12,11 +12,6 @@
 
 #include "lib/xalloc.h"
 
-struct key_info {
-	const char *name;
-	const char *header;
-};
-
 /* perf's common sort dimensions, in perf's lookup order (a key matches by prefix). */
 static const struct {
 	const char *name;
