@@ -444,180 +444,240 @@ static int parse_call_ret_trace(const char *arg, void *data)
 	return trace_option(data, "-ip,-addr,-event,-period,+callindent,+flags", "crewp", 0);
 }
 
-int cmd_script(int argc, const char **argv, const struct analyze_config *cfg)
+/* The command line's values struct script does not hold, and what the run is given. */
+struct script_cmd {
+	const char *input, *jobs, *symfs, *kallsyms, *comms, *pids, *tids, *cpus, *time_str,
+		*max_stack;
+	bool ns, hide_callgraph, task_events, mmap_events, switch_events, lost_events, header,
+	     dump_raw, show_inline;
+	int nr_jobs;
+	struct dump dump;
+	struct symsrc_config symsrc;
+	struct workqueue *wq;
+	struct dso_loader loader;
+	char *symfs_cache;
+	bool bad_time;
+};
+
+/* The options, each -F in turn editing perf's defaults: 0, or the exit status. */
+static int script_parse_options(struct script *s, struct script_cmd *c, int argc,
+				const char **argv)
 {
-	const char *input = NULL, *jobs = NULL, *symfs = NULL, *kallsyms = NULL, *comms = NULL;
-	const char *pids = NULL, *tids = NULL, *cpus = NULL, *time_str = NULL, *max_stack = NULL;
-	bool ns = false, hide_callgraph = false, task_events = false, mmap_events = false,
-	     switch_events = false, lost_events = false, header = false, dump_raw = false,
-	     show_inline = true;
-	struct dump dump = { 0 };
-	struct script s = { .consumer.deliver = script_deliver };
-	struct option_callback fields_cb = { parse_fields, &s.f };
-	struct option_callback itrace_cb = { parse_itrace, &s.itrace_opts };
-	struct option_callback insn_trace_cb = { parse_insn_trace, &s };
-	struct option_callback call_trace_cb = { parse_call_trace, &s };
-	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, &s };
+	struct option_callback fields_cb = { parse_fields, &s->f };
+	struct option_callback itrace_cb = { parse_itrace, &s->itrace_opts };
+	struct option_callback insn_trace_cb = { parse_insn_trace, s };
+	struct option_callback call_trace_cb = { parse_call_trace, s };
+	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, s };
 	struct option opts[] = {
-		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
+		{ 'i', "input", OPT_STRING, &c->input, "file", "input file name" },
 		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
-		{ 0, "comms", OPT_STRING, &comms, "comm[,comm...]", "only display events for these comms" },
-		{ 0, "pid", OPT_STRING, &pids, "pid[,pid...]", "only consider symbols in these pids" },
-		{ 0, "tid", OPT_STRING, &tids, "tid[,tid...]", "only consider symbols in these tids" },
-		{ 'C', "cpu", OPT_STRING, &cpus, "cpu", "list of cpus to profile" },
-		{ 0, "ns", OPT_BOOL, &ns, NULL, "Use 9 decimal places when displaying time" },
-		{ 0, "show-task-events", OPT_BOOL, &task_events, NULL, "Show the fork/comm/exit events" },
-		{ 0, "show-mmap-events", OPT_BOOL, &mmap_events, NULL, "Show the mmap events" },
-		{ 0, "header", OPT_BOOL, &header, NULL, "Show data header." },
-		{ 'D', "dump-raw-trace", OPT_BOOL, &dump_raw, NULL, "dump raw trace in ASCII" },
-		{ 0, "show-switch-events", OPT_BOOL, &switch_events, NULL, "Show context switch events (if recorded)" },
-		{ 0, "show-lost-events", OPT_BOOL, &lost_events, NULL, "Show lost events (if recorded)" },
-		{ 0, "time", OPT_STRING, &time_str, "str", "Time span of interest (start,stop)" },
-		{ 'G', "hide-call-graph", OPT_BOOL, &hide_callgraph, NULL, "When printing symbols do not display call chain" },
-		{ 0, "max-stack", OPT_STRING, &max_stack, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
-		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
-		{ 0, "kallsyms", OPT_STRING, &kallsyms, "file", "kallsyms pathname" },
+		{ 0, "comms", OPT_STRING, &c->comms, "comm[,comm...]", "only display events for these comms" },
+		{ 0, "pid", OPT_STRING, &c->pids, "pid[,pid...]", "only consider symbols in these pids" },
+		{ 0, "tid", OPT_STRING, &c->tids, "tid[,tid...]", "only consider symbols in these tids" },
+		{ 'C', "cpu", OPT_STRING, &c->cpus, "cpu", "list of cpus to profile" },
+		{ 0, "ns", OPT_BOOL, &c->ns, NULL, "Use 9 decimal places when displaying time" },
+		{ 0, "show-task-events", OPT_BOOL, &c->task_events, NULL, "Show the fork/comm/exit events" },
+		{ 0, "show-mmap-events", OPT_BOOL, &c->mmap_events, NULL, "Show the mmap events" },
+		{ 0, "header", OPT_BOOL, &c->header, NULL, "Show data header." },
+		{ 'D', "dump-raw-trace", OPT_BOOL, &c->dump_raw, NULL, "dump raw trace in ASCII" },
+		{ 0, "show-switch-events", OPT_BOOL, &c->switch_events, NULL, "Show context switch events (if recorded)" },
+		{ 0, "show-lost-events", OPT_BOOL, &c->lost_events, NULL, "Show lost events (if recorded)" },
+		{ 0, "time", OPT_STRING, &c->time_str, "str", "Time span of interest (start,stop)" },
+		{ 'G', "hide-call-graph", OPT_BOOL, &c->hide_callgraph, NULL, "When printing symbols do not display call chain" },
+		{ 0, "max-stack", OPT_STRING, &c->max_stack, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
+		{ 0, "symfs", OPT_STRING, &c->symfs, "directory", "Look for files with symbols relative to this directory" },
+		{ 0, "kallsyms", OPT_STRING, &c->kallsyms, "file", "kallsyms pathname" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
-		{ 'j', "jobs", OPT_STRING, &jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
-		{ 0, "inline", OPT_BOOL, &show_inline, NULL, "Show inline function" },
+		{ 'j', "jobs", OPT_STRING, &c->jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
+		{ 0, "inline", OPT_BOOL, &c->show_inline, NULL, "Show inline function" },
 		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options: i[period] synthesize instructions events, b branches, c calls (only), r returns (only), x transactions, e errors, s<N> skip initial events; default ce (Intel BTS decoded)", false, true },
-		{ 0, "no-itrace", OPT_BOOL, &s.itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
+		{ 0, "no-itrace", OPT_BOOL, &s->itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
 		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
 		{ 0, "call-trace", OPT_CALLBACK, &call_trace_cb, NULL, "Show call trace from itrace", false, true },
 		{ 0, "call-ret-trace", OPT_CALLBACK, &call_ret_trace_cb, NULL, "Show call and return trace from itrace", false, true },
 		OPT_END_MARK,
 	};
-	struct symsrc_config symsrc = { 0 };
-	struct workqueue *wq = NULL;
-	struct dso_loader loader;
-	char *symfs_cache = NULL;
-	int nr_args, nr_jobs, ret = 0;
-	bool bad_time;
+	int nr_args;
 
-	script_fields__init(&s.f);	/* -F edits perf's defaults, each -F in turn */
+	script_fields__init(&s->f);	/* -F edits perf's defaults, each -F in turn */
 	nr_args = parse_options(argc, argv, opts, script_usage);
 	if (nr_args < 0)
 		return 129;
-	if (!options__input(nr_args, argv, &input, script_usage, opts))
+	if (!options__input(nr_args, argv, &c->input, script_usage, opts))
 		return 129;
-	nr_jobs = options__jobs(jobs, script_usage, opts);
-	if (nr_jobs < 0)
+	c->nr_jobs = options__jobs(c->jobs, script_usage, opts);
+	if (c->nr_jobs < 0)
 		return 129;
-	if (cpus && !parse_cpus(&s, cpus)) {
-		free(s.cpus);
-		fprintf(stderr, "analyze script: bad cpu list '%s'\n", cpus);
+	return 0;
+}
+
+/* What the options set in struct script: 0, or the exit status (a bad cpu list). */
+static int script_apply_options(struct script *s, const struct script_cmd *c)
+{
+	if (c->cpus && !parse_cpus(s, c->cpus)) {
+		free(s->cpus);
+		fprintf(stderr, "analyze script: bad cpu list '%s'\n", c->cpus);
 		return 255;
 	}
-	s.ns |= ns;
-	s.dump = dump_raw;
+	s->ns |= c->ns;
+	s->dump = c->dump_raw;
 	for (int t = 0; t < SCRIPT_TYPES; t++) {
-		s.itrace_opts.insn_bytes |= !!(s.f.fields[t] & SF_INSN);
-		s.itrace_opts.thread_stack |= !!(s.f.fields[t] & SF_CALLINDENT);
+		s->itrace_opts.insn_bytes |= !!(s->f.fields[t] & SF_INSN);
+		s->itrace_opts.thread_stack |= !!(s->f.fields[t] & SF_CALLINDENT);
 	}
-	if (!s.itrace_opts.set)	/* perf script's default: calls and errors */
-		itrace_opts__set_default(&s.itrace_opts, true);
-	s.no_callchain = hide_callgraph;
+	if (!s->itrace_opts.set)	/* perf script's default: calls and errors */
+		itrace_opts__set_default(&s->itrace_opts, true);
+	s->no_callchain = c->hide_callgraph;
 	/* perf's scripting_max_stack; more than perf's own default is not kept */
-	s.max_stack = MIN(max_stack ? (u32)MAX(0, atoi(max_stack)) : options__max_stack(),
-			  SAMPLE_MAX_STACK);
-	s.show_task_events = task_events;
-	s.show_mmap_events = mmap_events;
-	s.show_switch_events = switch_events;
-	s.show_lost_events = lost_events;
-	if (perf_session__open(&s.session, input)) {
-		free(s.cpus);
+	s->max_stack = MIN(c->max_stack ? (u32)MAX(0, atoi(c->max_stack)) : options__max_stack(),
+			   SAMPLE_MAX_STACK);
+	s->show_task_events = c->task_events;
+	s->show_mmap_events = c->mmap_events;
+	s->show_switch_events = c->switch_events;
+	s->show_lost_events = c->lost_events;
+	return 0;
+}
+
+/* The file, and the fields checked against its events: 0, or the exit status. */
+static int script_open(struct script *s, const struct script_cmd *c)
+{
+	if (perf_session__open(&s->session, c->input)) {
+		free(s->cpus);
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
 	/* a pipe names its events as it goes: they are checked at its first sample */
-	if ((!s.session.is_pipe && script_check_fields(&s)) || (s.cpus && check_cpus(&s))) {
-		if (s.trace_failed)
+	if ((!s->session.is_pipe && script_check_fields(s)) || (s->cpus && check_cpus(s))) {
+		if (s->trace_failed)
 			fprintf(stderr, "analyze: %s\n", error_get());
-		free(s.cpus);
-		perf_session__close(&s.session);
-		return s.trace_failed ? 1 : 255;
+		free(s->cpus);
+		perf_session__close(&s->session);
+		return s->trace_failed ? 1 : 255;
 	}
+	return 0;
+}
 
-	symfs_cache = options__symsrc(&symsrc, cfg->buildid_dir, symfs, kallsyms);
+/* The model, the workers, the filters and the output, then the header when asked for. */
+static void script_setup(struct script *s, struct script_cmd *c, const struct analyze_config *cfg)
+{
+	c->symfs_cache = options__symsrc(&c->symsrc, cfg->buildid_dir, c->symfs, c->kallsyms);
 	/* -j N: N threads in all, this one included */
-	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
-	s.session.wq = wq;
-	sample_frames__init_machine(&s.machine, &s.session, &symsrc, &loader, wq);
-	s.inlines = show_inline ? inlines__new(&s.machine.symsrc) : NULL;
-	s.lines = s.inlines;
-	for (int t = 0; t < SCRIPT_TYPES && !s.lines; t++)
-		if (s.f.fields[t] & SF_SRCLINE)
-			s.lines = inlines__new(&s.machine.symsrc);
-	name_list__parse(&s.comms, comms);
-	name_list__parse(&s.pids, pids);
-	name_list__parse(&s.tids, tids);
+	c->wq = c->nr_jobs > 1 ? workqueue__new(c->nr_jobs - 1) : NULL;
+	s->session.wq = c->wq;
+	sample_frames__init_machine(&s->machine, &s->session, &c->symsrc, &c->loader, c->wq);
+	s->inlines = c->show_inline ? inlines__new(&s->machine.symsrc) : NULL;
+	s->lines = s->inlines;
+	for (int t = 0; t < SCRIPT_TYPES && !s->lines; t++)
+		if (s->f.fields[t] & SF_SRCLINE)
+			s->lines = inlines__new(&s->machine.symsrc);
+	name_list__parse(&s->comms, c->comms);
+	name_list__parse(&s->pids, c->pids);
+	name_list__parse(&s->tids, c->tids);
 
 	/* a closed pipe is the reader saying it has seen enough: EPIPE, not a signal */
 	signal(SIGPIPE, SIG_IGN);
-	outbuf_init(&s.out, STDOUT_FILENO, OUTPUT_BUFFER);
-	s.tty = isatty(STDOUT_FILENO);
+	outbuf_init(&s->out, STDOUT_FILENO, OUTPUT_BUFFER);
+	s->tty = isatty(STDOUT_FILENO);
 	/* a terminal sees each line as it is made; -D's dump lines are made on this thread */
-	s.pipelined = wq && !s.tty && !dump_raw && !s.tf;
-	aggregate__init(&s.agg, s.pipelined ? wq : NULL, finish_line, NULL, &s);
+	s->pipelined = c->wq && !s->tty && !c->dump_raw && !s->tf;
+	aggregate__init(&s->agg, s->pipelined ? c->wq : NULL, finish_line, NULL, s);
 	/* perf report --header-only's block first; a pipe's features come with their records */
-	if (header)
-		header__fprintf(&s.session, outbuf_stream(&s.out), false);
-	s.print_features = header && s.session.is_pipe;
+	if (c->header)
+		header__fprintf(&s->session, outbuf_stream(&s->out), false);
+	s->print_features = c->header && s->session.is_pipe;
+}
+
+/* The records, in perf's order (through -D's dump when asked), until every line is out. */
+static int script_run(struct script *s, struct script_cmd *c)
+{
+	int ret = 0;
+
 	/* perf parses --time once the header is out; its error ends the run with -EINVAL */
-	bad_time = time_str && script_parse_time(&s, time_str);
+	c->bad_time = c->time_str && script_parse_time(s, c->time_str);
 
 	/* -D: report -D's dump of every record, a sample's script line under its own */
-	if (dump_raw && !bad_time) {
-		dump__init(&dump, &s.session, &s.machine, &s.consumer, outbuf_stream(&s.out));
-		dump.maps_handled = true;
-		dump.lost_handled = s.show_lost_events;
-		dump.keeps_sample = script_keeps_sample;
+	if (c->dump_raw && !c->bad_time) {
+		dump__init(&c->dump, &s->session, &s->machine, &s->consumer,
+			   outbuf_stream(&s->out));
+		c->dump.maps_handled = true;
+		c->dump.lost_handled = s->show_lost_events;
+		c->dump.keeps_sample = script_keeps_sample;
 	}
-	if (!bad_time)
-		ret = perf_session__process(&s.session, dump_raw ? &dump.consumer : &s.consumer);
-	if (!bad_time && !ret && s.itrace)	/* what the trace holds after the last record */
-		ret = itrace__flush(s.itrace);
-	aggregate__exit(&s.agg);	/* every line out */
-	outbuf_exit(&s.out);
-	if (bad_time) {
+	if (!c->bad_time)
+		ret = perf_session__process(&s->session,
+					    c->dump_raw ? &c->dump.consumer : &s->consumer);
+	if (!c->bad_time && !ret && s->itrace)	/* what the trace holds after the last one */
+		ret = itrace__flush(s->itrace);
+	aggregate__exit(&s->agg);	/* every line out */
+	outbuf_exit(&s->out);
+	return ret;
+}
+
+/* The exit status of the run that returned ret, with perf's words and warnings. */
+static int script_end(struct script *s, const struct script_cmd *c, int ret)
+{
+	if (c->bad_time) {
 		ret = 256 - EINVAL;
-	} else if (s.out.error && s.out.error != EPIPE) {
-		fprintf(stderr, "analyze script: writing the output: %s\n", strerror(s.out.error));
+	} else if (s->out.error && s->out.error != EPIPE) {
+		fprintf(stderr, "analyze script: writing the output: %s\n", strerror(s->out.error));
 		ret = 1;
-	} else if (s.out.error) {
+	} else if (s->out.error) {
 		ret = 0;	/* the reader went away: perf ends quietly too */
-	} else if (s.trace_failed) {
+	} else if (s->trace_failed) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
-	} else if (s.check_failed) {
-		ret = s.itrace_refused ? 256 - EINVAL : 255;
+	} else if (s->check_failed) {
+		ret = s->itrace_refused ? 256 - EINVAL : 255;
 	} else if (ret) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
 	} else {
-		session_warn_about_errors(&s.session.stats, s.show_lost_events, stderr);
-		if (s.nr_itrace_errors)	/* events_stats__auxtrace_error_warn */
-			fprintf(stderr, "Warning:\n%u instruction trace errors\n", s.nr_itrace_errors);
+		session_warn_about_errors(&s->session.stats, s->show_lost_events, stderr);
+		if (s->nr_itrace_errors)	/* events_stats__auxtrace_error_warn */
+			fprintf(stderr, "Warning:\n%u instruction trace errors\n",
+				s->nr_itrace_errors);
 	}
+	return ret;
+}
 
-	if (dump_raw && !bad_time)
-		dump__exit(&dump);
-	time_filter__exit(&s.time);
-	name_list__free(&s.comms);
-	name_list__free(&s.pids);
-	name_list__free(&s.tids);
-	free(s.cpus);
-	free(symfs_cache);
-	if (wq)
-		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
-	trace_fields__delete(s.tf);
-	itrace__delete(s.itrace);
-	unwinder__delete(s.unwinder);
-	if (s.lines != s.inlines)
-		inlines__delete(s.lines);
-	inlines__delete(s.inlines);
-	machine__exit(&s.machine);
-	dso_loader__exit(&loader);
-	perf_session__close(&s.session);
+static void script_exit(struct script *s, struct script_cmd *c)
+{
+	if (c->dump_raw && !c->bad_time)
+		dump__exit(&c->dump);
+	time_filter__exit(&s->time);
+	name_list__free(&s->comms);
+	name_list__free(&s->pids);
+	name_list__free(&s->tids);
+	free(s->cpus);
+	free(c->symfs_cache);
+	if (c->wq)
+		workqueue__destroy(c->wq);	/* symbol tables still loading refer to dsos */
+	trace_fields__delete(s->tf);
+	itrace__delete(s->itrace);
+	unwinder__delete(s->unwinder);
+	if (s->lines != s->inlines)
+		inlines__delete(s->lines);
+	inlines__delete(s->inlines);
+	machine__exit(&s->machine);
+	dso_loader__exit(&c->loader);
+	perf_session__close(&s->session);
+}
+
+int cmd_script(int argc, const char **argv, const struct analyze_config *cfg)
+{
+	struct script s = { .consumer.deliver = script_deliver };
+	struct script_cmd c = { .show_inline = true };
+	int ret;
+
+	ret = script_parse_options(&s, &c, argc, argv);
+	if (!ret)
+		ret = script_apply_options(&s, &c);
+	if (!ret)
+		ret = script_open(&s, &c);
+	if (ret)
+		return ret;
+	script_setup(&s, &c, cfg);
+	ret = script_end(&s, &c, script_run(&s, &c));
+	script_exit(&s, &c);
 	return ret;
 }
