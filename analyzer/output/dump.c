@@ -415,7 +415,8 @@ static void fprintf_stat_config(FILE *fp, const struct perf_event_header *event)
 		(int)scale, (unsigned)interval);
 }
 
-void dump_fprintf_details(FILE *fp, const struct perf_event_header *event)
+/* The records the kernel writes (perf_event.h: types below PERF_RECORD_USER_TYPE_START) */
+static void fprintf_kernel_details(FILE *fp, const struct perf_event_header *event)
 {
 	const u8 *b;
 
@@ -439,7 +440,6 @@ void dump_fprintf_details(FILE *fp, const struct perf_event_header *event)
 		break;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
-	case PERF_RECORD_FINISHED_INIT:
 		fputs(": unhandled!\n", fp);
 		break;
 	case PERF_RECORD_AUX:
@@ -491,6 +491,21 @@ void dump_fprintf_details(FILE *fp, const struct perf_event_header *event)
 	case PERF_RECORD_AUX_OUTPUT_HW_ID:
 		if ((b = body(event, 8)))
 			fprintf(fp, " hw_id: %#" PRIx64 "\n", get_u64(b));
+		break;
+	default:
+		/* READ, SAMPLE, LOST_SAMPLES: nothing */
+		break;
+	}
+}
+
+/* The records perf itself writes (perf_event.h: PERF_RECORD_USER_TYPE_START on) */
+static void fprintf_user_details(FILE *fp, const struct perf_event_header *event)
+{
+	const u8 *b;
+
+	switch (event->type) {
+	case PERF_RECORD_FINISHED_INIT:
+		fputs(": unhandled!\n", fp);
 		break;
 	case PERF_RECORD_FINISHED_ROUND:
 		fputc('\n', fp);	/* perf_event__process_finished_round, before the flush */
@@ -547,5 +562,13 @@ void dump_fprintf_details(FILE *fp, const struct perf_event_header *event)
 		/* ATTR, EVENT_TYPE, TRACING_DATA, BUILD_ID, FEATURE, AUXTRACE_ERROR: nothing */
 		break;
 	}
+}
+
+void dump_fprintf_details(FILE *fp, const struct perf_event_header *event)
+{
+	if (event->type < PERF_RECORD_USER_TYPE_START)
+		fprintf_kernel_details(fp, event);
+	else
+		fprintf_user_details(fp, event);
 }
 
