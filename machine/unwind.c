@@ -5,7 +5,8 @@
  * it. The CFI rows come from libdw (dwarf_getcfi_elf / dwarf_getcfi, dwarf_cfi_addrframe);
  * which FDE perf's lookup through .eh_frame_hdr finds, and whether it can read it at all
  * through the recorded maps, is worked out here as perf and libunwind do it.
- * Runs on the thread that keeps the model; never changes it.
+ * Runs on the thread that keeps the model; never changes it. The rules and DWARF
+ * expressions: unwind_cfi.c; here the dso files, memory, registers, steps and the unwinder.
  */
 #include "machine/unwind.h"
 
@@ -24,133 +25,16 @@
 #include "lib/hashmap.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
+#include "machine/unwind_internal.h"
 #include "readers/sample.h"
 #include "readers/session.h"
 #include "symtab/symtab_elf.h"
 
-#define NR_REGS 17	/* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, 16: rip */
-#define REG_RBP 6
-#define REG_RSP 7
-#define REG_RIP 16
 #define PATH_BUF 4096
 
 /* perf's x86 PERF_REG_X86_*: each DWARF register's bit in sample_regs_user */
 static const u8 perf_reg_of[NR_REGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
 #define PERF_REG_IP 8
-
-/* libunwind's error codes as its callers tell them apart */
-#define E_NOINFO (-10)	/* -UNW_ENOINFO: no CFI for the pc: unw_step guesses the frame */
-#define E_FAIL (-1)	/* anything else: unw_step fails, perf stops there */
-
-/* ---- what libdw's CFI says for one pc, compiled once per pc and dso ---- */
-
-enum rule_kind {
-	RULE_SAME,	/* the register keeps its location */
-	RULE_UNDEF,	/* not recoverable */
-	RULE_CFA,	/* saved at CFA + off */
-	RULE_VAL_CFA,	/* is CFA + off */
-	RULE_REG,	/* is in register reg */
-	RULE_EXPR,	/* a DWARF expression (ops), the CFA pushed first */
-};
-
-struct reg_rule {
-	u8 kind;
-	u8 reg;
-	u16 nops;
-	u32 ops;	/* index into the dso's op pool */
-	s64 off;
-};
-
-enum cfa_kind { CFA_NONE, CFA_REG, CFA_EXPR };
-
-enum rule_found { RULE_NONE, RULE_FOUND, RULE_BAD };
-
-struct frame_rule {
-	u8 found;	/* RULE_NONE: no FDE covers the pc (E_NOINFO); RULE_BAD: unusable */
-	u8 ra;		/* the return address column */
-	bool signal;	/* the CIE's 'S': a signal frame (the next lookup uses the exact pc) */
-	u8 cfa_kind;
-	u8 cfa_reg;
-	u16 cfa_nops;
-	u32 cfa_ops;
-	s64 cfa_off;
-	struct reg_rule regs[NR_REGS];
-};
-
-/* Rules come from an arena: as many as the distinct pcs unwinding meets. */
-#define RULES_PER_BLOCK 256
-struct rule_block {
-	struct rule_block *next;
-	size_t used;
-	struct frame_rule rules[RULES_PER_BLOCK];
-};
-
-/* ---- a dso's data file, as perf's dso__data_get_fd finds it ---- */
-
-struct unwind_dso {
-	struct dso *dso;
-	int fd;
-	Elf *elf;
-	const u8 *image;	/* the whole file (elf_rawfile), or NULL: no data file */
-	size_t size;
-	bool elf64;	/* perf's dso__type: DSO__TYPE_64BIT */
-	bool is_exec;	/* ET_EXEC */
-	/* .eh_frame_hdr as perf's read_unwind_spec_eh_frame reads it */
-	bool has_hdr;
-	u64 hdr_addr, hdr_offset;
-	u64 elf_base;	/* the first PT_LOAD's p_vaddr, page aligned */
-	u64 table_off;	/* the search table's offset in the header */
-	u64 fde_count;
-	Dwarf_CFI *cfi;	/* .eh_frame, through libdw */
-	bool debug_tried;
-	Dwarf *dwarf;
-	Dwarf_CFI *debug_cfi;	/* .debug_frame */
-	bool has_debug_frame;
-	struct hashmap rules;	/* vaddr -> frame_rule (.eh_frame) */
-	struct hashmap debug_rules;	/* vaddr -> frame_rule (.debug_frame) */
-	Dwarf_Op *ops;	/* expressions the rules refer to */
-	size_t nr_ops, ops_alloc;
-};
-
-struct unwinder {
-	const struct perf_session *session;
-	int max_stack;
-	int arch;	/* -1 not read yet, 0 no unwinding, 1 x86 (64-bit dsos), 2 no ARCH: any */
-	struct hashmap dsos;	/* struct dso * -> struct unwind_dso */
-	struct rule_block *blocks;
-	u64 *chain;	/* the answer: nr, entries */
-	size_t chain_alloc;
-	u64 *ips;	/* the unwound ips, max_stack of them */
-	size_t user_at;	/* chain[1 + user_at]: the first unwound ip */
-	const char *error;
-};
-
-/* ---- one sample's unwinding: perf's struct unwind_info and libunwind's cursor ---- */
-
-enum loc_kind { LOC_NULL, LOC_REG, LOC_MEM, LOC_VAL };
-
-struct loc {
-	u8 kind;
-	u64 v;	/* LOC_REG: a DWARF register (the sampled one); LOC_MEM: an address */
-};
-
-struct cursor {
-	struct unwinder *u;
-	struct machine *machine;
-	struct thread *thread;
-	const u64 *regs;	/* the sampled user registers, in mask order */
-	u64 regs_mask;
-	const u8 *stack;
-	u64 stack_size;	/* perf's user_stack.size: the dumped size (dyn_size) */
-	u64 sp;		/* the sampled stack pointer: where the copy starts */
-	bool sp_ok;
-	/* libunwind's dwarf_cursor */
-	struct loc loc[NR_REGS];
-	u64 ip, cfa;
-	bool use_prev_instr;
-	u64 new_cfa;	/* DW_OP_call_frame_cfa in a register's rule: the CFA being set */
-	bool from_signal;	/* the last step left a signal frame (libunwind's sigcontext_format) */
-};
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
 
@@ -295,7 +179,7 @@ static void dso_read_hdr(struct unwind_dso *ud)
 	ud->has_hdr = true;
 }
 
-static struct unwind_dso *unwind_dso(struct unwinder *u, struct machine *m, struct dso *dso)
+struct unwind_dso *unwind_dso(struct unwinder *u, struct machine *m, struct dso *dso)
 {
 	struct unwind_dso *ud = hashmap_find(&u->dsos, (u64)(uintptr_t)dso);
 	char path[PATH_BUF];
@@ -379,7 +263,7 @@ static int read_dso_word(struct cursor *c, u64 addr, u64 *val)
  * only when it ends before the copy's last byte (its `addr + 8 >= end` test); anything
  * else comes from the files.
  */
-static int read_word(struct cursor *c, u64 addr, u64 *val)
+int unwind_read_word(struct cursor *c, u64 addr, u64 *val)
 {
 	if (!c->sp_ok)
 		return E_FAIL;
@@ -403,12 +287,12 @@ static int loc_get(struct cursor *c, struct loc l, u64 *val)
 		*val = l.v;
 		return 0;
 	default:
-		return read_word(c, l.v, val) < 0 ? E_FAIL : 0;
+		return unwind_read_word(c, l.v, val) < 0 ? E_FAIL : 0;
 	}
 }
 
 /* libunwind's unw_get_reg for x86-64: the stack pointer is the CFA. */
-static int reg_get(struct cursor *c, u64 reg, u64 *val)
+int unwind_reg_get(struct cursor *c, u64 reg, u64 *val)
 {
 	if (reg == REG_RSP) {
 		*val = c->cfa;
@@ -417,459 +301,6 @@ static int reg_get(struct cursor *c, u64 reg, u64 *val)
 	if (reg >= NR_REGS)
 		return E_FAIL;
 	return loc_get(c, c->loc[reg], val);
-}
-
-/* ---- DWARF expressions (libunwind's dwarf_eval_expr) ---- */
-
-#define EXPR_STACK 64
-
-static int eval_expr(struct cursor *c, const Dwarf_Op *ops, size_t nops, struct loc *out)
-{
-	u64 st[EXPR_STACK], a, b;
-	size_t sp = 0, budget = 4096;
-	bool is_reg = false, is_value = false;
-
-#define NEED(n)                  \
-	do {                     \
-		if (sp < (n))    \
-			return E_FAIL; \
-	} while (0)
-#define PUSH(v)                         \
-	do {                            \
-		u64 v_ = (v);           \
-		if (sp == EXPR_STACK)   \
-			return E_FAIL;  \
-		st[sp++] = v_;          \
-	} while (0)
-
-	for (size_t i = 0; i < nops; i++) {
-		const Dwarf_Op *op = &ops[i];
-		u8 atom = op->atom;
-
-		if (!budget--)
-			return E_FAIL;
-		if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) {
-			PUSH((u64)(atom - DW_OP_lit0));
-			continue;
-		}
-		if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
-			if (reg_get(c, atom - DW_OP_breg0, &a))
-				return E_FAIL;
-			PUSH(a + op->number);
-			continue;
-		}
-		if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31) {
-			PUSH((u64)(atom - DW_OP_reg0));
-			is_reg = true;
-			continue;
-		}
-		switch (atom) {
-		case DW_OP_call_frame_cfa:
-			PUSH(c->new_cfa);
-			break;
-		case DW_OP_addr:
-		case DW_OP_const1u:
-		case DW_OP_const1s:
-		case DW_OP_const2u:
-		case DW_OP_const2s:
-		case DW_OP_const4u:
-		case DW_OP_const4s:
-		case DW_OP_const8u:
-		case DW_OP_const8s:
-		case DW_OP_constu:
-		case DW_OP_consts:
-			PUSH(op->number);
-			break;
-		case DW_OP_bregx:
-			if (reg_get(c, op->number, &a))
-				return E_FAIL;
-			PUSH(a + op->number2);
-			break;
-		case DW_OP_regx:
-			PUSH(op->number);
-			is_reg = true;
-			break;
-		case DW_OP_dup:
-			NEED(1);
-			PUSH(st[sp - 1]);
-			break;
-		case DW_OP_drop:
-			NEED(1);
-			sp--;
-			break;
-		case DW_OP_over:
-			NEED(2);
-			PUSH(st[sp - 2]);
-			break;
-		case DW_OP_pick:
-			if (op->number >= sp)
-				return E_FAIL;
-			PUSH(st[sp - 1 - op->number]);
-			break;
-		case DW_OP_swap:
-			NEED(2);
-			a = st[sp - 1];
-			st[sp - 1] = st[sp - 2];
-			st[sp - 2] = a;
-			break;
-		case DW_OP_rot:
-			NEED(3);
-			a = st[sp - 1];
-			st[sp - 1] = st[sp - 2];
-			st[sp - 2] = st[sp - 3];
-			st[sp - 3] = a;
-			break;
-		case DW_OP_deref:
-			NEED(1);
-			if (read_word(c, st[sp - 1], &a) < 0)
-				return E_FAIL;
-			st[sp - 1] = a;
-			break;
-		case DW_OP_deref_size:
-			NEED(1);
-			if (op->number == 0 || op->number > 8 || read_word(c, st[sp - 1], &a) < 0)
-				return E_FAIL;
-			if (op->number < 8)
-				a &= (1ull << (8 * op->number)) - 1;
-			st[sp - 1] = a;
-			break;
-		case DW_OP_abs:
-			NEED(1);
-			if ((s64)st[sp - 1] < 0)
-				st[sp - 1] = -st[sp - 1];
-			break;
-		case DW_OP_neg:
-			NEED(1);
-			st[sp - 1] = -st[sp - 1];
-			break;
-		case DW_OP_not:
-			NEED(1);
-			st[sp - 1] = ~st[sp - 1];
-			break;
-		case DW_OP_plus_uconst:
-			NEED(1);
-			st[sp - 1] += op->number;
-			break;
-		case DW_OP_and:
-		case DW_OP_div:
-		case DW_OP_minus:
-		case DW_OP_mod:
-		case DW_OP_mul:
-		case DW_OP_or:
-		case DW_OP_plus:
-		case DW_OP_shl:
-		case DW_OP_shr:
-		case DW_OP_shra:
-		case DW_OP_xor:
-		case DW_OP_eq:
-		case DW_OP_ge:
-		case DW_OP_gt:
-		case DW_OP_le:
-		case DW_OP_lt:
-		case DW_OP_ne:
-			NEED(2);
-			b = st[--sp];
-			a = st[sp - 1];
-			switch (atom) {
-			case DW_OP_and: a &= b; break;
-			case DW_OP_div:
-				if (!b)
-					return E_FAIL;
-				a = b == (u64)-1 ? -a : (u64)((s64)a / (s64)b);
-				break;
-			case DW_OP_minus: a -= b; break;
-			case DW_OP_mod:
-				if (!b)
-					return E_FAIL;
-				a %= b;
-				break;
-			case DW_OP_mul: a *= b; break;
-			case DW_OP_or: a |= b; break;
-			case DW_OP_plus: a += b; break;
-			case DW_OP_shl: a = b < 64 ? a << b : 0; break;
-			case DW_OP_shr: a = b < 64 ? a >> b : 0; break;
-			case DW_OP_shra: a = (u64)((s64)a >> (b < 63 ? b : 63)); break;
-			case DW_OP_xor: a ^= b; break;
-			case DW_OP_eq: a = a == b; break;
-			case DW_OP_ge: a = (s64)a >= (s64)b; break;
-			case DW_OP_gt: a = (s64)a > (s64)b; break;
-			case DW_OP_le: a = (s64)a <= (s64)b; break;
-			case DW_OP_lt: a = (s64)a < (s64)b; break;
-			default: a = a != b; break;
-			}
-			st[sp - 1] = a;
-			break;
-		case DW_OP_skip:
-		case DW_OP_bra: {
-			u64 target = op->offset + 3 + (u64)(s64)(int16_t)op->number;
-			size_t j;
-
-			if (atom == DW_OP_bra) {
-				NEED(1);
-				if (!st[--sp])
-					break;
-			}
-			/* the 2-byte offset counts from the next operation */
-			for (j = 0; j < nops && ops[j].offset != target; j++)
-				;
-			if (j == nops)
-				return E_FAIL;
-			i = j - 1;
-			break;
-		}
-		case DW_OP_nop:
-			break;
-		case DW_OP_stack_value:
-			is_value = true;
-			break;
-		default:
-			return E_FAIL;
-		}
-	}
-#undef NEED
-#undef PUSH
-	if (!sp)
-		return E_FAIL;
-	out->kind = is_reg ? LOC_REG : is_value ? LOC_VAL : LOC_MEM;
-	out->v = st[sp - 1];
-	return 0;
-}
-
-/* ---- rules ---- */
-
-static u32 keep_ops(struct unwind_dso *ud, const Dwarf_Op *ops, size_t nops)
-{
-	u32 at = (u32)ud->nr_ops;
-
-	ARRAY_GROW(ud->ops, ud->ops_alloc, ud->nr_ops + nops);
-	memcpy(ud->ops + ud->nr_ops, ops, nops * sizeof(*ops));
-	ud->nr_ops += nops;
-	return at;
-}
-
-static struct frame_rule *rule_new(struct unwinder *u)
-{
-	struct rule_block *b = u->blocks;
-
-	if (!b || b->used == RULES_PER_BLOCK) {
-		b = xmalloc(sizeof(*b));
-		b->next = u->blocks;
-		b->used = 0;
-		u->blocks = b;
-	}
-	return memset(&b->rules[b->used++], 0, sizeof(struct frame_rule));
-}
-
-/* The caller-saved registers: libunwind's default rule for them is "same", libdw's "undefined". */
-static bool caller_saved(int reg)
-{
-	return reg != 3 && reg != REG_RBP && reg != REG_RSP && !(reg >= 12 && reg <= 16);
-}
-
-static void compile_register(struct unwind_dso *ud, Dwarf_Frame *f, int reg, struct reg_rule *r)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-
-	r->kind = RULE_SAME;
-	if (dwarf_frame_register(f, reg, mem, &ops, &nops))
-		return;
-	if (!nops) {
-		/* libdw's undefined includes "not mentioned", which libunwind keeps as is */
-		if (ops && !caller_saved(reg))
-			r->kind = RULE_UNDEF;
-		return;
-	}
-	if (ops[0].atom == DW_OP_call_frame_cfa && nops <= 3) {
-		size_t i = 1;
-		s64 off = 0;
-
-		if (i < nops && ops[i].atom == DW_OP_plus_uconst)
-			off = (s64)ops[i++].number;
-		if (i == nops) {
-			r->kind = RULE_CFA;
-			r->off = off;
-			return;
-		}
-		if (i + 1 == nops && ops[i].atom == DW_OP_stack_value) {
-			/* the stack pointer's "is the CFA" (libdw's ABI rule) is libunwind's "same" */
-			r->kind = reg == REG_RSP && !off ? RULE_SAME : RULE_VAL_CFA;
-			r->off = off;
-			return;
-		}
-	}
-	if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number < NR_REGS) {
-		r->kind = RULE_REG;
-		r->reg = (u8)ops[0].number;
-		return;
-	}
-	r->kind = RULE_EXPR;
-	r->nops = (u16)MIN(nops, 0xffffu);
-	r->ops = keep_ops(ud, ops, r->nops);
-}
-
-/* A libdw frame as libunwind would apply it: found, or bad (a column it has no room for). */
-static void compile_frame(struct unwind_dso *ud, Dwarf_Frame *f, struct frame_rule *r)
-{
-	Dwarf_Op *ops;
-	size_t nops;
-	int ra = dwarf_frame_info(f, NULL, NULL, &r->signal);
-
-	r->found = RULE_BAD;
-	if (ra < 0 || ra >= NR_REGS)
-		return;
-	r->ra = (u8)ra;
-	if (dwarf_frame_cfa(f, &ops, &nops) || !nops) {
-		r->cfa_kind = CFA_NONE;
-	} else if (nops == 1 && ops[0].atom == DW_OP_bregx && ops[0].number < NR_REGS) {
-		r->cfa_kind = CFA_REG;
-		r->cfa_reg = (u8)ops[0].number;
-		r->cfa_off = (s64)ops[0].number2;
-	} else {
-		r->cfa_kind = CFA_EXPR;
-		r->cfa_nops = (u16)MIN(nops, 0xffffu);
-		r->cfa_ops = keep_ops(ud, ops, r->cfa_nops);
-	}
-	for (int reg = 0; reg < NR_REGS; reg++)
-		compile_register(ud, f, reg, &r->regs[reg]);
-	r->found = RULE_FOUND;
-}
-
-/* What the CFI says at vaddr (cached): 0 with *out, E_NOINFO (no FDE covers it), or E_FAIL. */
-static int lookup_rule(struct unwinder *u, struct unwind_dso *ud, Dwarf_CFI *cfi,
-		       struct hashmap *cache, u64 vaddr, struct frame_rule **out)
-{
-	struct frame_rule *r = hashmap_find(cache, vaddr);
-
-	if (!r) {
-		Dwarf_Frame *f = NULL;
-
-		r = rule_new(u);
-		hashmap_insert(cache, vaddr, r);
-		if (cfi && !dwarf_cfi_addrframe(cfi, vaddr, &f))
-			compile_frame(ud, f, r);
-		free(f);
-	}
-	*out = r;
-	return r->found == RULE_FOUND ? 0 : r->found == RULE_BAD ? E_FAIL : E_NOINFO;
-}
-
-struct base_search {
-	struct dso *dso;
-	u64 lowest;
-};
-
-static int lowest_map_of(struct map *map, void *data)
-{
-	struct base_search *s = data;
-
-	if (map->dso == s->dso && map->start < s->lowest)
-		s->lowest = map->start;
-	return 0;
-}
-
-/* Whether perf reads the file's bytes at off when it reads memory at addr. */
-static bool reads_file_at(struct cursor *c, struct unwind_dso *ud, u64 addr, u64 off)
-{
-	struct map *map = maps__find(c->thread->maps, addr);
-
-	return map && map->dso == ud->dso && map__map_ip(map, addr) == off;
-}
-
-/*
- * perf's find_proc_info, .eh_frame part: the dso's load address from the lowest of its maps
- * and its first PT_LOAD, the .eh_frame_hdr search table read through the maps at that
- * address (libunwind's remote_lookup), the FDE it names read the same way. Where those reads
- * land on the file's own bytes, the FDE is the one libdw finds for the same vaddr; where they
- * land elsewhere (no map, or another part of a file) perf reads garbage or fails: we fail.
- */
-static int eh_frame_rule(struct cursor *c, struct map *map, struct unwind_dso *ud, u64 ip,
-			 struct frame_rule **out)
-{
-	struct base_search bs = { .dso = ud->dso, .lowest = UINT64_MAX };
-	u64 base, segbase, table, lo = 0, hi = ud->fde_count, vaddr;
-	const u8 *t;
-	s32 rel, start, fde;
-
-	maps__for_each_map(c->thread->maps, lowest_map_of, &bs);
-	base = bs.lowest - ud->elf_base;
-	segbase = base + ud->hdr_addr;
-	table = segbase + ud->table_off;
-	if (!ud->fde_count)
-		return E_NOINFO;
-	if (ud->fde_count > ud->size / 8 ||
-	    ud->hdr_offset + ud->table_off + ud->fde_count * 8 > ud->size ||
-	    !reads_file_at(c, ud, table, ud->hdr_offset + ud->table_off) ||
-	    !reads_file_at(c, ud, table + ud->fde_count * 8 - 1,
-			   ud->hdr_offset + ud->table_off + ud->fde_count * 8 - 1))
-		return E_FAIL;
-	t = ud->image + ud->hdr_offset + ud->table_off;
-	rel = (s32)(ip - segbase);
-	while (lo < hi) {
-		u64 mid = (lo + hi) / 2;
-
-		memcpy(&start, t + mid * 8, 4);
-		if (rel < start)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	if (!hi)
-		return E_NOINFO;
-	memcpy(&fde, t + (hi - 1) * 8 + 4, 4);
-	if (!reads_file_at(c, ud, segbase + (u64)(s64)fde, ud->hdr_offset + (u64)(s64)fde))
-		return E_FAIL;
-	vaddr = ip - base;
-	return lookup_rule(c->u, ud, ud->cfi, &ud->rules, vaddr, out);
-}
-
-/*
- * perf's find_proc_info, .debug_frame part (when .eh_frame gave nothing): from the data file
- * (perf also tries the symbol file and the debuglink: not here).
- */
-static int debug_frame_rule(struct cursor *c, struct map *map, struct unwind_dso *ud, u64 ip,
-			    struct frame_rule **out)
-{
-	GElf_Shdr shdr;
-	u64 vaddr;
-
-	if (!ud->debug_tried) {
-		ud->debug_tried = true;
-		if (ud->elf &&
-		    symtab_elf_section_by_name(ud->elf, NULL, &shdr, ".debug_frame", NULL) &&
-		    shdr.sh_offset) {
-			ud->has_debug_frame = true;
-			ud->dwarf = dwarf_begin_elf(ud->elf, DWARF_C_READ, NULL);
-			ud->debug_cfi = ud->dwarf ? dwarf_getcfi(ud->dwarf) : NULL;
-		}
-	}
-	if (!ud->has_debug_frame)
-		return E_FAIL;
-	/* libunwind looks an executable's pcs up as they are, a library's from its map */
-	vaddr = ud->is_exec ? ip : ip - map->start + map->pgoff;
-	return lookup_rule(c->u, ud, ud->debug_cfi, &ud->debug_rules, vaddr, out);
-}
-
-/* perf's find_proc_info: the rules at ip (the pc the lookup uses), and their dso. */
-static int find_rule(struct cursor *c, u64 ip, struct frame_rule **out, struct unwind_dso **udp)
-{
-	struct map *map = c->thread->maps ? maps__find(c->thread->maps, ip) : NULL;
-	struct unwind_dso *ud;
-	int ret = E_FAIL;
-
-	if (!map)
-		return E_FAIL;
-	ud = unwind_dso(c->u, c->machine, map->dso);
-	*udp = ud;
-	if (ud->has_hdr)
-		ret = eh_frame_rule(c, map, ud, ip, out);
-	if (ret < 0 && ud->elf) {
-		int dret = debug_frame_rule(c, map, ud, ip, out);
-
-		if (dret != E_FAIL || ud->has_debug_frame)
-			ret = dret;
-	}
-	return ret;
 }
 
 /* ---- libunwind's steps ---- */
@@ -884,13 +315,13 @@ static int apply_rule(struct cursor *c, const struct frame_rule *r, struct unwin
 	if (r->cfa_kind == CFA_REG) {
 		if (r->cfa_reg == REG_RSP && r->regs[REG_RSP].kind == RULE_SAME)
 			cfa = c->cfa;
-		else if (reg_get(c, r->cfa_reg, &cfa))
+		else if (unwind_reg_get(c, r->cfa_reg, &cfa))
 			return E_FAIL;
 		cfa += (u64)r->cfa_off;
 	} else if (r->cfa_kind == CFA_EXPR) {
 		struct loc l;
 
-		if (eval_expr(c, ud->ops + r->cfa_ops, r->cfa_nops, &l) || l.kind == LOC_REG)
+		if (unwind_eval_expr(c, ud->ops + r->cfa_ops, r->cfa_nops, &l) || l.kind == LOC_REG)
 			return E_FAIL;
 		cfa = l.v;
 	} else {
@@ -915,7 +346,7 @@ static int apply_rule(struct cursor *c, const struct frame_rule *r, struct unwin
 			break;
 		case RULE_EXPR:
 			c->new_cfa = cfa;
-			if (eval_expr(c, ud->ops + rr->ops, rr->nops, &new_loc[i]))
+			if (unwind_eval_expr(c, ud->ops + rr->ops, rr->nops, &new_loc[i]))
 				return E_FAIL;
 			break;
 		default:
@@ -942,7 +373,7 @@ static bool is_plt_entry(struct cursor *c)
 {
 	u64 w0, w1;
 
-	if (read_word(c, c->ip, &w0) < 0 || read_word(c, c->ip + 8, &w1) < 0)
+	if (unwind_read_word(c, c->ip, &w0) < 0 || unwind_read_word(c, c->ip + 8, &w1) < 0)
 		return false;
 	return (w0 & 0xffff) == 0x25ff && ((w0 >> 48) & 0xff) == 0x68 && ((w1 >> 24) & 0xff) == 0xe9;
 }
@@ -971,13 +402,14 @@ static int guess_frame(struct cursor *c)
 
 		if (loc_get(c, c->loc[REG_RBP], &rbp))
 			return E_FAIL;
-		invalid_prev_rip = read_word(c, prev_ip, &not_used);
+		invalid_prev_rip = unwind_read_word(c, prev_ip, &not_used);
 		if (rbp || invalid_prev_rip) {
 			if (invalid_prev_rip) {
 				u64 rsp = 0, new_ip;
 
 				loc_get(c, c->loc[REG_RSP], &rsp);
-				if (!read_word(c, rsp, &new_ip) && !read_word(c, new_ip, &not_used)) {
+				if (!unwind_read_word(c, rsp, &new_ip) &&
+				    !unwind_read_word(c, new_ip, &not_used)) {
 					fixed = true;
 					c->cfa += 8;
 					rbp_loc = (struct loc){ LOC_MEM, rbp };
@@ -991,7 +423,8 @@ static int guess_frame(struct cursor *c)
 				rbp_loc = (struct loc){ LOC_MEM, rbp };
 				rsp_loc.kind = LOC_NULL;
 				rip_loc = (struct loc){ LOC_MEM, rbp + 8 };
-				if (read_word(c, rbp, &rbp1) < 0 || rbp < c->cfa || rbp - c->cfa > 0x4000)
+				if (unwind_read_word(c, rbp, &rbp1) < 0 || rbp < c->cfa ||
+				    rbp - c->cfa > 0x4000)
 					rip_loc.kind = rbp_loc.kind = LOC_NULL;
 				c->cfa += 16;
 			}
@@ -1021,7 +454,7 @@ static int step(struct cursor *c)
 {
 	struct frame_rule *r = NULL;
 	struct unwind_dso *ud = NULL;
-	int ret = find_rule(c, c->ip - c->use_prev_instr, &r, &ud);
+	int ret = unwind_find_rule(c, c->ip - c->use_prev_instr, &r, &ud);
 
 	c->from_signal = false;
 	if (ret == E_NOINFO)

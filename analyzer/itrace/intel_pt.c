@@ -7,12 +7,12 @@
  * the state that passes it is kept and synthesized on the next run). Code bytes come from
  * the dso files through itrace__read_code. The only knowledge of PT packets is libipt's.
  */
-#include <intel-pt.h>
+#include "analyzer/itrace/intel_pt_internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/itrace/itrace_internal.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
@@ -23,99 +23,13 @@ enum { PT_PMU_TYPE, PT_TIME_SHIFT, PT_TIME_MULT, PT_TIME_ZERO, PT_CAP_USER_TIME_
        PT_MTC_BIT, PT_MTC_FREQ_BITS, PT_TSC_CTC_N, PT_TSC_CTC_D, PT_CYC_BIT,
        PT_MAX_NONTURBO_RATIO, PT_FILTER_STR_LEN, PT_PRIV_MAX };
 
-/* intel-pt-decoder.h: perf's error codes and intel_pt_error_message()'s texts */
-enum { PT_ERR_NOMEM = 1, PT_ERR_INTERN, PT_ERR_BADPKT, PT_ERR_NODATA, PT_ERR_NOINSN,
-       PT_ERR_MISMAT, PT_ERR_OVR, PT_ERR_LOST, PT_ERR_UNK, PT_ERR_NELOOP };
-static const char *const error_messages[] = {
-	[PT_ERR_NOMEM] = "Memory allocation failed",
-	[PT_ERR_INTERN] = "Internal error",
-	[PT_ERR_BADPKT] = "Bad packet",
-	[PT_ERR_NODATA] = "No more data",
-	[PT_ERR_NOINSN] = "Failed to get instruction",
-	[PT_ERR_MISMAT] = "Trace doesn't match instruction",
-	[PT_ERR_OVR] = "Overflow packet",
-	[PT_ERR_LOST] = "Lost trace data",
-	[PT_ERR_UNK] = "Unknown error!",
-	[PT_ERR_NELOOP] = "Never-ending loop",
-};
-
-#define MAX_TIMESTAMP (~0ull)
 #define SAMPLE_MASK                                                                           \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |            \
 	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |     \
 	 PERF_SAMPLE_IDENTIFIER)
 
-enum { STATE_BRANCH = 1, STATE_INSTRUCTION = 2, STATE_PSB = 4, STATE_CBR = 8 };
 /* perf's util/event.h: PERF_SYNTH_INTEL_* (the synthesized events' attr configs) */
 enum { SYNTH_PTWRITE = 0, SYNTH_CBR = 5, SYNTH_PSB = 6 };
-
-/* perf's intel_pt_state: what the decoder stopped at */
-struct pt_state {
-	int type;	/* STATE_* */
-	u64 from_ip, to_ip;
-	u64 timestamp;	/* TSC */
-	u64 tot_insn_cnt;
-	u32 flags;	/* IP_FLAG_*: the branch's kind, trace begin/end */
-	int err;	/* PT_ERR_*: an error instead */
-	u8 insn_len;	/* perf's state.insn: the last instruction walked */
-	u8 insn[15];
-	u64 psb_offset;	/* STATE_PSB: where in the buffer */
-	u32 cbr;	/* STATE_CBR: the new core:bus ratio */
-};
-
-struct pt_queue {
-	struct itrace *it;
-	struct itrace_queue *q;
-	struct pt_insn_decoder *dec;
-	struct pt_image *image;
-	u8 *joined;	/* the buffer with what the next ones hold before a PSB (join_next) */
-	size_t buffer;	/* the buffer dec decodes (q->buffers[buffer - 1]); 0: none yet */
-	bool synced, end;
-	int status;	/* libipt's status after the last call */
-	/* the last instruction, until the next one says whether it branched */
-	bool have_insn, walked;
-	struct pt_insn insn;
-	u64 insn_time;
-	u64 tot_insn_cnt, period_insn_cnt, last_insn_cnt;
-	u32 depth;	/* the thread stack's after the last state */
-	/* the image's file sections (read_memory, update_image) */
-	u64 image_generation;
-	size_t image_sections;
-	bool section_pending;
-	u64 section_start, section_size, section_offset;
-	const char *section_path;
-	u64 scan_pos;	/* where the buffer's next PSB is looked for (check_psb), */
-	u64 next_psb;	/* where it is (~0: not looked for yet; the size: none) */
-	bool psb_pending;	/* and one found, not reported yet */
-	bool psb_done;		/* no PSB after next_psb */
-	u64 psb_offset, psb_tsc;
-	u32 cbr;	/* the last core:bus ratio */
-	u64 tsc;	/* the last timestamp the trace gave */
-	u64 timestamp;	/* perf's ptq->timestamp */
-	struct pt_state state;	/* perf's have_sample: a state to synthesize first */
-	bool have_sample;
-	/* the states one decoding step made, oldest first */
-	struct pt_state *fifo;
-	size_t fifo_head, fifo_cnt, fifo_alloc;
-	u64 chain[1 + ITRACE_MAX_CALLCHAIN_SZ + 1];	/* nr, then thread_stack__sample's */
-	/* the samples' record and context: zeroed once, the fields a sample has set for each */
-	struct perf_event_header header;
-	struct event_ctx ctx;
-	/*
-	 * Tick periods: perf's decoder has read the packets up to the one the next branch
-	 * needs before it walks the instructions to it, so their period is reckoned with the
-	 * timestamp libipt gives only once that branch is decoded. The instructions since the
-	 * last such branch wait here (a walk).
-	 */
-	struct walked_insn *walk;
-	size_t walk_cnt, walk_alloc;
-	u64 period_time;	/* perf's decoder->timestamp (TSC), */
-	u64 period_insn_time;	/* its timestamp_insn_cnt, */
-	u64 last_masked;	/* last_masked_timestamp */
-	bool continuous;	/* continuous_period */
-	bool seg_open;		/* within one of perf's walk_insn calls, */
-	u64 seg_max, seg_cnt;	/* its max_insn_cnt and the instructions it walked */
-};
 
 /* an instruction that ended, waiting for the walk's timestamp (see pt_queue.walk) */
 struct walked_insn {
@@ -124,26 +38,6 @@ struct walked_insn {
 	bool have_next_ip;
 	u32 extra;
 };
-
-struct intel_pt {
-	u64 tsc_bit, noretcomp_bit, mtc_bit, mtc_freq_bits, cyc_bit;
-	bool cap_user_time_zero, per_cpu_mmaps, timeless;
-	struct evsel *branches, *instructions, *cbr, *psb;
-	u64 cbr2khz;	/* a CBR's kHz (intel_pt_process_auxtrace_info) */
-	u32 max_non_turbo_ratio;
-	u64 insn_period;	/* instructions a sample */
-	/* a period in TSC ticks (i<N>ns, i<N>t), perf's INTEL_PT_PERIOD_TICKS: the power of two
-	 * at or below it (intel_pt_setup_period); 0 when the period counts instructions */
-	u64 period_ticks;
-	u32 branches_filter;
-	u64 num_events;
-	bool callchain;		/* synthesized samples but branches carry the thread stack ... */
-	u32 callchain_sz;	/* ... this many frames of it at most */
-	bool use_thread_stack;
-};
-
-
-static const struct itrace_ops pt_ops;
 
 /* perf's intel_pt_timeless_decoding: no TSC in the trace, or a traced event without time */
 static bool timeless_decoding(struct itrace *it, const struct intel_pt *pt)
@@ -232,7 +126,7 @@ int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 
 	int have;
 
 	/* intel_pt_process_auxtrace_info: at least up to the per-cpu word */
-	it->ops = &pt_ops;
+	it->ops = &intel_pt_ops;
 	have = itrace__read_info(it, info, offset, "Intel PT", PT_PER_CPU_MMAPS, priv, PT_PRIV_MAX);
 	if (have < 0)
 		return -1;
@@ -288,7 +182,7 @@ int intel_pt__init(struct itrace *it, const struct perf_event_header *info, u64 
  * section of the queue's image (added after the decoder's call), which libipt then reads
  * itself, until the model changes.
  */
-static int read_memory(u8 *buffer, size_t size, const struct pt_asid *asid, u64 ip, void *data)
+int intel_pt_read_memory(u8 *buffer, size_t size, const struct pt_asid *asid, u64 ip, void *data)
 {
 	struct pt_queue *ptq = data;
 	const struct itrace_code_cache *cc = &ptq->it->code_cache;
@@ -306,7 +200,8 @@ static int read_memory(u8 *buffer, size_t size, const struct pt_asid *asid, u64 
 	return (int)n;
 }
 
-/* the section read_memory found, into the image; none left from before a model change */
+/* the section intel_pt_read_memory found, into the image; none left from before a model
+ * change */
 static void update_image(struct pt_queue *ptq)
 {
 	if (ptq->image_generation != ptq->it->code_generation) {
@@ -327,7 +222,7 @@ static void update_image(struct pt_queue *ptq)
 /* intel-pt-pkt-decoder: a PSB packet's bytes */
 static const u8 psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
 
-static void free_decoder(struct pt_queue *ptq)
+void intel_pt_free_decoder(struct pt_queue *ptq)
 {
 	if (!ptq->dec)
 		return;
@@ -379,12 +274,12 @@ static u8 *join_next(struct pt_queue *ptq, const struct itrace_buffer *b, size_t
 }
 
 /* the next buffer of the queue in a decoder of its own; false at the end */
-static bool next_buffer(struct pt_queue *ptq)
+bool intel_pt_next_buffer(struct pt_queue *ptq)
 {
 	struct itrace_queue *q = ptq->q;
 	struct pt_config config;
 
-	free_decoder(ptq);
+	intel_pt_free_decoder(ptq);
 	while (ptq->buffer < q->nr) {
 		const struct itrace_buffer *b = &q->buffers[ptq->buffer++];
 		size_t size = b->size;
@@ -706,7 +601,7 @@ static void report_psb(struct pt_queue *ptq)
  * after a sync is reported once the decoder's time has moved on to its TSC (or the buffer
  * ends, or another PSB comes).
  */
-static void check_psb_slow(struct pt_queue *ptq, bool at_sync)
+void intel_pt_check_psb_slow(struct pt_queue *ptq, bool at_sync)
 {
 	const struct itrace_buffer *b = &ptq->q->buffers[ptq->buffer - 1];
 	const u8 *data = ptq->it->session->base + b->data_offset, *p;
@@ -740,13 +635,6 @@ static void check_psb_slow(struct pt_queue *ptq, bool at_sync)
 		report_psb(ptq);
 }
 
-/* (most calls: no PSB left in the buffer, none waiting) */
-static inline void check_psb(struct pt_queue *ptq, bool at_sync)
-{
-	if (!ptq->psb_done || ptq->psb_pending)
-		check_psb_slow(ptq, at_sync);
-}
-
 static void end_buffer(struct pt_queue *ptq)
 {
 	if (ptq->dec)
@@ -756,14 +644,14 @@ static void end_buffer(struct pt_queue *ptq)
 	end_insn(ptq, 0, false, 0);
 	flush_now(ptq);
 	period_break(ptq);
-	free_decoder(ptq);
+	intel_pt_free_decoder(ptq);
 }
 
 /*
  * One step of the decoder: the states it made in ptq->fifo, or the end of the queue's trace
  * (ptq->end). Errors are states too.
  */
-static void decode_step(struct pt_queue *ptq)
+void intel_pt_decode_step(struct pt_queue *ptq)
 {
 	struct pt_event ev;
 	struct pt_insn insn;
@@ -771,7 +659,7 @@ static void decode_step(struct pt_queue *ptq)
 
 	while (!ptq->fifo_cnt && !ptq->end) {
 		update_image(ptq);
-		if (!ptq->dec && !next_buffer(ptq))
+		if (!ptq->dec && !intel_pt_next_buffer(ptq))
 			return;
 		if (!ptq->synced) {
 			status = pt_insn_sync_forward(ptq->dec);
@@ -834,344 +722,3 @@ static void decode_step(struct pt_queue *ptq)
 	}
 }
 
-/* ---- samples ---- */
-
-/* perf's callchain_context */
-static u64 chain_context(const struct itrace *it, u64 ip)
-{
-	return itrace__kernel_ip(it, ip) ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER;
-}
-
-/*
- * perf's thread_stack__sample (with callchain_sz + 1 entries): the context, ip, then the
- * return addresses of the calls open, innermost first, a context entry where it changes.
- */
-static void sample_chain(struct pt_queue *ptq, u64 ip)
-{
-	const struct itrace_stack *ts = &ptq->q->stack;
-	u64 *ips = ptq->chain + 1, context = chain_context(ptq->it, ip), last = context;
-	size_t sz = ptq->it->pt->callchain_sz + 1, i, j;
-
-	ips[0] = context;
-	ips[1] = ip;
-	for (i = 2, j = 1; i < sz && j <= ts->cnt; i++, j++) {
-		ip = ts->entries[ts->cnt - j].ret_addr;
-		context = chain_context(ptq->it, ip);
-		if (context != last) {
-			if (i >= sz - 1)
-				break;
-			ips[i++] = context;
-			last = context;
-		}
-		ips[i] = ip;
-	}
-	ptq->chain[0] = i;
-}
-
-static int deliver(struct pt_queue *ptq, struct evsel *evsel, const struct pt_state *st,
-		   u64 period, const char *synth)
-{
-	struct itrace *it = ptq->it;
-	struct perf_sample *sample = &ptq->ctx.sample;
-
-	ptq->header = (struct perf_event_header){ PERF_RECORD_SAMPLE, 0, sizeof(ptq->header) };
-	ptq->header.misc = itrace__kernel_ip(it, st->from_ip) ? PERF_RECORD_MISC_KERNEL
-							      : PERF_RECORD_MISC_USER;
-	ptq->ctx.event = &ptq->header;
-	ptq->ctx.evsel = evsel;
-	ptq->ctx.file_offset = it->info_offset;
-	sample->ip = st->from_ip;
-	sample->addr = st->to_ip;
-	sample->pid = (u32)ptq->q->pid;
-	sample->tid = (u32)ptq->q->btsq_tid;
-	sample->cpu = (u32)ptq->q->btsq_cpu;
-	sample->time = it->pt->timeless ? 0 : itrace__tsc_to_time(it, ptq->timestamp);
-	sample->period = period;
-	sample->misc = ptq->header.misc;
-	sample->flags = st->flags;
-	sample->insn = st->insn;
-	sample->insn_len = st->insn_len;
-	sample->call_depth = ptq->depth;
-	sample->synth = synth;
-	sample->callchain = NULL;
-	if (it->pt->callchain && evsel != it->pt->branches) {
-		sample_chain(ptq, st->from_ip);
-		sample->callchain = ptq->chain;
-	}
-	if (it->consumer->sample(it->consumer, &ptq->ctx)) {
-		it->stopped = true;
-		return -1;
-	}
-	return 0;
-}
-
-/* intel_pt_synth_psb_sample, intel_pt_synth_cbr_sample: their data as perf script prints
- * it (perf_sample__fprintf_synth_psb, _cbr) */
-static int synth_pwr(struct pt_queue *ptq, const struct pt_state *st)
-{
-	struct intel_pt *pt = ptq->it->pt;
-	char text[48];
-
-	if (st->type & STATE_PSB) {
-		if (!pt->psb)
-			return 0;
-		snprintf(text, sizeof(text), " psb offs: %#llx", (unsigned long long)st->psb_offset);
-		return deliver(ptq, pt->psb, st, 1, text);
-	}
-	if (!pt->cbr)
-		return 0;
-	{
-		u32 hz = (u32)(st->cbr * pt->cbr2khz * 1000);
-		int n = snprintf(text, sizeof(text), " cbr: %2u freq: %4u MHz ", st->cbr,
-				 (hz + 500000) / 1000000);
-
-		if (pt->max_non_turbo_ratio && n > 0)
-			snprintf(text + n, sizeof(text) - (size_t)n, "(%3u%%) ",
-				 (5 + (1000 * st->cbr) / pt->max_non_turbo_ratio) / 10);
-	}
-	return deliver(ptq, pt->cbr, st, 1, text);
-}
-
-/* perf's intel_pt_sample */
-static int synth_samples(struct pt_queue *ptq)
-{
-	struct itrace *it = ptq->it;
-	struct intel_pt *pt = it->pt;
-	const struct pt_state *st = &ptq->state;
-
-	if (!ptq->have_sample)
-		return 0;
-	ptq->have_sample = false;
-	if (st->type & (STATE_PSB | STATE_CBR))
-		return synth_pwr(ptq, st);
-	if (pt->instructions && (st->type & STATE_INSTRUCTION)) {
-		u64 period = st->tot_insn_cnt - ptq->last_insn_cnt;
-
-		ptq->last_insn_cnt = st->tot_insn_cnt;
-		if (deliver(ptq, pt->instructions, st, period, NULL))
-			return -1;
-	}
-	/* the thread stack moves after the instruction sample's chain, before the branch's */
-	if (pt->use_thread_stack && (st->type & STATE_BRANCH))	/* (its trace number: the
-								   queue's first buffer's) */
-		ptq->depth = itrace_stack__event(&ptq->q->stack, st->flags, st->from_ip, st->to_ip,
-						 st->insn_len, ptq->q->buffers[0].nr + 1);
-	if (pt->branches && (st->type & STATE_BRANCH)) {
-		if (pt->branches_filter && !(pt->branches_filter & st->flags))
-			return 0;
-		/* intel_pt_synth_branch_sample */
-		if (it->opts.initial_skip && pt->num_events++ < it->opts.initial_skip)
-			return 0;
-		return deliver(ptq, pt->branches, st, 1, NULL);
-	}
-	return 0;
-}
-
-static int synth_error(struct pt_queue *ptq, const struct pt_state *st)
-{
-	if (!ptq->it->opts.errors)
-		return 0;
-	itrace__error(ptq->it, (u32)st->err, ptq->q->btsq_cpu, ptq->q->pid, ptq->q->btsq_tid,
-		      st->from_ip, itrace__tsc_to_time(ptq->it, st->timestamp),
-		      error_messages[st->err]);
-	return 0;
-}
-
-/* perf's intel_pt_decode: the next state that is not an error; false at the end */
-static bool next_state(struct pt_queue *ptq, struct pt_state *st)
-{
-	for (;;) {
-		decode_step(ptq);
-		if (!ptq->fifo_cnt)
-			return false;
-		*st = ptq->fifo[ptq->fifo_head];
-		ptq->fifo_head++;
-		ptq->fifo_cnt--;
-		if (!st->err)
-			return true;
-		synth_error(ptq, st);
-	}
-}
-
-/* perf's intel_pt_run_decoder: 1 when the queue's trace ended */
-static int run_decoder(struct pt_queue *ptq, u64 *timestamp)
-{
-	struct pt_state st;
-
-	for (;;) {
-		if (synth_samples(ptq))
-			return -1;
-		if (!next_state(ptq, &st))
-			return 1;
-		ptq->state = st;
-		ptq->have_sample = true;
-		if (st.timestamp > ptq->timestamp)
-			ptq->timestamp = st.timestamp;
-		if (!ptq->it->pt->timeless && ptq->timestamp >= *timestamp) {
-			*timestamp = ptq->timestamp;
-			return 0;
-		}
-	}
-}
-
-static struct pt_queue *queue_decoder(struct itrace *it, u32 nr)
-{
-	struct itrace_queue *q = &it->queues[nr];
-	struct pt_queue *ptq = q->pt;
-
-	if (ptq)
-		return ptq;
-	ptq = q->pt = xcalloc(1, sizeof(*ptq));
-	ptq->it = it;
-	ptq->q = q;
-	ptq->image = pt_image_alloc(NULL);
-	pt_image_set_callback(ptq->image, read_memory, ptq);
-	return ptq;
-}
-
-/* the first buffer with a PSB, synced, and its TSC; false if none */
-static bool first_timestamp(struct pt_queue *ptq)
-{
-	ptq->end = false;
-	while (!ptq->end) {
-		if (!ptq->dec && !next_buffer(ptq))
-			return false;
-		ptq->status = pt_insn_sync_forward(ptq->dec);
-		if (ptq->status >= 0) {
-			ptq->synced = true;
-			check_psb(ptq, true);
-			if (ptq->tsc)
-				return true;
-			continue;	/* (decoded as it comes) */
-		}
-		free_decoder(ptq);
-	}
-	return false;
-}
-
-/* perf's intel_pt_set_pid_tid_cpu: the queue's pid once its thread is known */
-static void set_pid(struct itrace *it, struct itrace_queue *q)
-{
-	struct thread *t;
-
-	if (q->pid != -1 || !(t = machine__find_thread(it->machine, q->btsq_tid)))
-		return;
-	q->pid = t->pid;
-	thread__put(t);
-}
-
-/* perf's intel_pt_setup_queue: a queue with buffers decodes up to its first timestamp and
- * waits on the heap */
-static void setup_queues(struct itrace *it)
-{
-	if (!it->new_data)
-		return;
-	it->new_data = false;
-	for (u32 i = 0; i < it->nr_queues; i++) {
-		struct itrace_queue *q = &it->queues[i];
-		struct pt_queue *ptq;
-
-		if (!q->nr)
-			continue;
-		ptq = queue_decoder(it, i);
-		if (!q->decoder) {
-			q->decoder = true;
-			q->btsq_cpu = q->cpu;
-			q->btsq_tid = q->tid;
-		}
-		if (it->pt->timeless || q->on_heap)
-			continue;
-		/* the decoder's first timestamp: the TSC of its first PSB+ (no code walked) */
-		if (!first_timestamp(ptq))
-			continue;
-		ptq->timestamp = ptq->tsc;
-		itrace__heap_add(it, i, ptq->timestamp);
-		q->on_heap = true;
-	}
-}
-
-/* perf's intel_pt_process_queues: queues whose time is before the timestamp decode up to it */
-static int process_queues(struct itrace *it, u64 timestamp)
-{
-	while (it->heap_cnt && it->heap[0].ordinal < timestamp) {
-		u32 nr = it->heap[0].queue_nr;
-		struct pt_queue *ptq = it->queues[nr].pt;
-		u64 ts;
-		int ret;
-
-		itrace__heap_pop(it);
-		if (it->heap_cnt) {
-			ts = it->heap[0].ordinal + 1;
-			if (ts > timestamp)
-				ts = timestamp;
-		} else {
-			ts = timestamp;
-		}
-		set_pid(it, &it->queues[nr]);
-		ret = run_decoder(ptq, &ts);
-		ret = itrace__heap_return(it, nr, ts, ret);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* perf's intel_pt_process_timeless_queues: at a thread's EXIT (tid) or the end (-1) */
-static int process_timeless(struct itrace *it, s32 tid)
-{
-	for (u32 i = 0; i < it->nr_queues; i++) {
-		struct itrace_queue *q = &it->queues[i];
-		u64 ts = 0;
-
-		if (!q->pt || (tid != -1 && q->btsq_tid != tid))
-			continue;
-		set_pid(it, q);
-		if (run_decoder(q->pt, &ts) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int pt_process_event(struct itrace *it, const struct perf_event_header *event, u64 tsc)
-{
-	int ret = 0;
-
-	if (tsc || it->pt->timeless)
-		setup_queues(it);
-	if (it->pt->timeless) {
-		if (event->type == PERF_RECORD_EXIT &&
-		    event->size >= sizeof(struct perf_record_fork))
-			ret = process_timeless(it,
-					       (s32)((const struct perf_record_fork *)event)->tid);
-	} else if (tsc) {
-		ret = process_queues(it, tsc);
-	}
-	return it->stopped ? 1 : ret;
-}
-
-static int pt_flush(struct itrace *it)
-{
-	int ret;
-
-	setup_queues(it);
-	ret = it->pt->timeless ? process_timeless(it, -1) : process_queues(it, MAX_TIMESTAMP);
-	return it->stopped ? 0 : ret;
-}
-
-static void pt_exit(struct itrace *it)
-{
-	for (size_t i = 0; i < it->nr_queues; i++) {
-		struct pt_queue *ptq = it->queues[i].pt;
-
-		if (!ptq)
-			continue;
-		free_decoder(ptq);
-		pt_image_free(ptq->image);
-		free(ptq->fifo);
-		free(ptq->walk);
-		free(ptq);
-	}
-	free(it->pt);
-}
-
-static const struct itrace_ops pt_ops = { pt_process_event, pt_flush, pt_exit };

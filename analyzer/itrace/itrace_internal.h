@@ -1,6 +1,6 @@
 /*
- * itrace_internal: what itrace.c (options, queues, heap, code bytes) and the decoders
- * (intel_bts.c, intel_pt.c) share. Internal to analyzer/.
+ * itrace_internal: what itrace.c (queues, heap, code bytes) and the decoders
+ * (intel_bts.c; intel_pt.c and intel_pt_samples.c) share. Internal to analyzer/itrace/.
  */
 #ifndef ANALYZER_ITRACE_INTERNAL_H
 #define ANALYZER_ITRACE_INTERNAL_H

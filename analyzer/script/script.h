@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analyzer/itrace/itrace.h"
 #include "lib/compiler.h"
 
 /* perf script's output fields (-F), as bits. */
@@ -45,8 +46,13 @@ struct script_fields {
 	bool wildcard_set[SCRIPT_TYPES];	/* set by a -F without a type prefix */
 };
 
-/* Which of the types above an attr type prints as. */
-int script_output_type(u32 attr_type);
+/* Which of the types above an attr type prints as (inline: every sample asks). */
+static inline int script_output_type(u32 attr_type)
+{
+	if (attr_type == PERF_TYPE_SYNTH)
+		return SCRIPT_TYPE_SYNTH;
+	return attr_type < SCRIPT_TYPE_OTHER ? (int)attr_type : SCRIPT_TYPE_OTHER;
+}
 
 /* perf's defaults, before any -F. */
 void script_fields__init(struct script_fields *f);

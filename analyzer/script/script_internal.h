@@ -1,0 +1,155 @@
+/*
+ * script_internal: what the pieces of `analyze script` share. script.c owns the command line
+ * and the run (the records as they come); script_fields.c -F and the fields' checks against
+ * the events; script_print.c the lines. Not for use outside analyzer/script/.
+ */
+#ifndef ANALYZER_SCRIPT_INTERNAL_H
+#define ANALYZER_SCRIPT_INTERNAL_H
+
+#include "analyzer/script/script.h"
+
+#include "analyzer/cli/name_list.h"
+#include "analyzer/cli/time_filter.h"
+#include "analyzer/hist/aggregate.h"
+#include "analyzer/hist/sample_frames.h"
+#include "analyzer/itrace/itrace.h"
+#include "analyzer/output/trace_fields.h"
+#include "lib/outbuf.h"
+#include "machine/inline.h"
+#include "machine/machine.h"
+#include "machine/unwind.h"
+#include "readers/session.h"
+
+#define MAX_CPUS 4096
+
+struct script {
+	struct event_consumer consumer;
+	struct perf_session session;
+	struct machine machine;
+	struct script_fields f;
+	bool checked;	/* the fields were checked against the events' sample_types */
+	bool use_callchain;	/* perf's symbol_conf.use_callchain */
+	bool no_callchain;	/* -G */
+	u32 max_stack;		/* --max-stack: frames shown a sample */
+	bool ns;
+	bool show_task_events, show_mmap_events, show_switch_events, show_lost_events;
+	bool print_features;	/* --header on a pipe: its features as their records come */
+	bool check_failed;	/* a pipe's events lack a field -F asked for */
+	int name_width;
+	struct name_list comms, pids, tids;
+	u8 *cpus;	/* -C: a byte per cpu, or NULL */
+	struct outbuf out;
+	/*
+	 * With workers, samples' lines are made on the aggregator, in order (pipelined); what
+	 * this thread prints itself waits for them first (script_sync).
+	 */
+	bool pipelined;
+	struct aggregate agg;
+	bool stop;	/* the aggregator saw the output go away (atomic) */
+	u64 time_sec;	/* the whole seconds of the last time printed, */
+	char time_prefix[32];	/* their text: padding, digits and the point */
+	size_t time_prefix_len;	/* (0: none yet) */
+	/* the text print_start made last before the time (comm, tids, cpu), and what it was
+	 * made of: lines come in runs of one thread */
+	struct {
+		const struct evsel *evsel;
+		const char *comm;
+		u32 pid, tid, cpu;
+		size_t len;	/* 0: none */
+		char text[80];
+	} start;
+	bool tty;	/* stdout is a terminal: each line goes out as it is made */
+	struct time_filter time;	/* --time: samples only (perf filters no side band) */
+	struct trace_fields *tf;	/* tracepoints' fields, once the tracing data is read */
+	bool trace_failed;	/* the tracing data did not load: error_get() says why */
+	struct unwinder *unwinder;	/* --call-graph dwarf samples' user frames, or NULL */
+	/* AUX-area traces: the decoder, once AUXTRACE_INFO came (--itrace, itrace.h) */
+	struct itrace_opts itrace_opts;
+	struct itrace *itrace;
+	struct itrace_consumer itrace_consumer;
+	int callindent_spacing;	/* perf's static spacing of callindent */
+	int pad_dso;		/* --call-trace: dso names padded to 50 (pad_output_len_dso) */
+	u32 nr_itrace_errors;
+	bool itrace_refused;
+	bool dump;	/* -D */	/* the decoder's event lacks a field -F asked for */
+	struct inlines *inlines;	/* frames' inlined functions (used where lines are made) */
+	struct inlines *lines;		/* -F srcline: where source lines come from (inlines, or
+					   its own with --no-inline) */
+};
+
+/*
+ * A sample's line as the reading thread resolved it, with the model as it is at the sample
+ * (comm, maps); the symbols and the text come later, on the aggregator when there is one.
+ * It holds no references: comms are interned, dsos live as long as the machine.
+ */
+struct line_item {
+	struct evsel *evsel;
+	const char *comm;
+	struct dso *dso;	/* the ip's, or NULL */
+	u64 addr;		/* the ip in its map */
+	u64 ip, time, period;
+	u32 pid, tid, cpu;
+	u32 flags;		/* AUX-trace samples' branch kind */
+	u8 insn_len;		/* and instruction (Intel PT's) */
+	u8 insn[16];
+	u32 call_depth;		/* and the calls open then (-F callindent) */
+	char synth[48];		/* a synthesized event's data as text (-F synth) */
+	u32 nr_frames;		/* of frames[], when callchain */
+	u32 first_unwound;	/* frames[] from this one on were unwound (dwarf): perf 6.1
+				   looks for inlined functions in those only (unwind_entry) */
+	bool callchain;		/* the ip field is the sample's callchain */
+	u64 sample_addr;	/* the sample's addr field, */
+	struct dso *addr_dso;	/* its dso and address in it (page faults: addr_location) */
+	u64 addr_in_dso;
+	const void *raw_data;	/* a tracepoint's fields: only while the record is at hand */
+	u32 raw_size;		/* (lines with them are made on the reading thread) */
+	struct sample_frame frames[];
+};
+
+/* perf's is_bts_event: branches with a period of 1, as the BTS decoder makes them */
+static inline bool is_bts_event(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_HARDWARE &&
+	       attr->config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS && attr->sample_period == 1;
+}
+
+/* perf's sample_addr_correlates_sym: addr is a page fault's address, or a branch's target */
+static inline bool addr_correlates_sym(const struct perf_event_attr *attr)
+{
+	if (is_bts_event(attr))
+		return true;
+	return attr->type == PERF_TYPE_SOFTWARE && (attr->config == PERF_COUNT_SW_PAGE_FAULTS ||
+						    attr->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+						    attr->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
+
+/* perf_sample__fprintf_bts: " => addr" when -F asks for addr, or by default when it has one */
+static inline bool bts_shows_addr(const struct script *s, const struct perf_event_attr *attr)
+{
+	int t = script_output_type(attr->type);
+
+	return (s->f.fields[t] & SF_ADDR) ||
+	       ((attr->sample_type & PERF_SAMPLE_ADDR) && !s->f.user_set[t]);
+}
+
+/* Before this thread writes: every line handed on is out. */
+static inline void script_sync(struct script *s)
+{
+	if (s->pipelined)
+		aggregate__drain(&s->agg);
+}
+
+
+/* script_fields.c: perf_session__check_output_opt, and its evsel__check_attr for the first
+ * event of a type; the name column's width */
+int script_check_fields(struct script *s);
+int script_check_type(struct script *s, int t, struct evsel *evsel);
+void script_widen_name(struct script *s, struct evsel *evsel);
+
+/* script_print.c: a sample's line (and frames), a side-band record's, an AUX-trace error's */
+void script_print_line(struct script *s, const struct line_item *item);
+void script_print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32 tid, u64 time);
+void script_print_auxtrace_error(struct script *s, u32 type, const struct itrace_error *e,
+				 u64 time, bool fmt);
+
+#endif

@@ -1,0 +1,461 @@
+/*
+ * script_print: the text of perf script's lines: a sample's (its start, fields and frames, with
+ * their symbols, inlined functions and source lines), a side-band record's, an AUX-trace error's.
+ * Written through s->out, on the aggregator when lines are pipelined; nothing allocated a line.
+ */
+#include "analyzer/script/script_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyzer/output/dump.h"
+#include "lib/fmt.h"
+#include "readers/evsel_name.h"
+
+int script_time__format(char *buf, size_t size, u64 time, bool ns)
+{
+	/* "%5llu.%09llu: " (ns), or perf's timestamp__scnprintf_usec: "%llu.%06llu" truncated
+	 * to microseconds, in a 12-wide column, then ": " */
+	char num[FMT_U64_MAX + 1 + 9];
+	u64 frac = ns ? time % 1000000000 : time % 1000000000 / 1000;
+	int digits = ns ? 9 : 6, width = ns ? 5 : 12;
+	size_t n = fmt_u64_dec(num, time / 1000000000), len;
+
+	if (ns) {
+		len = n < 5 ? 5 : n;
+		memmove(num + len - n, num, n);
+		memset(num, ' ', len - n);
+		n = len;
+	}
+	num[n++] = '.';
+	for (int i = digits - 1; i >= 0; i--, frac /= 10)
+		num[n + (size_t)i] = (char)('0' + frac % 10);
+	n += (size_t)digits;
+	len = (size_t)width > n ? (size_t)width : n;
+	if (size < len + 3)
+		return -1;
+	memset(buf, ' ', len - n);
+	memcpy(buf + len - n, num, n);
+	memcpy(buf + len, ": ", 3);
+	return (int)len + 2;
+}
+
+/* perf's __symbol__fprintf_symname_offs and map__fprintf_dsoname, for one address. */
+static void print_sym_dso(struct script *s, struct dso *dso, u64 addr, u32 fields)
+{
+	struct addr_location al = { .dso = dso, .addr = addr };
+
+	if (fields & SF_SYM) {
+		machine__resolve_symbol(&s->machine, &al);
+		outbuf_putc(&s->out, ' ');
+		if (al.sym) {
+			fmt_put_str(&s->out, symbol__name(al.symtab, al.sym));
+			if (fields & SF_SYMOFFSET) {
+				fmt_put_str(&s->out, "+0x");
+				fmt_put_hex(&s->out, al.addr - al.sym->start, 0);
+			}
+		} else {
+			fmt_put_str(&s->out, "[unknown]");
+		}
+	}
+	if (fields & SF_DSO) {
+		fmt_put_str(&s->out, " (");
+		fmt_put_str(&s->out, dso ? dso->long_name : "[unknown]");
+		outbuf_putc(&s->out, ')');
+	}
+}
+
+/*
+ * map__fprintf_srcline: "\n  FILE:LINE" for the ip at addr in dso, as addr2line gives it, or
+ * "\n  DSO[ADDR]" when it gives nothing; nothing for its "??:0" (a function without a line)
+ */
+static void print_srcline(struct script *s, struct dso *dso, u64 addr, u32 fields)
+{
+	char buf[4096];
+
+	if (!(fields & SF_SRCLINE) || !dso)
+		return;
+	if (!inlines__srcline(s->lines, dso, addr, buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "%s[%llx]",
+			 dso->short_name ? dso->short_name : dso->long_name, (unsigned long long)addr);
+	else if (!strncmp(buf, "??:0", 4))
+		return;
+	fmt_put_str(&s->out, "\n  ");
+	fmt_put_str(&s->out, buf);
+}
+
+/* A line of a frame's inline records: the record's own srcline, as it is ("??:0" too) */
+static void print_record_line(struct script *s, const struct sample_frame *frame,
+			      const char *line, u32 fields)
+{
+	if (!line) {
+		print_srcline(s, frame->dso, frame->addr, fields);
+	} else if (fields & SF_SRCLINE) {
+		fmt_put_str(&s->out, "\n  ");
+		fmt_put_str(&s->out, line);
+	}
+}
+
+/* script_time__format, keeping the text of the whole seconds from line to line */
+static void print_time(struct script *s, u64 time)
+{
+	u64 sec = time / 1000000000, frac = time % 1000000000;
+	size_t digits = s->ns ? 9 : 6, n;
+	char *p;
+
+	if (sec != s->time_sec || !s->time_prefix_len) {
+		char buf[64];
+		int len = script_time__format(buf, sizeof(buf), sec * 1000000000, s->ns);
+
+		s->time_prefix_len = (size_t)len - digits - 2;	/* up to the point */
+		memcpy(s->time_prefix, buf, s->time_prefix_len);
+		s->time_sec = sec;
+	}
+	if (!s->ns)
+		frac /= 1000;	/* truncated, as perf does */
+	n = s->time_prefix_len + digits + 2;
+	p = outbuf_reserve(&s->out, n);
+	memcpy(p, s->time_prefix, s->time_prefix_len);
+	p += s->time_prefix_len;
+	for (size_t i = digits; i-- > 0; frac /= 10)
+		p[i] = (char)('0' + frac % 10);
+	memcpy(p + digits, ": ", 2);
+	s->out.len += n;
+}
+
+/*
+ * perf's perf_sample__fprintf_start: comm, tid, cpu, time, for samples and side-band records
+ * alike.
+ */
+static void print_start(struct script *s, struct evsel *evsel, const char *comm, u32 pid, u32 tid,
+			u32 cpu, u64 time)
+{
+	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
+	struct outbuf *ob = &s->out;
+	size_t from = ob->len;
+
+	if (s->start.len && s->start.evsel == evsel && s->start.comm == comm &&
+	    s->start.pid == pid && s->start.tid == tid && s->start.cpu == cpu) {
+		outbuf_put(ob, s->start.text, s->start.len);
+		goto time;
+	}
+	if (fields & SF_COMM) {
+		/* perf leaves the comm unpadded when frames follow */
+		bool unpadded = (fields & SF_IP) && s->use_callchain &&
+				(evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+
+		fmt_put_padded(ob, comm, strlen(comm), unpadded ? 0 : 16, false);
+		outbuf_putc(ob, ' ');
+	}
+	if ((fields & SF_PID) && (fields & SF_TID)) {	/* "%5d/%-5d " */
+		fmt_put_int(ob, (int)pid, 5, false);
+		outbuf_putc(ob, '/');
+		fmt_put_int(ob, (int)tid, 5, true);
+		outbuf_putc(ob, ' ');
+	} else if (fields & (SF_PID | SF_TID)) {
+		fmt_put_int(ob, (int)(fields & SF_PID ? pid : tid), 5, false);
+		outbuf_putc(ob, ' ');
+	}
+	if (fields & SF_CPU) {
+		if (cpu < 1000) {	/* "[%03d] " */
+			outbuf_putc(ob, '[');
+			fmt_put_u64_zero(ob, cpu, 3);
+			fmt_put_str(ob, "] ");
+		} else {
+			char buf[16];
+
+			outbuf_put(ob, buf, (size_t)snprintf(buf, sizeof(buf), "[%03d] ", (int)cpu));
+		}
+	}
+	/* (kept when the buffer was not flushed meanwhile and it fits) */
+	s->start.len = 0;
+	if (ob->len > from && ob->len - from <= sizeof(s->start.text)) {
+		s->start = (typeof(s->start)){ evsel, comm, pid, tid, cpu, ob->len - from };
+		memcpy(s->start.text, ob->buf + from, s->start.len);
+	}
+time:
+	if (fields & SF_TIME)
+		print_time(s, time);
+}
+
+/*
+ * One frame of a callchain, one line; perf's append_inlines makes a frame whose pc is in
+ * inlined code (DWARF of its file says so) one line a function, innermost first: the
+ * inlined ones "(inlined)" in place of the dso, even without -F sym.
+ */
+static void print_frame(struct script *s, const struct sample_frame *frame, u32 fields,
+			bool unwound)
+{
+	struct addr_location al = { .dso = frame->dso, .addr = frame->addr };
+	const char *const *names = NULL, *const *lines = NULL;
+	struct outbuf *ob = &s->out;
+	size_t n = 0;
+
+	machine__resolve_symbol(&s->machine, &al);
+	if (unwound && al.sym && frame->dso && s->inlines)
+		n = inlines__find(s->inlines, frame->dso, frame->addr,
+				  symbol__name(al.symtab, al.sym), &names, &lines);
+	if (!n) {
+		char line[4096];
+
+		outbuf_putc(ob, '\t');
+		fmt_put_hex(ob, frame->addr, 16);
+		print_sym_dso(s, frame->dso, frame->addr, fields);
+		/*
+		 * an unwound frame's line comes from its inline records: with no DWARF for the
+		 * pc, addr2line's one record of the function ("??:0" too) when it has one
+		 */
+		if ((fields & SF_SRCLINE) && unwound && al.sym && frame->dso && s->inlines &&
+		    inlines__srcline(s->lines, frame->dso, frame->addr, line, sizeof(line)))
+			print_record_line(s, frame, line, fields);
+		else
+			print_srcline(s, frame->dso, frame->addr, fields);
+		outbuf_putc(ob, '\n');
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		outbuf_putc(ob, '\t');
+		fmt_put_hex(ob, frame->addr, 16);
+		if (!names[i]) {
+			print_sym_dso(s, frame->dso, frame->addr, fields);
+			print_record_line(s, frame, lines[i], fields);
+		} else {
+			if (fields & SF_SYM) {
+				outbuf_putc(ob, ' ');
+				fmt_put_str(ob, names[i]);
+				if (fields & SF_SYMOFFSET) {
+					fmt_put_str(ob, "+0x");
+					fmt_put_hex(ob, al.addr - al.sym->start, 0);
+				}
+			}
+			print_record_line(s, frame, lines[i], fields);
+			fmt_put_str(ob, " (inlined)");
+		}
+		outbuf_putc(ob, '\n');
+	}
+}
+
+/* perf_sample__fprintf_insn: " insn: xx xx" when the decoder gave the instruction */
+static void print_insn(struct script *s, const struct line_item *item, u32 fields)
+{
+	if (!(fields & SF_INSN) || !item->insn_len)
+		return;
+	static const char hex[] = "0123456789abcdef";
+
+	fmt_put_str(&s->out, " insn:");
+	for (u8 i = 0; i < item->insn_len; i++) {	/* " %02x" */
+		outbuf_putc(&s->out, ' ');
+		outbuf_putc(&s->out, hex[item->insn[i] >> 4]);
+		outbuf_putc(&s->out, hex[item->insn[i] & 15]);
+	}
+}
+
+/* the symbol's name at addr in dso, or NULL */
+static const char *sym_name(struct script *s, struct dso *dso, u64 addr)
+{
+	struct addr_location al = { .dso = dso, .addr = addr };
+
+	machine__resolve_symbol(&s->machine, &al);
+	return al.sym ? symbol__name(al.symtab, al.sym) : NULL;
+}
+
+/*
+ * perf_sample__fprintf_callindent: the dso (when neither ip nor addr is printed), then the
+ * function called (or begun in) or returned from (or ended in), indented by the calls open;
+ * the width is kept across lines, as perf's static spacing does.
+ */
+static void print_callindent(struct script *s, const struct line_item *item, u32 fields)
+{
+	u32 depth = item->call_depth + (item->flags & IP_FLAG_RETURN ? 1 : 0);
+	struct outbuf *ob = &s->out;
+	const char *name = NULL;
+	char num[32];
+	u64 ip = 0;
+	int len = 0;
+
+	if (item->flags & (IP_FLAG_CALL | IP_FLAG_TRACE_BEGIN)) {
+		if (!(name = sym_name(s, item->addr_dso, item->addr_in_dso)))
+			ip = item->sample_addr;
+	} else if (item->flags & (IP_FLAG_RETURN | IP_FLAG_TRACE_END)) {
+		if (!(name = sym_name(s, item->dso, item->addr)))
+			ip = item->ip;
+	}
+	if ((fields & SF_DSO) && !(fields & (SF_IP | SF_ADDR))) {	/* map__fprintf_dsoname */
+		const char *dso = item->dso ? item->dso->long_name : "[unknown]";
+
+		outbuf_putc(ob, '(');
+		fmt_put_padded(ob, dso, strlen(dso), s->pad_dso, true);
+		fmt_put_str(ob, ")\t");
+	}
+	if (name || ip) {
+		if (!name) {
+			snprintf(num, sizeof(num), "%16llx", (unsigned long long)ip);
+			name = num;
+		}
+		len = (int)(depth * 4 + strlen(name));
+		for (u32 i = 0; i < depth * 4; i++)
+			outbuf_putc(ob, ' ');
+		fmt_put_str(ob, name);
+	}
+	if (len > s->callindent_spacing || (len && len < s->callindent_spacing - 52))
+		s->callindent_spacing = (len + 4 + 31) / 32 * 32;
+	for (; len < s->callindent_spacing; len++)
+		outbuf_putc(ob, ' ');
+}
+
+/* perf script's process_event for the fields above: a sample's line (and frames). */
+void script_print_line(struct script *s, const struct line_item *item)
+{
+	struct evsel *evsel = item->evsel;
+	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
+	struct outbuf *ob = &s->out;
+
+	if (!fields)
+		return;
+	print_start(s, evsel, item->comm, item->pid, item->tid, item->cpu, item->time);
+	if (fields & SF_PERIOD) {
+		fmt_put_u64(ob, item->period, 10);
+		outbuf_putc(ob, ' ');
+	}
+	if (fields & SF_EVNAME) {
+		const char *name = evsel__name(evsel);
+
+		name = name ? name : "[unknown]";
+		fmt_put_padded(ob, name, strlen(name), s->name_width, false);
+		fmt_put_str(ob, ": ");
+	}
+	if (fields & SF_FLAGS) {	/* perf_sample__fprintf_flags: "  %-21s " */
+		char str[64];
+
+		itrace_flags__format(item->flags, str, sizeof(str));
+		fmt_put_str(ob, "  ");
+		fmt_put_padded(ob, str, strlen(str), 21, true);
+		outbuf_putc(ob, ' ');
+	}
+	if (is_bts_event(&evsel->attr)) {	/* perf_sample__fprintf_bts */
+		if (fields & SF_CALLINDENT)
+			print_callindent(s, item, fields);
+		if (fields & SF_IP) {
+			outbuf_putc(ob, ' ');
+			fmt_put_hex(ob, item->ip, 16);
+			print_sym_dso(s, item->dso, item->addr, fields);
+		}
+		if (bts_shows_addr(s, &evsel->attr)) {
+			fmt_put_str(ob, " => ");
+			fmt_put_hex(ob, item->sample_addr, 16);
+			print_sym_dso(s, item->addr_dso, item->addr_in_dso, fields);
+		}
+		if (fields & SF_IP)	/* the branch's source line last (print_srcline_last) */
+			print_srcline(s, item->dso, item->addr, fields);
+		print_insn(s, item, fields);
+		outbuf_putc(ob, '\n');
+		if (ob->error)
+			__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+		return;
+	}
+	if ((fields & SF_TRACE) && item->raw_data && evsel->attr.type == PERF_TYPE_TRACEPOINT &&
+	    s->tf)	/* NULL only for a pipe's attr that came after its first sample */
+		trace_fields__fprintf(s->tf, outbuf_stream(ob), evsel->attr.config, item->cpu,
+				      item->raw_data, item->raw_size);
+	if ((fields & SF_SYNTH) && item->synth[0]) {	/* perf_sample__fprintf_synth */
+		size_t len = strlen(item->synth);
+
+		fmt_put_str(ob, item->synth);
+		for (; len < 34; len++)	/* perf_sample__fprintf_pt_spacing */
+			outbuf_putc(ob, ' ');
+	}
+	if (fields & SF_ADDR) {	/* perf_sample__fprintf_addr */
+		fmt_put_hex(ob, item->sample_addr, 16);
+		if (addr_correlates_sym(&evsel->attr))
+			print_sym_dso(s, item->addr_dso, item->addr_in_dso, fields);
+	}
+	if ((fields & SF_IP) && item->callchain) {
+		outbuf_putc(ob, '\n');
+		for (u32 i = 0; i < item->nr_frames; i++)	/* sample__fprintf_callchain */
+			print_frame(s, &item->frames[i], fields, i >= item->first_unwound);
+	} else if (fields & SF_IP) {
+		outbuf_putc(ob, ' ');
+		fmt_put_hex(ob, item->ip, 16);
+		print_sym_dso(s, item->dso, item->addr, fields);
+		print_srcline(s, item->dso, item->addr, fields);
+	}
+	/*
+	 * perf prints a bpf-output event's raw data under it (a software event's default field
+	 * bpf-output): with none, that is one empty line. Raw data itself is not shown yet.
+	 * (Printed for software events only: the field is invalid for the other types.)
+	 */
+	print_insn(s, item, fields);
+	if ((fields & SF_BPF_OUTPUT) && evsel->attr.type == PERF_TYPE_SOFTWARE &&
+	    evsel->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
+		outbuf_putc(ob, '\n');
+	outbuf_putc(ob, '\n');
+	if (ob->error)
+		__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+}
+
+/* perf's perf_event__fprintf for the side-band records script shows. */
+static void print_record(struct script *s, const struct perf_event_header *ev)
+{
+	const struct perf_record_lost *lost = (const void *)ev;
+
+	outbuf_puts(&s->out, "PERF_RECORD_");
+	outbuf_puts(&s->out, perf_event__name(ev->type));
+	/* -D's LOST details are the tool's (": id:...: lost:..."); perf_event__fprintf's: */
+	if (ev->type == PERF_RECORD_LOST)
+		fprintf(outbuf_stream(&s->out), " lost %" PRIu64 "\n",
+			ev->size >= sizeof(*lost) ? lost->lost : 0);
+	else
+		dump_fprintf_details(outbuf_stream(&s->out), ev);
+}
+
+/*
+ * perf's print_event_with_time: the start of a line as for a sample of the record's event
+ * (none when the record maps to no event), the comm of the record's thread, then the record.
+ * Without sample_id_all, the record's own pid, tid and time (fork, exit) stand in.
+ */
+void script_print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32 tid, u64 time)
+{
+	struct evsel *evsel = ctx->evsel;
+	struct perf_sample sample = ctx->sample;
+	struct thread *t = NULL;
+
+	if (!evsel && s->session.nr_evsels == 1)
+		evsel = &s->session.evsels[0];	/* perf's evlist__id2evsel */
+	if (evsel && !evsel->attr.sample_id_all) {
+		sample.cpu = 0;
+		sample.time = time;
+		sample.pid = (u32)pid;
+		sample.tid = (u32)tid;
+	}
+	if (s->cpus && (sample.cpu >= MAX_CPUS || !s->cpus[sample.cpu]))
+		return;
+	if (tid != -1)
+		t = machine__findnew_thread(&s->machine, pid, tid);
+	script_sync(s);
+	if (evsel)
+		print_start(s, evsel, t ? thread__comm_str(t) : ":-1", sample.pid, sample.tid,
+			    sample.cpu, sample.time);
+	print_record(s, ctx->event);
+	thread__put(t);
+}
+
+/* perf_event__fprintf_auxtrace_error, on stdout as perf script prints it */
+void script_print_auxtrace_error(struct script *s, u32 type, const struct itrace_error *e,
+				 u64 time, bool fmt)
+{
+	FILE *fp;
+
+	script_sync(s);
+	fp = outbuf_stream(&s->out);
+	fprintf(fp, " %s error type %u", type == 1 ? "instruction trace" : "unknown AUX", type);
+	if (fmt && time)
+		fprintf(fp, " time %" PRIu64 ".%09" PRIu64, time / 1000000000, time % 1000000000);
+	else
+		fputs(" time 0", fp);
+	fprintf(fp, " cpu %d pid %d tid %d ip %#" PRIx64 " code %u: %s\n", e->cpu, e->pid, e->tid,
+		e->ip, e->code, e->msg);
+	if (type == 1)
+		s->nr_itrace_errors++;
+}
+
