@@ -40,7 +40,7 @@ on_tty() {	# FILE LINE
 }
 
 CLEAR=$'\r\033[K'
-for cmd in report tasks flamegraph; do
+for cmd in report script tasks flamegraph; do
 	extra=()
 	[ $cmd = flamegraph ] && extra=(--folded -o -)
 	line=$(args $cmd "${extra[@]}")
@@ -87,6 +87,12 @@ case "$head_bytes" in
 "# "* | *"Samples"*) bad "report to the terminal: output before the line was cleared" ;;
 *) ok ;;
 esac
+
+# script writes as it reads: to the terminal the output is the progress, and no line is drawn
+line=$(args script)
+ANALYZE_PROGRESS_DELAY_MS=0 on_tty "$WORK/tty" "$line"
+tr -d '\r' <"$WORK/tty" >"$WORK/after"
+cmp -s "$WORK/script.want" "$WORK/after" && ok || bad "script to the terminal: $(grep -c 'analyze script:' "$WORK/tty") progress lines, or other output"
 
 echo "progress: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -25,8 +25,10 @@ void session_warn_about_errors(const struct events_stats *st, bool lost_shown, F
 	bool lost = !lost_shown && st->nr_events[PERF_RECORD_LOST];
 	bool dropped = samples && (double)st->total_lost_samples / (double)samples > 0.05;
 
-	if (lost || dropped || st->nr_unknown_events)
-		progress_done();	/* lines of their own */
+	if (lost || dropped || st->nr_unknown_events) {
+		progress_done();	/* lines of their own, after what the command printed */
+		fflush(stdout);
+	}
 	/* perf's counts are u32 printed with %d */
 	if (lost)
 		fprintf(fp, "Warning:\nProcessed %d events and lost %d chunks!\n\n"
@@ -44,8 +46,10 @@ void session_warn_about_errors(const struct events_stats *st, bool lost_shown, F
 
 void session_warn_data_files(const struct perf_session *s, FILE *fp)
 {
-	if (s->nr_data_warnings)
-		progress_done();	/* a line of their own */
+	if (s->nr_data_warnings) {
+		progress_done();	/* lines of their own, after what the command printed */
+		fflush(stdout);
+	}
 	for (size_t i = 0; i < s->nr_data_warnings; i++)
 		fprintf(fp, "Warning: %s\n", s->data_warnings[i]);
 }

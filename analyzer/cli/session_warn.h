@@ -21,7 +21,10 @@ void events_stats__add_lost(struct events_stats *st, const struct perf_event_hea
  */
 void session_warn_about_errors(const struct events_stats *st, bool lost_shown, FILE *fp);
 
-/* The data files a directory's report leaves out (missing, unreadable, cut short), a line each. */
+/*
+ * The data files a directory's report leaves out (missing, unreadable, cut short), a line each.
+ * Both clear the progress line and flush stdout first, when they print anything.
+ */
 void session_warn_data_files(const struct perf_session *session, FILE *fp);
 
 #endif

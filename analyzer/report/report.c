@@ -440,10 +440,7 @@ static int report__run(struct report *rep, const struct report_args *a)
 	if (!ret && rep->itrace)	/* what the trace holds after the last record */
 		ret = itrace__flush(rep->itrace) < 0 ? -1 : 0;
 	progress_phase("loading symbols", 0);
-	if (rep->session.nr_data_warnings) {
-		fflush(stdout);
-		session_warn_data_files(&rep->session, stderr);
-	}
+	session_warn_data_files(&rep->session, stderr);
 	if (!ret)
 		settle_kernel(rep);
 	aggregate__finish(&rep->agg);	/* its batches' memory serves what comes after the run */
@@ -455,10 +452,8 @@ static int report__run(struct report *rep, const struct report_args *a)
 		return 1;
 	}
 	/* perf's --stats tool is no_warn; --header-only processes no records */
-	if (!rep->stats_tool && !a->header_only) {
-		fflush(stdout);
+	if (!rep->stats_tool && !a->header_only)
 		session_warn_about_errors(&rep->session.stats, false, stderr);
-	}
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/session_warn.h"
 #include "lib/error.h"
+#include "lib/progress.h"
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
 
@@ -449,7 +450,7 @@ struct script_cmd {
 	const char *input, *jobs, *symfs, *kallsyms, *comms, *pids, *tids, *cpus, *time_str,
 		*max_stack;
 	bool ns, hide_callgraph, task_events, mmap_events, switch_events, lost_events, header,
-	     dump_raw, show_inline;
+	     dump_raw, show_inline, no_progress;
 	int nr_jobs;
 	struct dump dump;
 	struct symsrc_config symsrc;
@@ -495,6 +496,7 @@ static int script_parse_options(struct script *s, struct script_cmd *c, int argc
 		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
 		{ 0, "call-trace", OPT_CALLBACK, &call_trace_cb, NULL, "Show call trace from itrace", false, true },
 		{ 0, "call-ret-trace", OPT_CALLBACK, &call_ret_trace_cb, NULL, "Show call and return trace from itrace", false, true },
+		OPT_PROGRESS(&c->no_progress),
 		OPT_END_MARK,
 	};
 	int nr_args;
@@ -603,6 +605,9 @@ static int script_run(struct script *s, struct script_cmd *c)
 		c->dump.lost_handled = s->show_lost_events;
 		c->dump.keeps_sample = script_keeps_sample;
 	}
+	/* the output streams as records are read: no line when it goes to the same terminal */
+	progress_init("analyze script", c->no_progress, true);
+	progress_phase("reading", perf_session__data_bytes(&s->session));
 	if (!c->bad_time)
 		ret = perf_session__process(&s->session,
 					    c->dump_raw ? &c->dump.consumer : &s->consumer);
@@ -610,6 +615,8 @@ static int script_run(struct script *s, struct script_cmd *c)
 		ret = itrace__flush(s->itrace);
 	aggregate__exit(&s->agg);	/* every line out */
 	outbuf_exit(&s->out);
+	progress_done();
+	session_warn_data_files(&s->session, stderr);
 	return ret;
 }
 
