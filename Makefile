@@ -32,12 +32,12 @@ else
 Q := @
 endif
 
-LIB_SRC  := $(sort $(wildcard lib/*.c readers/*.c machine/*.c symtab/*.c) \
+LIB_SRC  := $(sort $(wildcard lib/*.c lib/*/*.c readers/*.c readers/*/*.c machine/*.c symtab/*.c) \
               $(wildcard analyzer/*/*.c))
 MAIN_SRC := analyzer/main.c
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(O)/%.o)
-UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c tests/unit/*/test_*.c))
 UNIT_BIN := $(O)/tests/unit-tests
 TOOLS_SRC := $(sort $(wildcard tools/*.c))
 TOOLS_BIN := $(TOOLS_SRC:%.c=$(O)/%)
@@ -182,7 +182,7 @@ comma := ,
 space := $(subst ,, )
 ENGINES := analyzer/cli analyzer/output analyzer/hist analyzer/itrace
 MODEL   := lib,readers,symtab,machine
-LAYERS  := lib:lib readers:lib symtab:lib machine:lib,readers,symtab \
+LAYERS  := lib:lib readers:lib,readers symtab:lib machine:lib,readers,symtab \
            analyzer/cli:$(MODEL) analyzer/output:$(MODEL),analyzer/cli \
            analyzer/hist:$(MODEL),analyzer/cli analyzer/itrace:$(MODEL),analyzer/cli \
            analyzer/*:$(MODEL),$(subst $(space),$(comma),$(ENGINES)),analyzer/commands.h \

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/slab.h"
-#include "lib/strpool.h"
-#include "lib/xxhash_inline.h"
+#include "lib/containers/slab.h"
+#include "lib/containers/strpool.h"
+#include "lib/containers/xxhash_inline.h"
 #include "lib/xalloc.h"
 
 /*

@@ -11,7 +11,7 @@
 #include <pthread.h>
 
 #include "lib/compiler.h"
-#include "lib/ptrtable.h"
+#include "lib/containers/ptrtable.h"
 #include "lib/refcount.h"
 #include "lib/workqueue.h"
 #include "symtab/symtab.h"

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/hashmap.h"
+#include "lib/containers/hashmap.h"
 #include "lib/xalloc.h"
 #include "machine/dso.h"
 #include "symtab/demangle.h"

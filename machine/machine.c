@@ -12,9 +12,9 @@
 #include <sys/mman.h>
 
 #include "lib/error.h"
-#include "lib/slab.h"
+#include "lib/containers/slab.h"
 #include "lib/xalloc.h"
-#include "readers/sample.h"
+#include "readers/decode/sample.h"
 
 #define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
 

@@ -10,9 +10,9 @@
 #define MACHINE_MACHINE_H
 
 #include "lib/compiler.h"
-#include "lib/ptrtable.h"
+#include "lib/containers/ptrtable.h"
 #include "lib/refcount.h"
-#include "lib/strpool.h"
+#include "lib/containers/strpool.h"
 #include "machine/dso.h"
 #include "machine/map.h"
 #include "readers/format.h"

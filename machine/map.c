@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/slab.h"
+#include "lib/containers/slab.h"
 #include "lib/xalloc.h"
 #include "machine/dso.h"
 

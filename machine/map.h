@@ -10,7 +10,7 @@
 
 #include "lib/compiler.h"
 #include "lib/refcount.h"
-#include "lib/stree.h"
+#include "lib/containers/stree.h"
 
 struct dso;
 

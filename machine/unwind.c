@@ -22,11 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/hashmap.h"
+#include "lib/containers/hashmap.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
 #include "machine/unwind_internal.h"
-#include "readers/sample.h"
+#include "readers/decode/sample.h"
 #include "readers/session.h"
 #include "symtab/symtab_elf.h"
 

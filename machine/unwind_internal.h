@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "lib/compiler.h"
-#include "lib/hashmap.h"
+#include "lib/containers/hashmap.h"
 
 struct dso;
 struct machine;

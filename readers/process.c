@@ -25,7 +25,7 @@
 #include "readers/order.h"
 #include "readers/prefault.h"
 #include "readers/reader.h"
-#include "readers/swap.h"
+#include "readers/decode/swap.h"
 #include "readers/walk.h"
 
 

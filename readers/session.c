@@ -19,8 +19,8 @@
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "readers/order.h"
-#include "readers/swap.h"
-#include "readers/tracing_data.h"
+#include "readers/decode/swap.h"
+#include "readers/decode/tracing_data.h"
 
 static const char *const event_names[PERF_RECORD_HEADER_MAX] = {
 	[0] = "TOTAL",

@@ -8,9 +8,9 @@
 #define READERS_SESSION_H
 
 #include "lib/compiler.h"
-#include "lib/hashmap.h"
+#include "lib/containers/hashmap.h"
 #include "readers/format.h"
-#include "readers/sample.h"
+#include "readers/decode/sample.h"
 
 #define MAX_PIPE_EVSELS 1024
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "lib/xalloc.h"
-#include "lib/xxhash_inline.h"
+#include "lib/containers/xxhash_inline.h"
 #include "symtab/symtab_internal.h"
 
 void symtab__init(struct symtab *st)

@@ -2,7 +2,7 @@
  * symtab internals: the builder that replays perf's symbol rb-tree while a table loads.
  * perf keeps a dso's symbols in a red-black tree and symbols__find walks it; with overlapping
  * symbols the answer depends on the tree's shape, so the builder performs the same inserts
- * and erases (lib/rbtree.c's algorithm) and derives the lookup index from the final tree.
+ * and erases (lib/containers/rbtree.c's algorithm) and derives the lookup index from the final tree.
  * Only the files of symtab/ include this.
  */
 #ifndef SYMTAB_SYMTAB_INTERNAL_H

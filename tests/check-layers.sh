@@ -2,8 +2,9 @@
 # check-layers: fails when a source file includes a header its layer may not (the rules are
 # the Makefile's LAYERS). Usage: check-layers.sh [-C DIR] RULE...; a RULE is
 # FOLDER:ALLOWED,ALLOWED... where FOLDER "analyzer/*" stands for every command folder (any
-# folder under analyzer/ with no rule of its own). A file may always include its own folder's
-# headers; a *_internal.h only from its own folder. With --self-test, checks that the rules
+# folder under analyzer/ with no rule of its own); a folder without a rule takes its parent's,
+# and ALLOWED covers its sub-folders. A file may always include its own folder's headers; a
+# *_internal.h only from its own folder. With --self-test, checks that the rules
 # catch a planted violation of each kind in a scratch tree.
 set -euo pipefail
 
@@ -14,7 +15,7 @@ if [ "${1:-}" = --self-test ]; then
 	shift
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	mkdir -p "$tmp"/{lib,readers,machine,symtab,analyzer/cli,analyzer/report,analyzer/script}
+	mkdir -p "$tmp"/{lib/sub,readers/sub,machine,symtab,analyzer/cli,analyzer/report,analyzer/script}
 	echo '#include "lib/a.h"' >"$tmp/lib/b.c"
 	echo '#include "readers/r.h"' >"$tmp/machine/m.c"
 	echo '#include "analyzer/cli/options.h"' >"$tmp/analyzer/report/report.c"
@@ -26,7 +27,9 @@ if [ "${1:-}" = --self-test ]; then
 		   'machine/x.c:#include "analyzer/hist/hist.h"' \
 		   'symtab/x.c:#include "analyzer/cli/options.h"' \
 		   'analyzer/script/x.c:#include "analyzer/report/report.h"' \
-		   'analyzer/report/x.c:#include "machine/machine_internal.h"'; do
+		   'analyzer/report/x.c:#include "machine/machine_internal.h"' \
+		   'lib/sub/x.c:#include "readers/r.h"' \
+		   'readers/sub/x.c:#include "machine/machine.h"'; do
 		file=${bad%%:*}
 		echo "${bad#*:}" >"$tmp/$file"
 		if "$self" -C "$tmp" "$@" >/dev/null 2>&1; then
@@ -44,16 +47,22 @@ for rule in "$@"; do
 	allowed[${rule%%:*}]=${rule#*:}
 done
 
-# the rule of a file's folder: its own, else a command folder's
+# the rule of a file's folder: its own, else a command folder's, else its parent folder's
 rule_of() {
 	local dir=$1
-	if [ -n "${allowed[$dir]+x}" ]; then
-		echo "${allowed[$dir]}"
-	elif [[ $dir == analyzer/* && -n "${allowed[analyzer/*]+x}" ]]; then
-		echo "${allowed[analyzer/*]}"
-	else
-		echo "-"
-	fi
+	while :; do
+		if [ -n "${allowed[$dir]+x}" ]; then
+			echo "${allowed[$dir]}"
+		elif [[ $dir == analyzer/* && $dir != */*/* && -n "${allowed[analyzer/*]+x}" ]]; then
+			echo "${allowed[analyzer/*]}"
+		elif [[ $dir == */* ]]; then
+			dir=${dir%/*}
+			continue
+		else
+			echo "-"
+		fi
+		return
+	done
 }
 
 bad=0

@@ -11,8 +11,8 @@
 
 #include "lib/xalloc.h"
 #include "readers/format.h"
-#include "readers/sample.h"
-#include "readers/swap.h"
+#include "readers/decode/sample.h"
+#include "readers/decode/swap.h"
 
 struct image {
 	const char *path;

@@ -24,7 +24,7 @@
 #include "analyzer/hist/sample_frames.h"
 #include "analyzer/cli/session_warn.h"
 #include "lib/error.h"
-#include "lib/hashmap.h"
+#include "lib/containers/hashmap.h"
 #include "lib/progress.h"
 #include "lib/xalloc.h"
 #include "machine/inline.h"

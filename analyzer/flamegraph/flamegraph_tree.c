@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hashmap.h"
-#include "lib/strpool.h"
+#include "lib/containers/hashmap.h"
+#include "lib/containers/strpool.h"
 #include "lib/xalloc.h"
 
 struct flame_tree {

@@ -11,7 +11,7 @@
 
 #include "lib/xalloc.h"
 #include "machine/inline.h"
-#include "lib/xxhash_inline.h"
+#include "lib/containers/xxhash_inline.h"
 
 void callchain_param__init(struct callchain_param *param)
 {

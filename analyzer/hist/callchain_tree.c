@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/rbtree.h"
+#include "lib/containers/rbtree.h"
 #include "lib/xalloc.h"
 #include "machine/inline.h"
 

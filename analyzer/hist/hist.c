@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "lib/xxhash_inline.h"
+#include "lib/containers/xxhash_inline.h"
 
-#include "lib/rbtree.h"
+#include "lib/containers/rbtree.h"
 #include "lib/xalloc.h"
 
 void hists__init(struct hists *hists, const struct sort_list *sort)
@@ -220,7 +220,7 @@ static int find_dir(void *arg, u32 item, u32 node);
  * output becomes two, which ones depending on the tree's shape). Outside the children view
  * (whose entries come from the run's chains afterwards: not emulated, the README says so),
  * the entries are then found as perf finds them: through the same tree, built by the same
- * inserts (lib/rbtree), instead of the hash index.
+ * inserts (lib/containers/rbtree), instead of the hash index.
  */
 bool lookups_can_fail(const struct sort_list *sort)
 {

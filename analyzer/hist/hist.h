@@ -12,8 +12,8 @@
 
 #include "analyzer/hist/callchain.h"
 #include "lib/compiler.h"
-#include "lib/hashmap.h"
-#include "lib/rbtree.h"
+#include "lib/containers/hashmap.h"
+#include "lib/containers/rbtree.h"
 #include "machine/machine.h"
 
 enum sort_key {

@@ -11,7 +11,7 @@
 
 #include "analyzer/hist/hist.h"
 #include "analyzer/hist/hist_keys_internal.h"
-#include "lib/rbtree.h"
+#include "lib/containers/rbtree.h"
 
 /* An entry of an address without a map: see struct replay. */
 static inline bool entry_wraps(const struct hist_entry *he)

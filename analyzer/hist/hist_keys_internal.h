@@ -12,7 +12,7 @@
 
 #include "analyzer/hist/hist.h"
 #include "lib/xalloc.h"
-#include "lib/xxhash_inline.h"
+#include "lib/containers/xxhash_inline.h"
 
 static inline const char *dso_name(const struct hist_entry *he)
 {

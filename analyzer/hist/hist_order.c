@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/rbtree.h"
+#include "lib/containers/rbtree.h"
 #include "lib/xalloc.h"
 
 /* perf's se_sort ?: se_cmp, used for the output order. */
@@ -70,7 +70,7 @@ static int by_first(const void *pa, const void *pb, void *arg)
  * wraps when they are more than 2^63 apart), and in the children view entries of one thread
  * with equal Children compare by their callchains' depth, entries of two threads go on to
  * Self and the keys. The order then depends on the trees' shapes, so analyze builds the same
- * trees from the same inserts (lib/rbtree). Elided keys (--comms, --dsos, --symbols of one
+ * trees from the same inserts (lib/containers/rbtree). Elided keys (--comms, --dsos, --symbols of one
  * name) take no part in the output order (perf_hpp__should_skip), but do in the others.
  */
 /*

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "lib/rbtree.h"
+#include "lib/containers/rbtree.h"
 #include "lib/xalloc.h"
 
 /*

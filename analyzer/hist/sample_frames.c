@@ -8,7 +8,7 @@
 
 #include "machine/machine.h"
 #include "machine/unwind.h"
-#include "readers/sample.h"
+#include "readers/decode/sample.h"
 #include "readers/session.h"
 
 u32 sample_frames__count(const u64 *chain, u32 max_stack)

@@ -15,7 +15,7 @@
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
-#include "readers/evsel_name.h"
+#include "readers/decode/evsel_name.h"
 
 /* intel-bts.h: the priv[] words of AUXTRACE_INFO */
 enum { BTS_PMU_TYPE, BTS_TIME_SHIFT, BTS_TIME_MULT, BTS_TIME_ZERO, BTS_CAP_USER_TIME_ZERO,

@@ -23,7 +23,7 @@
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
-#include "readers/evsel_name.h"
+#include "readers/decode/evsel_name.h"
 
 /*
  * capstone, loaded when first needed: linked, its relocated tables cost every command 3 MB of

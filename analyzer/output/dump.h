@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "lib/hashmap.h"
+#include "lib/containers/hashmap.h"
 #include "readers/session.h"
 
 struct machine;

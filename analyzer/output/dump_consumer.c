@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "machine/machine.h"
-#include "readers/evsel_name.h"
+#include "readers/decode/evsel_name.h"
 
 #define PIPE_OFFSET_BASE PERF_PIPE_HEADER_SIZE	/* perf counts pipe offsets after its header */
 

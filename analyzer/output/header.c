@@ -1,6 +1,6 @@
 /*
  * header: the "# ========" block of perf report --header/--header-only (perf 6.1
- * perf_session__fprintf_info): prints what readers/features read from each feature section
+ * perf_session__fprintf_info): prints what readers/decode/features read from each feature section
  * into a perf_env. Formats only; the bytes are parsed there.
  */
 #include "analyzer/output/header.h"
@@ -15,8 +15,8 @@
 #include <time.h>
 
 #include "lib/xalloc.h"
-#include "readers/evsel_name.h"
-#include "readers/features.h"
+#include "readers/decode/evsel_name.h"
+#include "readers/decode/features.h"
 
 /* perf 6.1 header.c feat_ops[].name, indexed by feature bit. */
 static const char *const feat_names[HEADER_LAST_FEATURE_61] = {

@@ -1,7 +1,7 @@
 /*
  * trace_fields: the `trace` field of perf script, through libtraceevent fed the recording's
  * tracing data the way perf 6.1's trace_report() feeds it (util/trace-event-read.c and
- * trace-event-parse.c). The bytes are split by readers/tracing_data; only their text is parsed
+ * trace-event-parse.c). The bytes are split by readers/decode/tracing_data; only their text is parsed
  * here. One trace_seq is reused for every sample: nothing is allocated per event.
  */
 #include "analyzer/output/trace_fields.h"
@@ -21,7 +21,7 @@
 #include "machine/dso.h"
 #include "machine/machine.h"
 #include "readers/session.h"
-#include "readers/tracing_data.h"
+#include "readers/decode/tracing_data.h"
 
 struct event_name {
 	u64 id;

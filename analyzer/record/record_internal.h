@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #include "lib/compiler.h"
-#include "lib/strpool.h"
+#include "lib/containers/strpool.h"
 #include "readers/format.h"
 
 struct perf_writer;

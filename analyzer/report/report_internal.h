@@ -14,7 +14,7 @@
 #include "analyzer/itrace/itrace.h"
 #include "analyzer/cli/name_list.h"
 #include "analyzer/output/dump.h"
-#include "lib/hashmap.h"
+#include "lib/containers/hashmap.h"
 #include "machine/machine.h"
 #include "readers/session.h"
 

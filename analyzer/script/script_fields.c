@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
-#include "readers/evsel_name.h"
+#include "readers/decode/evsel_name.h"
 
 /* builtin-script.c's all_output_options: every name perf accepts, and what we print of them */
 static const struct {

@@ -11,7 +11,7 @@
 
 #include "analyzer/output/dump.h"
 #include "lib/fmt.h"
-#include "readers/evsel_name.h"
+#include "readers/decode/evsel_name.h"
 
 int script_time__format(char *buf, size_t size, u64 time, bool ns)
 {

@@ -1,5 +1,5 @@
 /*
- * Unit tests for readers/evsel_name: the names perf 6.1 gives events from their attrs alone.
+ * Unit tests for readers/decode/evsel_name: the names perf 6.1 gives events from their attrs alone.
  * Every expected name below is what perf 6.1 (x86_64) printed for a file with that attr and
  * no EVENT_DESC (made by tools/gen-perfdata --event ... --no-event-desc).
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "readers/evsel_name.h"
+#include "readers/decode/evsel_name.h"
 #include "readers/session.h"
 
 struct name_case {

@@ -12,14 +12,14 @@
 
 #include "lib/error.h"
 #include "lib/fmt.h"
-#include "lib/hashmap.h"
+#include "lib/containers/hashmap.h"
 #include "lib/outbuf.h"
-#include "lib/ptrtable.h"
-#include "lib/rbtree.h"
+#include "lib/containers/ptrtable.h"
+#include "lib/containers/rbtree.h"
 #include "lib/refcount.h"
-#include "lib/slab.h"
-#include "lib/stree.h"
-#include "lib/strpool.h"
+#include "lib/containers/slab.h"
+#include "lib/containers/stree.h"
+#include "lib/containers/strpool.h"
 
 Test(hashmap, insert_find_remove_many)
 {

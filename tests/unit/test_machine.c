@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/strpool.h"
+#include "lib/containers/strpool.h"
 #include "machine/machine.h"
 #include "tests/unit/events.h"
 #include "tests/unit/gate.h"

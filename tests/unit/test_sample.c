@@ -1,8 +1,8 @@
-/* Unit tests for readers/sample: every sample_type bit in order, trailers, bounds. */
+/* Unit tests for readers/decode/sample: every sample_type bit in order, trailers, bounds. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "readers/sample.h"
+#include "readers/decode/sample.h"
 
 struct builder {
 	u64 words[256];

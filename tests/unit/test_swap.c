@@ -1,5 +1,5 @@
 /*
- * Unit tests of readers/swap: native -> foreign -> native round trips of synthetic records of
+ * Unit tests of readers/decode/swap: native -> foreign -> native round trips of synthetic records of
  * every type, attrs and feature sections; the attr bitfield rule; field-level checks of what
  * is swapped and what is left alone; malformed sizes returning -1 without touching bytes
  * outside the record. Everything is built here: no host files, no recording.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "readers/swap.h"
+#include "readers/decode/swap.h"
 
 /* ---- a small byte builder ---- */
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests for readers/tracing_data: perf's tracing data layout (trace-event-read.c) split
+ * Unit tests for readers/decode/tracing_data: perf's tracing data layout (trace-event-read.c) split
  * into pieces, in either byte order, and every truncation or bad count refused with the file
  * and offset.
  */
@@ -9,7 +9,7 @@
 
 #include "lib/error.h"
 #include "lib/xalloc.h"
-#include "readers/tracing_data.h"
+#include "readers/decode/tracing_data.h"
 
 struct blob {
 	u8 *buf;

@@ -1,6 +1,6 @@
 /*
  * swap_internal: the in-place swapping cursor shared by swap.c (headers, attrs, records) and
- * swap_feature.c (feature sections). Not part of readers/swap.h: only those two include it.
+ * swap_feature.c (feature sections). Not part of readers/decode/swap.h: only those two include it.
  * Every accessor is bounds-checked; the helpers are inline because they run per field.
  */
 #ifndef READERS_SWAP_INTERNAL_H
@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "readers/swap.h"
+#include "readers/decode/swap.h"
 
 /*
  * A cursor over [base + pos, base + end). Each accessor swaps one field and returns its value

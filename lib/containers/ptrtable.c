@@ -1,5 +1,5 @@
 /* Hash set of object pointers; see ptrtable.h. */
-#include "lib/ptrtable.h"
+#include "lib/containers/ptrtable.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * Sample decoding: field order follows the PERF_SAMPLE_* bits (perf_event.h), trailer order
  * TID TIME ID STREAM_ID CPU IDENTIFIER. Every read is bounded by the record's size.
  */
-#include "readers/sample.h"
+#include "readers/decode/sample.h"
 
 #include <string.h>
 

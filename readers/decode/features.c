@@ -3,7 +3,7 @@
  * do (stopping at the first section that fails, as perf does). Never prints; every read is
  * bounded by its section and nothing here trusts a count or length from the file.
  */
-#include "readers/features.h"
+#include "readers/decode/features.h"
 
 #include <ctype.h>
 #include <limits.h>

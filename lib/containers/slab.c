@@ -1,5 +1,5 @@
 /* Fixed-size object pools; see slab.h. */
-#include "lib/slab.h"
+#include "lib/containers/slab.h"
 
 #include <stdlib.h>
 #include <string.h>

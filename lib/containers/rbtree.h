@@ -1,6 +1,6 @@
 /*
  * rbtree: a red-black tree of item numbers (0..n-1) that takes the shape the Linux kernel's
- * lib/rbtree.c gives the same inserts: descend from the root by a caller's comparison, link
+ * lib/containers/rbtree.c gives the same inserts: descend from the root by a caller's comparison, link
  * the new leaf, rebalance as rb_insert_color does. Its use is to reproduce the order perf
  * walks its own trees in when perf's comparison is not transitive (then the in-order walk
  * depends on the tree's shape, not on the comparison alone). O(log n) an insert while the

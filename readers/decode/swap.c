@@ -5,11 +5,11 @@
  * bounds-checked. Facts from perf's tools/perf/util/session.c (perf_event__*_swap) and evsel.c
  * (evsel__parse_sample with needs_swap).
  */
-#include "readers/swap.h"
+#include "readers/decode/swap.h"
 
 #include <string.h>
 
-#include "readers/swap_internal.h"
+#include "readers/decode/swap_internal.h"
 
 /* ---- file header, sections, record header ---- */
 

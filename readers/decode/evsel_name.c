@@ -3,7 +3,7 @@
  * evsel__*_name helpers; tools/perf/arch/x86/util/evsel.c: arch_evsel__hw_name). See
  * evsel_name.h.
  */
-#include "readers/evsel_name.h"
+#include "readers/decode/evsel_name.h"
 
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>

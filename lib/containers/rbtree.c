@@ -3,7 +3,7 @@
  * red, else one or two rotations), which is what the kernel's rb_insert_color does, so equal
  * insert sequences make equal shapes.
  */
-#include "lib/rbtree.h"
+#include "lib/containers/rbtree.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

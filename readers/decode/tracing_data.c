@@ -4,7 +4,7 @@
  * Unlike perf, which reads on past a short section and takes a failed read as a count of 0,
  * any piece that does not fit is an error here.
  */
-#include "readers/tracing_data.h"
+#include "readers/decode/tracing_data.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* stree: the static S+-tree index over a sorted key array; see stree.h. */
-#include "lib/stree.h"
+#include "lib/containers/stree.h"
 
 #include <stdlib.h>
 

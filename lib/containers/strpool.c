@@ -1,9 +1,9 @@
 /* String interning in chunked arenas; see strpool.h. */
-#include "lib/strpool.h"
+#include "lib/containers/strpool.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include "lib/xxhash_inline.h"
+#include "lib/containers/xxhash_inline.h"
 
 #include "lib/xalloc.h"
 

@@ -3,11 +3,11 @@
  * directions: which words of each section are u64, u32 or strings (header.c write_* /
  * process_* with ph->needs_swap). Never interprets the values; every access is bounds-checked.
  */
-#include "readers/swap.h"
+#include "readers/decode/swap.h"
 
 #include <string.h>
 
-#include "readers/swap_internal.h"
+#include "readers/decode/swap_internal.h"
 
 /* A perf string: u32 length, then that many bytes left alone (header.c do_read_string). */
 static void cur_string(struct cursor *c)

@@ -1,8 +1,8 @@
 /* Open-addressing u64 -> pointer map; see hashmap.h. */
-#include "lib/hashmap.h"
+#include "lib/containers/hashmap.h"
 
 #include <stdlib.h>
-#include "lib/xxhash_inline.h"
+#include "lib/containers/xxhash_inline.h"
 
 #include "lib/xalloc.h"
 
