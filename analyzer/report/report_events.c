@@ -5,34 +5,17 @@
  */
 #include "analyzer/report/report_internal.h"
 
-#include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "analyzer/hist/aggregate.h"
-#include "analyzer/hist/callchain.h"
-#include "analyzer/output/dump.h"
 #include "analyzer/output/header.h"
-#include "analyzer/hist/hist.h"
-#include "analyzer/itrace/itrace.h"
-#include "analyzer/cli/name_list.h"
-#include "analyzer/cli/options.h"
 #include "analyzer/cli/session_warn.h"
 #include "lib/error.h"
-#include "lib/containers/hashmap.h"
 #include "lib/containers/xxhash_inline.h"
-#include "lib/workqueue.h"
 #include "lib/xalloc.h"
-#include "machine/machine.h"
-#include "machine/inline.h"
 #include "machine/unwind.h"
-#include "readers/decode/evsel_name.h"
 #include "readers/order.h"
-#include "readers/session.h"
 
 /* perf's thread__is_filtered: by the thread's comm as it is at the sample. */
 static bool thread_filtered(struct report *rep, const struct thread *t)
