@@ -35,9 +35,12 @@ struct option {
 };
 
 #define OPT_END_MARK { 0, NULL, OPT_BOOL, NULL, NULL, NULL, false, false }
-/* --no-progress, for every command that reads a recording (lib/progress.h) */
-#define OPT_PROGRESS(no_progress)                                                          \
-	{ 0, "no-progress", OPT_BOOL, no_progress, NULL, "do not show the progress line on a terminal" }
+/*
+ * --progress (the default) and --no-progress, for every command that reads a recording
+ * (lib/progress.h): a boolean, so --no-p stays the ambiguous prefix it was
+ */
+#define OPT_PROGRESS(progress)                                                             \
+	{ 0, "progress", OPT_BOOL, progress, NULL, "show a progress line on a terminal (default; --no-progress: none)" }
 
 /*
  * Parse argv (without the command name). Non-option arguments are moved to the front of

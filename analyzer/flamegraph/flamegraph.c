@@ -347,7 +347,7 @@ struct flamegraph_args {
 	const char *input, *output, *title, *width, *minwidth, *jobs, *symfs, *kallsyms;
 	const char *comms, *pids, *tids;
 	bool folded;
-	bool no_progress;
+	bool progress;
 };
 
 /* --width and --minwidth: 0, or -1 after the usage error */
@@ -436,7 +436,7 @@ static int run(struct flamegraph *fg, const struct flamegraph_args *a,
 	hashmap_init(&fg->frames);
 	hashmap_init(&fg->comms_seen);
 
-	progress_init("analyze flamegraph", a->no_progress, false);
+	progress_init("analyze flamegraph", !a->progress, false);
 	progress_phase("reading", perf_session__data_bytes(&fg->session));
 	ret = perf_session__process(&fg->session, &fg->consumer);
 	progress_phase("loading symbols", 0);
@@ -474,7 +474,7 @@ static int run(struct flamegraph *fg, const struct flamegraph_args *a,
 
 int cmd_flamegraph(int argc, const char **argv, const struct analyze_config *cfg)
 {
-	struct flamegraph_args a = { 0 };
+	struct flamegraph_args a = { .progress = true };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &a.input, "file", "input file name (default: perf.data)" },
 		{ 'o', "output", OPT_STRING, &a.output, "file", "output file, - for the standard output (default: flamegraph.svg; --folded: -)" },
@@ -489,7 +489,7 @@ int cmd_flamegraph(int argc, const char **argv, const struct analyze_config *cfg
 		{ 0, "kallsyms", OPT_STRING, &a.kallsyms, "file", "kallsyms pathname" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
 		{ 'j', "jobs", OPT_STRING, &a.jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
-		OPT_PROGRESS(&a.no_progress),
+		OPT_PROGRESS(&a.progress),
 		OPT_END_MARK,
 	};
 	struct flamegraph fg = { .consumer.deliver = flamegraph_deliver };

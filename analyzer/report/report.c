@@ -151,7 +151,7 @@ struct report_args {
 	const char *input, *sort_str, *comms, *dsos, *symbols, *pids, *tids, *symfs;
 	const char *kallsyms, *max_stack, *parent, *jobs;
 	bool stdio, show_nr, quiet, header, header_only, show_info, stats, children, inverted;
-	bool show_inline, dump_raw, no_progress;
+	bool show_inline, dump_raw, progress;
 };
 
 /* --sort, as perf's setup_sorting takes it. -1 to go on, or the status to exit with. */
@@ -222,7 +222,7 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 0, "inline", OPT_BOOL, &a->show_inline, NULL, "Show inline function" },
 		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options (as script's; default: every branch)", false, true },
 		{ 0, "no-itrace", OPT_BOOL, &rep->itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
-		OPT_PROGRESS(&a->no_progress),
+		OPT_PROGRESS(&a->progress),
 		OPT_END_MARK,
 	};
 	int nr_args, ret;
@@ -523,7 +523,7 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 {
 	struct report rep = { .consumer.deliver = report_deliver,
 			      .consumer.prefetch = report_prefetch };
-	struct report_args a = { .children = true, .show_inline = true };
+	struct report_args a = { .children = true, .show_inline = true, .progress = true };
 	int ret;
 
 	callchain_param__init(&rep.cc_param);
@@ -545,7 +545,7 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 	rep.print_features = rep.session.is_pipe && (a.header || a.header_only) && !a.stats;
 	rep.header_only = a.header_only;
 	rep.show_info = a.show_info;
-	progress_init("analyze report", a.no_progress, a.dump_raw);
+	progress_init("analyze report", !a.progress, a.dump_raw);
 	report__setup_machine(&rep, &a, cfg);
 	report__setup_hists(&rep, &a);
 	report__setup_callchains(&rep, &a);

@@ -450,7 +450,7 @@ struct script_cmd {
 	const char *input, *jobs, *symfs, *kallsyms, *comms, *pids, *tids, *cpus, *time_str,
 		*max_stack;
 	bool ns, hide_callgraph, task_events, mmap_events, switch_events, lost_events, header,
-	     dump_raw, show_inline, no_progress;
+	     dump_raw, show_inline, progress;
 	int nr_jobs;
 	struct dump dump;
 	struct symsrc_config symsrc;
@@ -496,7 +496,7 @@ static int script_parse_options(struct script *s, struct script_cmd *c, int argc
 		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
 		{ 0, "call-trace", OPT_CALLBACK, &call_trace_cb, NULL, "Show call trace from itrace", false, true },
 		{ 0, "call-ret-trace", OPT_CALLBACK, &call_ret_trace_cb, NULL, "Show call and return trace from itrace", false, true },
-		OPT_PROGRESS(&c->no_progress),
+		OPT_PROGRESS(&c->progress),
 		OPT_END_MARK,
 	};
 	int nr_args;
@@ -606,7 +606,7 @@ static int script_run(struct script *s, struct script_cmd *c)
 		c->dump.keeps_sample = script_keeps_sample;
 	}
 	/* the output streams as records are read: no line when it goes to the same terminal */
-	progress_init("analyze script", c->no_progress, true);
+	progress_init("analyze script", !c->progress, true);
 	progress_phase("reading", perf_session__data_bytes(&s->session));
 	if (!c->bad_time)
 		ret = perf_session__process(&s->session,
@@ -673,7 +673,7 @@ static void script_exit(struct script *s, struct script_cmd *c)
 int cmd_script(int argc, const char **argv, const struct analyze_config *cfg)
 {
 	struct script s = { .consumer.deliver = script_deliver };
-	struct script_cmd c = { .show_inline = true };
+	struct script_cmd c = { .show_inline = true, .progress = true };
 	int ret;
 
 	ret = script_parse_options(&s, &c, argc, argv);

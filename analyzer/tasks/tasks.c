@@ -301,13 +301,13 @@ static int tasks_deliver(struct event_consumer *consumer, struct event_ctx *ctx)
 int cmd_tasks(int argc, const char **argv)
 {
 	const char *input = NULL, *jobs = NULL;
-	bool mmaps = false, sorted = false, no_progress = false;
+	bool mmaps = false, sorted = false, progress = true;
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
 		{ 0, "mmaps", OPT_BOOL, &mmaps, NULL, "Display recorded tasks memory maps" },
 		{ 0, "sorted", OPT_BOOL, &sorted, NULL, "order every level of the tree by tid" },
 		{ 'j', "jobs", OPT_STRING, &jobs, "n", "threads in all for reading (default: online CPUs)" },
-		OPT_PROGRESS(&no_progress),
+		OPT_PROGRESS(&progress),
 		OPT_END_MARK,
 	};
 	struct tasks tasks = { .consumer.deliver = tasks_deliver };
@@ -349,7 +349,7 @@ int cmd_tasks(int argc, const char **argv)
 	if (mmaps)
 		tasks.consumer.ignores &= ~(1ull << PERF_RECORD_MMAP | 1ull << PERF_RECORD_MMAP2);
 
-	progress_init("analyze tasks", no_progress, false);
+	progress_init("analyze tasks", !progress, false);
 	progress_phase("reading", perf_session__data_bytes(&tasks.session));
 	ret = perf_session__process(&tasks.session, &tasks.consumer);
 	progress_done();
