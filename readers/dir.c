@@ -135,6 +135,7 @@ static void scan_times(struct perf_session *s, struct dir_reader *d)
 	int ret;
 
 	dir_reader__start(d, false);
+	d->rd.uncounted = true;	/* the reading pass counts the bytes */
 	while ((ret = reader__next(&d->rd, &rec)) > 0) {
 		struct evsel *evsel;
 		u64 ts;

@@ -54,6 +54,7 @@ struct reader {
 	/* the trace bytes of the AUXTRACE record handed out last, stepped over by the next call */
 	u64 aux_skip;
 	u64 published;	/* pos as last added to the progress counter (lib/progress.h) */
+	bool uncounted;	/* a first pass over the input: the progress counter is left alone */
 };
 
 /* Over [offset, offset + size) of a mapping. */
@@ -69,7 +70,8 @@ void reader__exit(struct reader *rd);
 static inline void reader__publish(struct reader *rd, bool done)
 {
 	if (rd->pos - rd->published >= (1u << 20) || (done && rd->pos != rd->published)) {
-		progress_add(rd->pos - rd->published);
+		if (!rd->uncounted)
+			progress_add(rd->pos - rd->published);
 		rd->published = rd->pos;
 	}
 }
