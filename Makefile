@@ -44,7 +44,8 @@ TOOLS_BIN := $(TOOLS_SRC:%.c=$(O)/%)
 
 # The default build makes ./analyze; checking builds (O=build/asan...) keep theirs in $(O).
 BIN      := $(if $(filter build,$(O)),analyze,$(O)/analyze)
-TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap)
+TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswap) \
+            ANALYZE_SYMBOL_CACHE=$(abspath $(O))/test-symbol-cache
 
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
         fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers check-progress \
@@ -186,7 +187,7 @@ LAYERS  := lib:lib readers:lib,readers symtab:lib machine:lib,readers,symtab \
            analyzer/cli:$(MODEL) analyzer/output:$(MODEL),analyzer/cli \
            analyzer/hist:$(MODEL),analyzer/cli analyzer/itrace:$(MODEL),analyzer/cli \
            analyzer/*:$(MODEL),$(subst $(space),$(comma),$(ENGINES)),analyzer/commands.h \
-           analyzer:lib,analyzer/cli,analyzer/commands.h
+           analyzer:lib,symtab,analyzer/cli,analyzer/commands.h
 check-layers:
 	$(Q)tests/check-layers.sh --self-test $(foreach l,$(LAYERS),'$(l)')
 	$(Q)tests/check-layers.sh $(foreach l,$(LAYERS),'$(l)')

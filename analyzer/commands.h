@@ -5,9 +5,16 @@
 #ifndef ANALYZER_COMMANDS_H
 #define ANALYZER_COMMANDS_H
 
-/* The options before the command (perf's --buildid-dir). */
+#include <stdbool.h>
+
+struct symcache;
+
+/* The options before the command (perf's --buildid-dir, the symbol cache's). */
 struct analyze_config {
 	const char *buildid_dir;
+	const char *symcache_dir;	/* --symbol-cache DIR, or NULL */
+	bool no_symcache;		/* --no-symbol-cache */
+	struct symcache *symcache;	/* what those and the environment make: NULL for none */
 };
 
 int cmd_report(int argc, const char **argv, const struct analyze_config *cfg);
@@ -15,5 +22,6 @@ int cmd_script(int argc, const char **argv, const struct analyze_config *cfg);
 int cmd_flamegraph(int argc, const char **argv, const struct analyze_config *cfg);
 int cmd_record(int argc, const char **argv, const struct analyze_config *cfg);
 int cmd_tasks(int argc, const char **argv);
+int cmd_symbol_cache(int argc, const char **argv, const struct analyze_config *cfg);
 
 #endif

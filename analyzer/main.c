@@ -13,10 +13,11 @@
 #include "analyzer/cli/options.h"
 #include "analyzer/commands.h"
 #include "lib/xalloc.h"
+#include "symtab/symcache.h"
 #include "version.h"
 
 static const char usage[] =
-	"usage: analyze [--buildid-dir DIR] COMMAND [ARGS]\n"
+	"usage: analyze [--buildid-dir DIR] [--symbol-cache DIR | --no-symbol-cache] COMMAND [ARGS]\n"
 	"\n"
 	"Commands:\n"
 	"  report   perf report --stdio: histograms of samples by comm, dso, symbol...\n"
@@ -24,6 +25,7 @@ static const char usage[] =
 	"  script   perf script: every sample, one line each (with its callchain under it)\n"
 	"  flamegraph  a flame graph of the samples: one self-contained interactive SVG\n"
 	"  record   perf record: sample a command, processes or the whole system into perf.data\n"
+	"  symbol-cache  the persistent symbol index: where it is, its size; --clear empties it\n"
 	"  help     the manual page of a command (as analyze COMMAND --help)\n"
 	"\n"
 	"analyze COMMAND -h lists a command's options; man analyze-COMMAND describes them.\n";
@@ -54,7 +56,8 @@ static bool may_reexec;		/* neither GLIBC_TUNABLES nor ANALYZE_SMALL_PAGES is se
 static bool wants_huge_heap(char **argv)
 {
 	for (int i = 1; argv[i]; i++) {
-		if (!strcmp(argv[i], "--buildid-dir") && argv[i + 1])
+		if ((!strcmp(argv[i], "--buildid-dir") || !strcmp(argv[i], "--symbol-cache")) &&
+		    argv[i + 1])
 			i++;
 		else if (argv[i][0] != '-')
 			return strcmp(argv[i], "tasks") && strcmp(argv[i], "record");
@@ -130,12 +133,31 @@ static bool huge_heap_setup(int argc, char **argv)
 	return false;
 }
 
+/* The command argv[0], its arguments after it. */
+static int run(int argc, const char **argv, const struct analyze_config *cfg)
+{
+	if (strcmp(argv[0], "report") == 0)
+		return cmd_report(argc - 1, argv + 1, cfg);
+	if (strcmp(argv[0], "script") == 0)
+		return cmd_script(argc - 1, argv + 1, cfg);
+	if (strcmp(argv[0], "flamegraph") == 0)
+		return cmd_flamegraph(argc - 1, argv + 1, cfg);
+	if (strcmp(argv[0], "record") == 0)
+		return cmd_record(argc - 1, argv + 1, cfg);
+	if (strcmp(argv[0], "tasks") == 0)
+		return cmd_tasks(argc - 1, argv + 1);
+	if (strcmp(argv[0], "symbol-cache") == 0)
+		return cmd_symbol_cache(argc - 1, argv + 1, cfg);
+	fprintf(stderr, "analyze: '%s' is not an analyze command.\n\n%s", argv[0], usage);
+	return 1;
+}
+
 int main(int argc, const char **argv)
 {
 	struct analyze_config cfg = { 0 };
 	static char default_dir[4096];
 	const char *env, *home;
-	int i = 1;
+	int i = 1, ret;
 	bool large = huge_heap_setup(argc, (char **)argv);
 
 	env = getenv("PERF_BUILDID_DIR");
@@ -171,6 +193,12 @@ int main(int argc, const char **argv)
 			cfg.buildid_dir = argv[++i];
 		} else if (strncmp(argv[i], "--buildid-dir=", 14) == 0) {
 			cfg.buildid_dir = argv[i] + 14;
+		} else if (strcmp(argv[i], "--symbol-cache") == 0 && i + 1 < argc) {
+			cfg.symcache_dir = argv[++i];
+		} else if (strncmp(argv[i], "--symbol-cache=", 15) == 0) {
+			cfg.symcache_dir = argv[i] + 15;
+		} else if (strcmp(argv[i], "--no-symbol-cache") == 0) {
+			cfg.no_symcache = true;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			fputs(usage, stdout);
 			return 0;
@@ -199,16 +227,8 @@ int main(int argc, const char **argv)
 		argc = 2;
 		i = 0;
 	}
-	if (strcmp(argv[i], "report") == 0)
-		return cmd_report(argc - i - 1, argv + i + 1, &cfg);
-	if (strcmp(argv[i], "script") == 0)
-		return cmd_script(argc - i - 1, argv + i + 1, &cfg);
-	if (strcmp(argv[i], "flamegraph") == 0)
-		return cmd_flamegraph(argc - i - 1, argv + i + 1, &cfg);
-	if (strcmp(argv[i], "record") == 0)
-		return cmd_record(argc - i - 1, argv + i + 1, &cfg);
-	if (strcmp(argv[i], "tasks") == 0)
-		return cmd_tasks(argc - i - 1, argv + i + 1);
-	fprintf(stderr, "analyze: '%s' is not an analyze command.\n\n%s", argv[i], usage);
-	return 1;
+	cfg.symcache = symcache__from_env(cfg.symcache_dir, cfg.no_symcache);
+	ret = run(argc - i, argv + i, &cfg);
+	symcache__delete(cfg.symcache);
+	return ret;
 }

@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 #include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -97,6 +98,20 @@ void *xreallocarray(void *ptr, size_t nmemb, size_t size)
 char *xstrdup(const char *s)
 {
 	return xstrndup(s, strlen(s));
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		xalloc_failed(0);
+	return s;
 }
 
 char *xstrndup(const char *s, size_t n)

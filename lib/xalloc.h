@@ -29,6 +29,8 @@ void *xrealloc(void *ptr, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* sprintf into a string of its own */
+__attribute__((format(printf, 1, 2))) char *xasprintf(const char *fmt, ...);
 
 /* What the others do when memory runs out: say so (size: what was asked, 0 unknown), exit 1. */
 __attribute__((noreturn)) void xalloc_failed(size_t size);

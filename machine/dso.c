@@ -249,6 +249,7 @@ static void load_own_vdso(struct dso_symbols *syms, const struct symsrc_config *
 		struct symsrc_config own = *cfg;
 
 		own.symfs = "";
+		own.cache = NULL;	/* a temporary file: its index would never be found again */
 		symtab__load_dso(&syms->symtab, &own, DSO_KIND_USER, path,
 				 dso->build_id_size ? dso->build_id : NULL, dso->build_id_size);
 	}

@@ -7,11 +7,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdio.h>
 
 #include "lib/xalloc.h"
 #include "lib/containers/xxhash_inline.h"
+#include "symtab/symcache.h"
 #include "symtab/symtab_internal.h"
 
 void symtab__init(struct symtab *st)
@@ -21,6 +23,11 @@ void symtab__init(struct symtab *st)
 
 void symtab__exit(struct symtab *st)
 {
+	if (st->map) {
+		munmap(st->map, st->map_size);
+		memset(st, 0, sizeof(*st));
+		return;
+	}
 	free(st->syms);
 	free(st->names);
 	free(st->ranges);
@@ -112,6 +119,7 @@ bool symtab_is_regular_file(const char *path)
 	struct stat sb;
 	int known = -1;
 
+	symcache_probe_file(path);
 	if (len) {
 		slot = XXH3_64bits(path, len) % DIR_CACHE_SLOTS;
 		known = dir_cached(path, len, slot);
@@ -672,7 +680,8 @@ const struct symbol *symtab__find_span(const struct symtab *st, u64 addr, u64 *s
 			else
 				hi = mid;
 		}
-		if (!lo || st->ranges[lo - 1].sym == UINT32_MAX)
+		/* a range naming no symbol, or (in a damaged index) one out of bounds */
+		if (!lo || st->ranges[lo - 1].sym >= st->nr)
 			return NULL;
 		*span_lo = st->ranges[lo - 1].start;
 		*span_hi = lo < st->nr_ranges ? st->ranges[lo].start : UINT64_MAX;

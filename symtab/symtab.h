@@ -52,6 +52,9 @@ struct symtab {
 	size_t nr_ranges;
 	struct symtab_big_end *big_ends;	/* exact ends of saturated sizes, by sym index */
 	size_t nr_big_ends;
+	void *map;		/* an index of the symbol cache these point into (symcache.h),
+				   or NULL: the arrays are the table's own */
+	size_t map_size;
 	bool inlined;		/* the fakes perf's new_inline_sym makes for the functions inlined
 				   at callchain frames (each a function's start and size, another
 				   name): shown "NAME (inlined)", told apart by name */
@@ -70,7 +73,8 @@ const struct symbol *symtab__find_span(const struct symtab *st, u64 addr, u64 *s
 				       u64 *span_hi);
 static inline const char *symbol__name(const struct symtab *st, const struct symbol *s)
 {
-	return st->names + s->name;
+	/* bounded: a mapped index's body is not read in full before use (symcache.c) */
+	return likely(s->name < st->names_len) ? st->names + s->name : "";
 }
 /* The exact end (first address after the symbol), also when size is saturated. */
 u64 symtab__symbol_end(const struct symtab *st, const struct symbol *s);
@@ -83,6 +87,7 @@ struct symsrc_config {
 	const char *kallsyms;		/* --kallsyms FILE, or NULL */
 	const char *debug_dir;		/* system debuginfo root; NULL for /usr/lib/debug (the
 					   tests point it elsewhere with $ANALYZE_DEBUG_DIR) */
+	struct symcache *cache;		/* the persistent symbol index, or NULL for none */
 };
 
 static inline const char *symsrc_debug_dir(const struct symsrc_config *cfg)

@@ -16,6 +16,7 @@
 
 #include "lib/xalloc.h"
 #include "symtab/demangle.h"
+#include "symtab/symcache.h"
 #include "symtab/symtab_elf.h"
 #include "symtab/symtab_internal.h"
 
@@ -658,6 +659,7 @@ static int load_user(struct symtab *st, const struct symsrc_config *cfg, struct 
 		/* perf tests the unprefixed path, then reads the symfs one */
 		if (symtab_is_regular_file(id->long_name)) {
 			symtab_join_symfs(name, sizeof(name), cfg->symfs, id->long_name);
+			symcache_probe_file(name);
 			size = symtab__filename_build_id(name, bid);
 			if (size > 0) {
 				memcpy(id->bid, bid, BUILD_ID_MAX);
@@ -704,6 +706,36 @@ static int load_user(struct symtab *st, const struct symsrc_config *cfg, struct 
 	return 0;
 }
 
+/*
+ * load_user through the symbol cache: the key is what is known before a file is read (the
+ * recorded name and build-id, the search settings); the probes, every file the search looked
+ * at, are checked by symcache__load. A table without symbols is not worth an index.
+ */
+static int load_user_cached(struct symtab *st, const struct symsrc_config *cfg,
+			    struct dso_id *id)
+{
+	struct symcache_key key;
+	int ret;
+
+	symcache_key__init(&key, id->vdso ? "vdso" : "dso");
+	symcache_key__add_str(&key, id->long_name);
+	symcache_key__add(&key, id->bid, id->bid_size);
+	symcache_key__add_str(&key, cfg->symfs);
+	symcache_key__add_str(&key, cfg->buildid_dir);
+	symcache_key__add_str(&key, symsrc_debug_dir(cfg));
+	if (!symcache__load(cfg->cache, &key, st, NULL)) {
+		symcache_key__exit(&key);
+		return 0;
+	}
+	symcache_record(&key);
+	ret = load_user(st, cfg, id);
+	symcache_record(NULL);
+	if (!ret && st->nr)
+		symcache__store(cfg->cache, &key, st, NULL);
+	symcache_key__exit(&key);
+	return ret;
+}
+
 int symtab__load_dso(struct symtab *st, const struct symsrc_config *cfg, enum dso_kind kind,
 		     const char *long_name, const u8 *build_id, size_t build_id_size)
 {
@@ -725,7 +757,7 @@ int symtab__load_dso(struct symtab *st, const struct symsrc_config *cfg, enum ds
 		ret = load_perf_map(st, long_name);
 		return ret < 0 ? -1 : 0;
 	}
-	ret = load_user(st, cfg, &id);
+	ret = cfg->cache ? load_user_cached(st, cfg, &id) : load_user(st, cfg, &id);
 	if (ret < 0) {
 		symtab_reset(st);
 		symtab_pool_add(st, "", 0);

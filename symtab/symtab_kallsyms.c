@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symtab/symcache.h"
 #include "symtab/symtab_internal.h"
 
 #define KSYM_NAME_LEN 512	/* perf 6.1's tools/include/linux/kallsyms.h */
@@ -313,22 +314,26 @@ static int running_kernel_build_id(u8 *bid)
 	return -1;
 }
 
-int symtab__load_kernel(struct symtab *st, const struct symsrc_config *cfg, const u8 *build_id,
-			size_t build_id_size, u64 ref_reloc_addr, struct kernel_map_bounds *bounds)
+/*
+ * The file dso__load_kernel_sym reads the kernel's symbols from into path: --kallsyms FILE if
+ * given, else (no --symfs) /proc/kallsyms when no build-id was recorded or it is the running
+ * kernel's, else the build-id cache's copy. -1 when there is none.
+ */
+static int kernel_source(const struct symsrc_config *cfg, const u8 *build_id,
+			 size_t build_id_size, char *path, size_t size)
 {
-	char path[4096], hex[2 * BUILD_ID_MAX + 1];
+	char hex[2 * BUILD_ID_MAX + 1];
 	u8 host[BUILD_ID_MAX];
 	int host_size;
 
-	if (bounds)
-		bounds->valid = false;
 	if (cfg->kallsyms)
-		return symtab__load_kallsyms_file(st, cfg->kallsyms, ref_reloc_addr, bounds);
+		return snprintf(path, size, "%s", cfg->kallsyms) < (int)size ? 0 : -1;
 	/* dso__load_kernel_sym: no local files when a symfs was given */
 	if (cfg->symfs && cfg->symfs[0])
-		goto none;
+		return -1;
+	snprintf(path, size, "/proc/kallsyms");
 	if (!build_id || !build_id_size)
-		return symtab__load_kallsyms_file(st, "/proc/kallsyms", ref_reloc_addr, bounds);
+		return 0;
 	build_id_size = MIN(build_id_size, (size_t)BUILD_ID_MAX);
 	host_size = running_kernel_build_id(host);
 	/* dso__find_kallsyms: the running kernel's own table when the build-id matches */
@@ -337,20 +342,67 @@ int symtab__load_kernel(struct symtab *st, const struct symsrc_config *cfg, cons
 	     (build_id_size == BUILD_ID_MAX && (size_t)host_size < build_id_size &&
 	      !memcmp(build_id, host, (size_t)host_size) &&
 	      !build_id[host_size])))
-		return symtab__load_kallsyms_file(st, "/proc/kallsyms", ref_reloc_addr, bounds);
+		return 0;
 	if (!cfg->buildid_dir)
-		goto none;
+		return -1;
 	for (size_t i = 0; i < build_id_size; i++)
 		sprintf(hex + 2 * i, "%02x", build_id[i]);
-	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", cfg->buildid_dir, hex);
+	snprintf(path, size, "%s/[kernel.kallsyms]/%s/kallsyms", cfg->buildid_dir, hex);
 	if (access(path, F_OK)) {
-		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s", cfg->buildid_dir, hex);
+		snprintf(path, size, "%s/[kernel.kallsyms]/%s", cfg->buildid_dir, hex);
 		if (access(path, F_OK))
-			goto none;
+			return -1;
 	}
+	return 0;
+}
+
+/*
+ * A kallsyms file through the symbol cache: keyed by the file and the relocation, checked
+ * against the file's identity, or for /proc's against the running kernel (its build-id, boot
+ * and modules: KASLR moves every address at each boot).
+ */
+static int load_kallsyms_cached(struct symtab *st, struct symcache *cache, const char *path,
+				u64 ref_reloc_addr, struct kernel_map_bounds *bounds)
+{
+	struct symcache_key key;
+	struct kernel_map_bounds own;
+	int ret;
+
+	if (!bounds)
+		bounds = &own;
+	symcache_key__init(&key, "kallsyms");
+	symcache_key__add_str(&key, path);
+	symcache_key__add_u64(&key, ref_reloc_addr);
+	if (!symcache__load(cache, &key, st, bounds)) {
+		symcache_key__exit(&key);
+		return 0;
+	}
+	symcache_record(&key);
+	if (!strncmp(path, "/proc/", 6))
+		symcache_probe_kernel();
+	else
+		symcache_probe_file(path);
+	symcache_record(NULL);
+	ret = symtab__load_kallsyms_file(st, path, ref_reloc_addr, bounds);
+	if (!ret)
+		symcache__store(cache, &key, st, bounds);
+	symcache_key__exit(&key);
+	return ret;
+}
+
+int symtab__load_kernel(struct symtab *st, const struct symsrc_config *cfg, const u8 *build_id,
+			size_t build_id_size, u64 ref_reloc_addr, struct kernel_map_bounds *bounds)
+{
+	char path[4096];
+
+	if (bounds)
+		bounds->valid = false;
+	if (kernel_source(cfg, build_id, build_id_size, path, sizeof(path))) {
+		symtab_reset(st);
+		symtab_pool_add(st, "", 0);
+		return -1;
+	}
+	if (cfg->cache)
+		return load_kallsyms_cached(st, cfg->cache, path, ref_reloc_addr, bounds);
 	return symtab__load_kallsyms_file(st, path, ref_reloc_addr, bounds);
-none:
-	symtab_reset(st);
-	symtab_pool_add(st, "", 0);
-	return -1;
 }

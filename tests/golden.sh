@@ -84,8 +84,61 @@ run_case() {
 	return 0
 }
 
-pass=0 fail=0 pending=0 pending_ok=0 threaded=0
+pass=0 fail=0 pending=0 pending_ok=0 threaded=0 states=0
 is_pending() { grep -q "^$1 " "$FIX/PENDING" 2>/dev/null; }
+
+# The symbol index (analyze(1), SYMBOL INDEX) in the four states every case runs in: cold
+# (an empty cache: the case's indexes are written), warm (they are mapped), corrupt (each
+# with one byte changed, at a place that moves from case to case over header, key, probes,
+# symbols and names: each is rejected and rebuilt) and off. Its log says which happened.
+SC=$HOME/symcache SCLOG=$HOME/symcache.log flips=0 warm_hits=0
+symcache_state() {
+	local f
+	case $1 in
+	cold) rm -rf "$SC" && mkdir -p "$SC" ;;
+	corrupt) for f in "$SC"/*.sym; do [ -f "$f" ] && flip_byte "$f"; done ;;
+	esac
+	if [ "$1" = off ]; then export ANALYZE_SYMBOL_CACHE=off; else export ANALYZE_SYMBOL_CACHE=$SC; fi
+	: >"$SCLOG"
+	export ANALYZE_SYMBOL_CACHE_LOG=$SCLOG
+}
+# flip_byte FILE: one byte changed (xor 0x5a), at size * k / 61 for the k-th flip
+flip_byte() {
+	local size off b
+	size=$(stat -c %s "$1")
+	off=$((size * (flips % 61) / 61))
+	flips=$((flips + 1))
+	b=$(od -An -tu1 -j "$off" -N1 "$1" | tr -d ' ')
+	# shellcheck disable=SC2059
+	printf "\\$(printf %o $(((b ^ 0x5a) & 255)))" |
+		dd of="$1" bs=1 seek="$off" conv=notrunc status=none
+}
+# symcache_check STATE CASE: what the log of the run just made says, against the state (a
+# run looks up the dsos it resolves samples in: -j1, without workers loading ahead, may
+# look up fewer than the cold run wrote)
+symcache_check() {
+	local why="" f
+	case $1 in
+	warm) grep -q '^write \|^bad ' "$SCLOG" && why="a warm run wrote or rejected an index"
+	      for f in $(sed -n 's/^miss //p' "$SCLOG"); do
+		[ -e "$f" ] && why="a warm run missed an index that is there: $f"
+	      done
+	      ! grep -q '^hit ' "$SCLOG" || warm_hits=$((warm_hits + 1)) ;;
+	corrupt) for f in "$SC"/*.sym; do
+		[ -f "$f" ] || continue
+		if grep -q "^hit $f" "$SCLOG"; then
+			why="a corrupt index was used: $f"
+		elif grep -q " $f" "$SCLOG" && ! { grep -q "^bad $f" "$SCLOG" &&
+			grep -q "^write $f" "$SCLOG"; }; then
+			why="a corrupt index was not rejected and rebuilt: $(grep "$f" "$SCLOG" | head -2)"
+		fi
+	      done ;;
+	off) [ -s "$SCLOG" ] && why="a run without the cache used it" ;;
+	esac
+	[ -z "$why" ] && return 0
+	echo "FAIL ${2}: symbol cache $1: $why"
+	return 1
+}
 for dir in "$FIX"/*/; do
 	dir=${dir%/}
 	[ -f "$dir/cases" ] || continue
@@ -101,17 +154,26 @@ for dir in "$FIX"/*/; do
 				pending_ok=$((pending_ok + 1))
 				echo "note: ${dir##*/}/$case now matches perf: take it off tests/fixtures/PENDING"
 			fi
-		elif run_case "$dir" "$case" "$args"; then
+		elif symcache_state cold && run_case "$dir" "$case" "$args"; then
 			pass=$((pass + 1))
 			# one thread (everything inline) and more threads than this machine may
-			# have (workers racing to read ahead, load symbols, aggregate): the same
-			for jobs in 1 4; do
-				if run_case "$dir" "$case" "$args -j $jobs"; then
+			# have (workers racing to read ahead, load symbols, aggregate): the same,
+			# with the symbol index warm and then corrupt
+			for jobs_state in 1:warm 4:corrupt; do
+				symcache_state "${jobs_state#*:}"
+				if run_case "$dir" "$case" "$args -j ${jobs_state%:*}" &&
+					symcache_check "${jobs_state#*:}" "${dir##*/}/$case"; then
 					threaded=$((threaded + 1))
 				else
 					fail=$((fail + 1))
 				fi
 			done
+			symcache_state off
+			if run_case "$dir" "$case" "$args" && symcache_check off "${dir##*/}/$case"; then
+				states=$((states + 1))
+			else
+				fail=$((fail + 1))
+			fi
 		else
 			fail=$((fail + 1))
 		fi
@@ -161,7 +223,12 @@ else
 	fail=$((fail + 1))
 fi
 
-echo "golden: $threaded cases also match with -j1 and with -j4"
+echo "golden: $threaded cases also match with -j1 (symbol index warm) and -j4 (corrupt)"
+echo "golden: $states cases also match with the symbol index off; $warm_hits warm runs mapped indexes"
+if [ -z "${GOLDEN_ONLY:-}" ] && [ "$warm_hits" -eq 0 ]; then
+	echo "FAIL no warm run mapped a symbol index"
+	fail=$((fail + 1))
+fi
 echo "golden: $swapped cases also match on opposite-endian copies"
 echo "golden: $pending pending cases (tests/fixtures/PENDING), $pending_ok of them already match"
 echo "golden: $pass passed, $fail failed"

@@ -288,7 +288,7 @@ int options__jobs(const char *jobs, const char *usage, const struct option *opts
 }
 
 char *options__symsrc(struct symsrc_config *symsrc, const char *buildid_dir, const char *symfs,
-		      const char *kallsyms)
+		      const char *kallsyms, struct symcache *cache)
 {
 	char *symfs_cache = NULL;
 
@@ -302,6 +302,7 @@ char *options__symsrc(struct symsrc_config *symsrc, const char *buildid_dir, con
 	symsrc->symfs = symfs ? symfs : "";
 	symsrc->kallsyms = kallsyms;
 	symsrc->debug_dir = getenv("ANALYZE_DEBUG_DIR");
+	symsrc->cache = cache;
 	return symfs_cache;
 }
 

@@ -72,12 +72,13 @@ int options__jobs(const char *jobs, const char *usage, const struct option *opts
 u32 options__max_stack(void);
 
 struct symsrc_config;
+struct symcache;
 /*
  * Where symbols come from for --buildid-dir, --symfs and --kallsyms (and ANALYZE_DEBUG_DIR):
  * fills symsrc, pointing into the arguments; returns a string it allocated for it (or NULL),
- * which the caller frees after the last use of symsrc.
+ * which the caller frees after the last use of symsrc. cache: the symbol index (or NULL).
  */
 char *options__symsrc(struct symsrc_config *symsrc, const char *buildid_dir, const char *symfs,
-		      const char *kallsyms);
+		      const char *kallsyms, struct symcache *cache);
 
 #endif

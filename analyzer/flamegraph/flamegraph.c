@@ -425,7 +425,8 @@ static int run(struct flamegraph *fg, const struct flamegraph_args *a,
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
-	symfs_cache = options__symsrc(&symsrc, cfg->buildid_dir, a->symfs, a->kallsyms);
+	symfs_cache = options__symsrc(&symsrc, cfg->buildid_dir, a->symfs, a->kallsyms,
+						cfg->symcache);
 	/* -j N: N threads in all, this one included */
 	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
 	fg->session.wq = wq;

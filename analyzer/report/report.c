@@ -256,7 +256,8 @@ static void report__setup_machine(struct report *rep, const struct report_args *
 	const u8 *ids = perf_session__feat(&rep->session, HEADER_BUILD_ID, &size);
 	bool load = !a->stats && !a->header_only;
 
-	rep->symfs_cache = options__symsrc(&rep->symsrc, cfg->buildid_dir, a->symfs, a->kallsyms);
+	rep->symfs_cache = options__symsrc(&rep->symsrc, cfg->buildid_dir, a->symfs, a->kallsyms,
+						cfg->symcache);
 	/* -j N: N threads in all, this one included */
 	rep->wq = rep->nr_jobs > 1 ? workqueue__new(rep->nr_jobs - 1) : NULL;
 	rep->session.wq = rep->wq;

@@ -562,7 +562,8 @@ static int script_open(struct script *s, const struct script_cmd *c)
 /* The model, the workers, the filters and the output, then the header when asked for. */
 static void script_setup(struct script *s, struct script_cmd *c, const struct analyze_config *cfg)
 {
-	c->symfs_cache = options__symsrc(&c->symsrc, cfg->buildid_dir, c->symfs, c->kallsyms);
+	c->symfs_cache = options__symsrc(&c->symsrc, cfg->buildid_dir, c->symfs, c->kallsyms,
+						cfg->symcache);
 	/* -j N: N threads in all, this one included */
 	c->wq = c->nr_jobs > 1 ? workqueue__new(c->nr_jobs - 1) : NULL;
 	s->session.wq = c->wq;
