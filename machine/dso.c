@@ -304,6 +304,10 @@ static void claim_and_load(struct dso_symbols *syms)
 	if (mine) {
 		syms->load_state = DSO_LOAD_DONE;
 		pthread_cond_broadcast(&l->cond);
+		pthread_mutex_unlock(&l->lock);
+		/* the index after the table: the lookups waiting for it go on meanwhile */
+		symtab__save(&syms->symtab);
+		pthread_mutex_lock(&l->lock);
 	}
 	while (syms->load_state != DSO_LOAD_DONE) {
 		/* a worker loads it: help with other work meanwhile */
@@ -356,13 +360,16 @@ static struct dso_symbols *dso__load_now(struct dso *dso, const struct symsrc_co
 	struct dso_symbols *syms = __atomic_load_n(&dso->syms, __ATOMIC_ACQUIRE);
 
 	if (!syms) {
-		syms = dso_symbols__new(dso);
-		dso__load(syms, cfg, ref_reloc);
-		if (!syms->kernel && !syms->symtab.nr) {
-			dso_symbols__delete(syms);
-			syms = &no_symbols;
+		struct dso_symbols *mine = dso_symbols__new(dso);
+
+		dso__load(mine, cfg, ref_reloc);
+		if (!mine->kernel && !mine->symtab.nr) {
+			dso_symbols__delete(mine);
+			mine = &no_symbols;
 		}
-		syms = dso_syms_publish(dso, syms);
+		syms = dso_syms_publish(dso, mine);
+		if (syms == mine)
+			symtab__save(&syms->symtab);
 	}
 	if (syms->loader)	/* queued ahead */
 		claim_and_load(syms);

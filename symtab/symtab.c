@@ -21,8 +21,43 @@ void symtab__init(struct symtab *st)
 	memset(st, 0, sizeof(*st));
 }
 
+void symtab_defer_save(struct symtab *st, struct symcache *cache, struct symcache_key *k,
+		       const struct kernel_map_bounds *bounds)
+{
+	struct symtab_pending *p = xzalloc(sizeof(*p));
+
+	p->cache = cache;
+	p->key = *k;
+	memset(k, 0, sizeof(*k));
+	if (bounds) {
+		p->bounds = *bounds;
+		p->has_bounds = true;
+	}
+	st->pending = p;
+}
+
+static void pending_free(struct symtab *st)
+{
+	if (st->pending) {
+		symcache_key__exit(&st->pending->key);
+		free(st->pending);
+		st->pending = NULL;
+	}
+}
+
+void symtab__save(struct symtab *st)
+{
+	struct symtab_pending *p = st->pending;
+
+	if (!p)
+		return;
+	symcache__store(p->cache, &p->key, st, p->has_bounds ? &p->bounds : NULL);
+	pending_free(st);
+}
+
 void symtab__exit(struct symtab *st)
 {
+	pending_free(st);
 	if (st->map) {
 		munmap(st->map, st->map_size);
 		memset(st, 0, sizeof(*st));
@@ -149,6 +184,14 @@ void builder_init(struct sym_builder *b, struct symtab *st)
 	memset(b, 0, sizeof(*b));
 	b->st = st;
 	b->root = b->first = b->last = SYM_NIL;
+}
+
+void builder_reserve(struct sym_builder *b, size_t nr, size_t names_bytes)
+{
+	struct symtab *st = b->st;
+
+	ARRAY_GROW(b->v, b->alloc, MIN(nr, (size_t)SYM_NIL - 1));
+	ARRAY_GROW(st->names, st->names_alloc, MIN(st->names_len + names_bytes, (size_t)UINT32_MAX));
 }
 
 void builder_exit(struct sym_builder *b)
@@ -555,40 +598,98 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The addresses where perf's answer may change: every symbol's start and end and the next
+ * address after each, in increasing order, each once. The starts come sorted (the tree's
+ * order); only the ends are sorted here, so the array is a quarter of all the bounds.
+ */
+struct bound_iter {
+	const struct sym_builder *b;
+	u32 node;		/* the next start's symbol */
+	u64 *ends;
+	size_t nr_ends, end_i;
+	u64 pending[2];		/* a start's or an end's next address, still to come */
+	u8 pending_from;	/* which of them are live: bit 0 start+1, bit 1 end+1 */
+	bool have_last;
+	u64 last;
+};
+
+static bool bound_next(struct bound_iter *it, u64 *out)
+{
+	for (;;) {
+		u64 cand = UINT64_MAX;
+		int from = -1;
+
+		if (it->node != SYM_NIL && it->b->v[it->node].start <= cand)
+			cand = it->b->v[it->node].start, from = 0;
+		if ((it->pending_from & 1) && it->pending[0] <= cand)
+			cand = it->pending[0], from = 1;
+		if (it->end_i < it->nr_ends && it->ends[it->end_i] <= cand)
+			cand = it->ends[it->end_i], from = 2;
+		if ((it->pending_from & 2) && it->pending[1] <= cand)
+			cand = it->pending[1], from = 3;
+		if (from < 0)
+			return false;
+		switch (from) {
+		case 0:
+			it->node = builder_next(it->b, it->node);
+			/* start+1 of this start waits until the ones before it are out */
+			if (cand + 1 && !(it->pending_from & 1)) {
+				it->pending[0] = cand + 1;
+				it->pending_from |= 1;
+			}
+			break;
+		case 1:
+			it->pending_from &= (u8)~1;
+			break;
+		case 2:
+			it->end_i++;
+			if (cand + 1 && !(it->pending_from & 2)) {
+				it->pending[1] = cand + 1;
+				it->pending_from |= 2;
+			}
+			break;
+		default:
+			it->pending_from &= (u8)~2;
+			break;
+		}
+		if (it->have_last && cand == it->last)
+			continue;
+		it->have_last = true;
+		it->last = cand;
+		*out = cand;
+		return true;
+	}
+}
+
 static void build_ranges(struct sym_builder *b, const u32 *final_of)
 {
 	struct symtab *st = b->st;
-	size_t nb = 0, i, nr = 0, alloc = 0;
-	u64 *bounds = xcalloc(b->live * 4 + 1, sizeof(*bounds));
+	struct bound_iter it = { .b = b, .node = builder_first(b) };
+	size_t nr = 0, alloc = 0;
 	struct symtab_range *r = NULL;
+	u64 at;
 
-	bounds[nb++] = 0;
-	for (u32 n = builder_first(b); n != SYM_NIL; n = builder_next(b, n)) {
-		const struct bsym *s = &b->v[n];
+	it.ends = xmalloc((b->live + 1) * sizeof(*it.ends));
+	for (u32 n = builder_first(b); n != SYM_NIL; n = builder_next(b, n))
+		it.ends[it.nr_ends++] = b->v[n].end;
+	qsort(it.ends, it.nr_ends, sizeof(*it.ends), cmp_u64);
+	/* address 0 first: below the first symbol there is none */
+	it.have_last = true;
+	it.last = 0;
+	at = 0;
+	do {
+		u32 hit = tree_walk(b, at);
+		u32 sym = hit == SYM_NIL ? UINT32_MAX : final_of[hit];
 
-		bounds[nb++] = s->start;
-		if (s->start + 1)
-			bounds[nb++] = s->start + 1;
-		bounds[nb++] = s->end;
-		if (s->end + 1)
-			bounds[nb++] = s->end + 1;
-	}
-	qsort(bounds, nb, sizeof(*bounds), cmp_u64);
-	for (i = 0; i < nb; i++) {
-		u32 hit, sym;
-
-		if (i && bounds[i] == bounds[i - 1])
-			continue;
-		hit = tree_walk(b, bounds[i]);
-		sym = hit == SYM_NIL ? UINT32_MAX : final_of[hit];
 		if (nr && r[nr - 1].sym == sym)
 			continue;
 		ARRAY_GROW(r, alloc, nr + 1);
-		r[nr].start = bounds[i];
+		r[nr].start = at;
 		r[nr].sym = sym;
 		nr++;
-	}
-	free(bounds);
+	} while (bound_next(&it, &at));
+	free(it.ends);
 	st->ranges = r;
 	st->nr_ranges = nr;
 }

@@ -55,6 +55,7 @@ struct symtab {
 	void *map;		/* an index of the symbol cache these point into (symcache.h),
 				   or NULL: the arrays are the table's own */
 	size_t map_size;
+	struct symtab_pending *pending;	/* the index to write for it (symtab__save), or NULL */
 	bool inlined;		/* the fakes perf's new_inline_sym makes for the functions inlined
 				   at callchain frames (each a function's start and size, another
 				   name): shown "NAME (inlined)", told apart by name */
@@ -62,6 +63,12 @@ struct symtab {
 
 void symtab__init(struct symtab *st);
 void symtab__exit(struct symtab *st);
+/*
+ * Write the index a load through the symbol cache left to write (nothing if none): called
+ * once the table is published, so that the threads waiting for it need not wait for the
+ * write too. Only reads the table.
+ */
+void symtab__save(struct symtab *st);
 /* Append a symbol to a table that is not searched (symtab__find needs them sorted): its index. */
 size_t symtab__append(struct symtab *st, u64 start, u32 size, const char *name);
 /* perf's symbols__find: the symbol with start <= addr < end, or start == addr for a symbol

@@ -306,6 +306,8 @@ static int load_sym(struct sym_builder *b, struct symsrc *syms_ss, struct symsrc
 	if (!shdr.sh_entsize)
 		return -1;
 	nr_syms = shdr.sh_size / shdr.sh_entsize;
+	/* demangled C++ names run about twice their mangled length */
+	builder_reserve(b, nr_syms + 64, 2 * symstrs->d_size + 4096);
 
 	for (u64 idx = 0; idx < nr_syms; idx++) {
 		GElf_Sym sym;
@@ -731,7 +733,7 @@ static int load_user_cached(struct symtab *st, const struct symsrc_config *cfg,
 	ret = load_user(st, cfg, id);
 	symcache_record(NULL);
 	if (!ret && st->nr)
-		symcache__store(cfg->cache, &key, st, NULL);
+		symtab_defer_save(st, cfg->cache, &key, NULL);
 	symcache_key__exit(&key);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #ifndef SYMTAB_SYMTAB_INTERNAL_H
 #define SYMTAB_SYMTAB_INTERNAL_H
 
+#include "symtab/symcache.h"
 #include "symtab/symtab.h"
 
 #define SYM_NIL UINT32_MAX
@@ -39,6 +40,12 @@ struct sym_builder {
 
 void builder_init(struct sym_builder *b, struct symtab *st);
 void builder_exit(struct sym_builder *b);
+/*
+ * Room for nr symbols and names_bytes of names, from what the source says of its size: the
+ * arrays then grow without being copied (a large table's doublings copied tens of MB into
+ * fresh pages). Memory reserved and not used is never touched, so costs no RSS.
+ */
+void builder_reserve(struct sym_builder *b, size_t nr, size_t names_bytes);
 /* perf's symbol__new + symbols__insert: end = len ? start + len : start. */
 u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const char *name,
 		size_t name_len);
@@ -51,6 +58,18 @@ void builder_fixup_end(struct sym_builder *b, bool is_kallsyms);
 void builder_fixup_duplicate(struct sym_builder *b);
 /* Moves the tree into st (sorted array + lookup index when needed); frees the builder. */
 void builder_finish(struct sym_builder *b);
+
+/* What symtab__save writes: a table's key and probes, and the kernel's bounds. */
+struct symtab_pending {
+	struct symcache *cache;
+	struct symcache_key key;
+	struct kernel_map_bounds bounds;
+	bool has_bounds;
+};
+
+/* Leave key (moved, k is left empty) for symtab__save to write st's index with. */
+void symtab_defer_save(struct symtab *st, struct symcache *cache, struct symcache_key *k,
+		       const struct kernel_map_bounds *bounds);
 
 /* Pool helpers. */
 u32 symtab_pool_add(struct symtab *st, const char *s, size_t len);

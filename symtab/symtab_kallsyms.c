@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symtab/symcache.h"
@@ -214,6 +215,20 @@ static int add_cb(void *arg, const char *name, char type, u64 start)
 	return 0;
 }
 
+/*
+ * Room for the file's symbols: a line is 20 bytes and its name (and module) on average; the
+ * kernel does not say how long /proc/kallsyms is, so room for a large kernel's.
+ */
+static void kallsyms_reserve(struct sym_builder *b, const char *path)
+{
+	struct stat sb;
+
+	if (!stat(path, &sb) && sb.st_size > 0)
+		builder_reserve(b, (size_t)sb.st_size / 24 + 16, (size_t)sb.st_size / 2 + 4096);
+	else
+		builder_reserve(b, 1 << 18, 8 << 20);
+}
+
 int symtab__load_kallsyms_file(struct symtab *st, const char *path, u64 ref_reloc_addr,
 			       struct kernel_map_bounds *bounds)
 {
@@ -227,6 +242,7 @@ int symtab__load_kallsyms_file(struct symtab *st, const char *path, u64 ref_relo
 	symtab_reset(st);
 	symtab_pool_add(st, "", 0);
 	builder_init(&b, st);
+	kallsyms_reserve(&b, path);
 	err = kallsyms_parse(path, &b, add_cb);
 	if (err < 0)
 		goto fail;
@@ -385,7 +401,7 @@ static int load_kallsyms_cached(struct symtab *st, struct symcache *cache, const
 	symcache_record(NULL);
 	ret = symtab__load_kallsyms_file(st, path, ref_reloc_addr, bounds);
 	if (!ret)
-		symcache__store(cache, &key, st, bounds);
+		symtab_defer_save(st, cache, &key, bounds);
 	symcache_key__exit(&key);
 	return ret;
 }
