@@ -290,28 +290,6 @@ static void insert_fixup(struct sym_builder *b, u32 z)
 	b->v[b->root].red = 0;
 }
 
-/* Make next follow prev in the in-order list (SYM_NIL: the list's end). */
-static void list_set(struct sym_builder *b, u32 prev, u32 next)
-{
-	if (prev != SYM_NIL)
-		b->v[prev].next = next;
-	else
-		b->first = next;
-	if (next != SYM_NIL)
-		b->v[next].prev = prev;
-	else
-		b->last = prev;
-}
-
-/* Put n between prev and next in the in-order list. */
-static void list_link(struct sym_builder *b, u32 n, u32 prev, u32 next)
-{
-	b->v[n].prev = prev;
-	b->v[n].next = next;
-	list_set(b, prev, n);
-	list_set(b, n, next);
-}
-
 u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const char *name,
 		size_t name_len)
 {
@@ -328,8 +306,8 @@ u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const cha
 		.name = symtab_pool_add(b->st, name, name_len),
 		.left = SYM_NIL,
 		.right = SYM_NIL,
-		.binding = binding & (u8)~SYM_OBJECT,
-		.object = binding & SYM_OBJECT,
+		.binding = binding & 3,
+		.object = !!(binding & SYM_OBJECT),
 		.red = 1,
 	};
 	/*
@@ -344,13 +322,11 @@ u32 builder_add(struct sym_builder *b, u64 start, u64 len, u8 binding, const cha
 			left = start < b->v[cur].start;
 			cur = left ? b->v[cur].left : b->v[cur].right;
 		}
-	/* the in-order list: a right child follows its parent, a left one precedes it */
-	if (p == SYM_NIL)
-		list_link(b, n, SYM_NIL, SYM_NIL);
-	else if (left)
-		list_link(b, n, b->v[p].prev, p);
-	else
-		list_link(b, n, p, b->v[p].next);
+	/* the in-order ends: equal starts go right, after the ones there */
+	if (b->first == SYM_NIL || start < b->v[b->first].start)
+		b->first = n;
+	if (b->last == SYM_NIL || start >= b->v[b->last].start)
+		b->last = n;
 	b->v[n].parent = p;
 	if (p == SYM_NIL)
 		b->root = n;
@@ -375,9 +351,34 @@ u32 builder_first(const struct sym_builder *b)
 	return b->first;
 }
 
+static u32 rightmost(const struct sym_builder *b, u32 n)
+{
+	while (b->v[n].right != SYM_NIL)
+		n = b->v[n].right;
+	return n;
+}
+
+/* The in-order successor: amortized O(1) over a whole walk. */
 u32 builder_next(const struct sym_builder *b, u32 n)
 {
-	return b->v[n].next;
+	u32 p;
+
+	if (b->v[n].right != SYM_NIL)
+		return leftmost(b, b->v[n].right);
+	while ((p = b->v[n].parent) != SYM_NIL && b->v[p].right == n)
+		n = p;
+	return p;
+}
+
+static u32 builder_prev(const struct sym_builder *b, u32 n)
+{
+	u32 p;
+
+	if (b->v[n].left != SYM_NIL)
+		return rightmost(b, b->v[n].left);
+	while ((p = b->v[n].parent) != SYM_NIL && b->v[p].left == n)
+		n = p;
+	return p;
 }
 
 static void erase_fixup(struct sym_builder *b, u32 x, u32 xp)
@@ -454,7 +455,10 @@ void builder_erase(struct sym_builder *b, u32 z)
 	u32 y = z, x, xp;
 	bool y_was_red = b->v[z].red;
 
-	list_set(b, b->v[z].prev, b->v[z].next);
+	if (z == b->first)
+		b->first = builder_next(b, z);
+	if (z == b->last)
+		b->last = builder_prev(b, z);
 	if (b->v[z].left == SYM_NIL) {
 		x = b->v[z].right;
 		xp = b->v[z].parent;

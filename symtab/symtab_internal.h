@@ -11,7 +11,8 @@
 #include "symtab/symcache.h"
 #include "symtab/symtab.h"
 
-#define SYM_NIL UINT32_MAX
+/* No node: the links are 30 bits, a builder holds fewer than a billion symbols */
+#define SYM_NIL ((1u << 30) - 1)
 
 /* elf.h values, repeated so the builder does not depend on elf.h */
 #define SYM_BIND_LOCAL 0
@@ -19,14 +20,17 @@
 #define SYM_BIND_WEAK 2
 #define SYM_OBJECT 0x80	/* or'ed into builder_add's binding: a data symbol */
 
+/*
+ * A node, 32 bytes: a kernel's 120k symbols are 4 MB of them while the table builds. The
+ * in-order neighbours are the tree's (builder_next walks it); builder_finish reuses parent
+ * for the node's index in the final table.
+ */
 struct bsym {
 	u64 start, end;	/* end is exclusive; end == start for a size-0 symbol */
 	u32 name;	/* offset into the table's pool */
-	u32 left, right, parent;
-	u32 prev, next;	/* in-order neighbours, SYM_NIL at the ends */
-	u8 binding;
-	u8 red;
-	bool object;
+	u32 left : 30, binding : 2;
+	u32 right : 30, object : 1, red : 1;
+	u32 parent;
 };
 
 struct sym_builder {
