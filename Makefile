@@ -226,6 +226,7 @@ bench:
 	bench/model.sh
 	bench/callchain.sh
 	bench/dwarf.sh
+	bench/symbols.sh
 
 install: $(BIN) $(MAN_PAGES)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze

@@ -138,15 +138,9 @@ void cache_log(const struct symcache *c, const char *what, const char *path,
 
 void cache_warn(struct symcache *c, const char *what, int err)
 {
-	bool first;
-
-	pthread_mutex_lock(&c->lock);
-	first = !c->warned;
-	c->warned = true;
-	pthread_mutex_unlock(&c->lock);
-	if (first)
+	if (!__atomic_exchange_n(&c->warned, true, __ATOMIC_RELAXED))
 		fprintf(stderr, "analyze: symbol cache %s: %s %s; going on without it "
-			"(--no-symbol-cache to not try)\n", c->dir, what, strerror(err));
+			"(--no-symbol-cache: not to try)\n", c->dir, what, strerror(err));
 }
 
 /* ---- the file format ---- */
@@ -461,8 +455,8 @@ void symcache__store(struct symcache *c, const struct symcache_key *key, const s
 	char *path, *tmp;
 	int fd, err;
 
-	if (key->uncacheable)
-		return;
+	if (__atomic_load_n(&c->warned, __ATOMIC_RELAXED))
+		return;	/* the directory refused one: a full disk would refuse them all */
 	path = index_path(c, key);
 	tmp = xasprintf("%s.tmp.%d.%u", path, (int)getpid(),
 			__atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));

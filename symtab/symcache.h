@@ -49,7 +49,6 @@ struct symcache_key {
 	/* the probes: files whose state decided the table */
 	u8 *probes;
 	size_t probes_len, probes_alloc;
-	bool uncacheable;	/* the load read something no probe can vouch for */
 };
 
 void symcache_key__init(struct symcache_key *k, const char *kind);

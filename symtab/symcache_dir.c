@@ -98,7 +98,8 @@ static ssize_t list_entries(const char *dir, struct entry **out, u64 *total)
 		nr++;
 	}
 	closedir(d);
-	qsort(v, nr, sizeof(*v), entry_cmp);
+	if (nr)	/* qsort(NULL, 0, ...) is undefined: glibc declares its base nonnull */
+		qsort(v, nr, sizeof(*v), entry_cmp);
 	*out = v;
 	return (ssize_t)nr;
 }

@@ -15,8 +15,9 @@ struct symcache {
 	char *dir;
 	char *log;		/* ANALYZE_SYMBOL_CACHE_LOG, or NULL */
 	u64 max_bytes;
+	bool warned;		/* a write failed: said once, and no more writes this run
+				   (atomic) */
 	pthread_mutex_t lock;	/* guards what follows */
-	bool warned;
 	bool sized;		/* total is known */
 	u64 total;		/* bytes of indexes in dir, as far as this run knows */
 };
