@@ -7,7 +7,7 @@ CFLAGS_ONLY_PKGS := capstone
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
             libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev chromium \
             scdoc mandoc
-BENCH_PKGS := linux-perf zstd
+BENCH_PKGS := linux-perf zstd clang binutils
 PKGS_NEEDED ?= $(DEB_PKGS)
 CC       ?= cc
 O        ?= build

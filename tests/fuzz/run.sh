@@ -46,8 +46,32 @@ pipe_seeds
 # ELF seeds: the workloads' binaries and the small libraries of the build-id cache
 ELFS=$(find $FIX/buildid-cache -type f -name elf -size -$((MAX_LEN / 1024))k | head -20)
 seeds fuzz_elf $ELFS
+# symbol index seeds: the indexes analyze writes (kallsyms and user dsos) for a few small
+# fixtures, made in a scratch cache each time (an index is the writer's byte order and
+# version: old ones would only be rejected)
+symcache_seeds() {
+	local dir=$OUT/corpus/fuzz_symcache cache x f
+	local analyze=${ANALYZE:-./analyze}
+	mkdir -p "$dir"
+	if [ ! -x "$analyze" ]; then
+		echo "note: no $analyze: fuzz_symcache starts from its corpus only" >&2
+		return 0
+	fi
+	cache=$(mktemp -d)
+	for x in callchain symsplit datafp; do
+		ANALYZE_DEBUG_DIR=$cache/no-debuginfo "$analyze" --symbol-cache "$cache" \
+			--buildid-dir $FIX/buildid-cache report -i $FIX/$x/perf.data \
+			--kallsyms $FIX/$x/kallsyms >/dev/null 2>&1 || true
+	done
+	for f in "$cache"/*.sym; do
+		[ -f "$f" ] && [ "$(stat -c %s "$f")" -le $MAX_LEN ] || continue
+		cp "$f" "$dir/seed-index-${f##*/}"
+	done
+	rm -rf "$cache"
+}
+symcache_seeds
 
-TARGETS=${FUZZ_TARGETS:-fuzz_header fuzz_report fuzz_compressed fuzz_pipe fuzz_script fuzz_elf}
+TARGETS=${FUZZ_TARGETS:-fuzz_header fuzz_report fuzz_compressed fuzz_pipe fuzz_script fuzz_elf fuzz_symcache}
 run_one() {
 	local t=$1 bin=$OUT/$1 log=$OUT/logs/$1.log
 	[ "$t" = fuzz_compressed ] && bin=$OUT/fuzz_report
