@@ -49,7 +49,7 @@ TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswa
 
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
         fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers check-progress \
-        check-help man check-man
+        check-help man check-man check-symcache
 all: $(BIN) tools man
 
 # The version: git's description of the commit built (a clean clone's CI has git), written to
@@ -132,7 +132,7 @@ test: deps
 
 checks: all $(UNIT_BIN)
 	$(Q)$(MAKE) --no-print-directory check-layers unit golden check-bad check-sweep check-fuzz check-flamegraph \
-	  check-record check-progress check-man check-help
+	  check-record check-progress check-symcache check-man check-help
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -157,6 +157,11 @@ check-help: $(BIN) man
 # the progress line under a pseudo-terminal: drawn, cleared, never in the output
 check-progress: $(BIN)
 	$(TEST_ENV) tests/progress.sh
+
+# the symbol index end to end: concurrent cold runs, damaged and foreign index files, an
+# unwritable cache, symbol-cache and --clear, where the cache goes, a tiny cap
+check-symcache: $(BIN)
+	$(TEST_ENV) tests/symcache.sh
 
 # analyze record against perf record's files and perf's reading of ours (records at test
 # time; skips where perf_event_open is not allowed)

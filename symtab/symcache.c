@@ -392,6 +392,7 @@ int symcache__load(struct symcache *c, const struct symcache_key *key, struct sy
 	char *path = index_path(c, key);
 	const char *why = NULL;
 	struct symtab mapped;
+	struct kernel_map_bounds found;
 	struct stat sb;
 	void *map = MAP_FAILED;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -410,7 +411,7 @@ int symcache__load(struct symcache *c, const struct symcache_key *key, struct sy
 	if (map_image(map, (size_t)sb.st_size,
 		      sb.st_mtim.tv_nsec == 0 &&
 		      (u64)sb.st_mtim.tv_sec == ((const struct symcache_header *)map)->sealed_sec,
-		      &mapped, bounds, &why))
+		      &mapped, &found, &why))
 		goto fail;
 	base = map;
 	{
@@ -433,6 +434,8 @@ int symcache__load(struct symcache *c, const struct symcache_key *key, struct sy
 	*st = mapped;
 	st->map = map;
 	st->map_size = (size_t)sb.st_size;
+	if (bounds)
+		*bounds = found;
 	cache_log(c, "hit", path, NULL);
 	free(path);
 	return 0;
@@ -469,10 +472,15 @@ void symcache__store(struct symcache *c, const struct symcache_key *key, const s
 		goto out;
 	}
 	err = write_pieces(fd, &x);
-	/* the seal (see the format); a file system that cannot keep it costs a full check */
+	/*
+	 * The seal (see the format; a file system that cannot keep it costs a full check), and
+	 * the bytes on the disk before the name: a crash cannot leave a sealed, damaged index.
+	 */
 	if (!err)
 		futimens(fd, (struct timespec[2]){ { .tv_nsec = UTIME_NOW },
 						   { .tv_sec = (time_t)x.h.sealed_sec } });
+	if (!err && fdatasync(fd))
+		err = errno;
 	if (close(fd) && !err)
 		err = errno;
 	/* whole or not at all: readers see the old index or the new, never part of one */

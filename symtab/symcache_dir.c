@@ -165,6 +165,16 @@ int symcache__usage(const struct symcache *c, u64 *files, u64 *bytes)
 	return 0;
 }
 
+/* Not a directory of the user's that happens to be named like an index. */
+static bool is_regular_at(int dirfd, const struct dirent *de)
+{
+	struct stat sb;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_REG;
+	return !fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) && S_ISREG(sb.st_mode);
+}
+
 int symcache__clear(const struct symcache *c)
 {
 	DIR *d = opendir(c->dir);
@@ -176,6 +186,7 @@ int symcache__clear(const struct symcache *c)
 	/* only our files: the directory may be one the user keeps other things in */
 	while ((de = readdir(d)))
 		if ((is_index_name(de->d_name) || is_temp_name(de->d_name)) &&
+		    is_regular_at(dirfd(d), de) &&
 		    unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
 			ret = -1;
 	closedir(d);

@@ -394,7 +394,7 @@ static int load_kallsyms_cached(struct symtab *st, struct symcache *cache, const
 		return 0;
 	}
 	symcache_record(&key);
-	if (!strncmp(path, "/proc/", 6))
+	if (!strcmp(path, "/proc/kallsyms"))
 		symcache_probe_kernel();
 	else
 		symcache_probe_file(path);
@@ -418,7 +418,8 @@ int symtab__load_kernel(struct symtab *st, const struct symsrc_config *cfg, cons
 		symtab_pool_add(st, "", 0);
 		return -1;
 	}
-	if (cfg->cache)
+	/* a pipe or a device reads differently each time: no probe can vouch for it */
+	if (cfg->cache && (!strcmp(path, "/proc/kallsyms") || symtab_is_regular_file(path)))
 		return load_kallsyms_cached(st, cfg->cache, path, ref_reloc_addr, bounds);
 	return symtab__load_kallsyms_file(st, path, ref_reloc_addr, bounds);
 }

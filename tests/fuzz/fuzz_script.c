@@ -2,6 +2,7 @@
  * Fuzz target: analyze script on the input (samples, callchains, side-band lines, tracepoint
  * fields through the recording's tracing data), one thread.
  */
+#include "analyzer/commands.h"
 #include "analyzer/script/script.h"
 #include "tests/fuzz/fuzz.h"
 
