@@ -5,7 +5,6 @@
  */
 #include "symtab/symcache.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
