@@ -5,7 +5,7 @@ PKGS     := libelf libdw libzstd libxxhash libtraceevent
 # capstone's headers only: analyzer/itrace/itrace.c loads the library when it first disassembles
 CFLAGS_ONLY_PKGS := capstone
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
-            libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev chromium \
+            libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev libiberty-dev chromium \
             scdoc mandoc
 BENCH_PKGS := linux-perf zstd clang binutils
 PKGS_NEEDED ?= $(DEB_PKGS)
@@ -21,8 +21,9 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(CFLAGS_ONLY_PKGS) 2>/dev/null
 # for eleven shared objects (mapping, relocating, faulting in their pages) was most of a small
 # `analyze tasks` run and 0.6 MB of its RSS. libc stays shared, and libipt (no archive); libm
 # is linked for the tools only if they need it (--as-needed: analyze itself needs none).
+# libiberty (perf's demangler) has no pkg-config file and only an archive.
 PKG_LIBS   = -Wl,-Bstatic $(shell pkg-config --libs --static $(PKGS) 2>/dev/null | \
-               sed 's/-pthread//g; s/-lpthread//g') -Wl,-Bdynamic
+               sed 's/-pthread//g; s/-lpthread//g') -liberty -Wl,-Bdynamic
 # libipt (Intel PT) has no pkg-config file
 LDLIBS   += $(PKG_LIBS) -Wl,--as-needed -lipt -lpthread -lm -Wl,--no-as-needed
 
