@@ -41,6 +41,17 @@ static void populate(void *p, size_t size)
 #endif
 }
 
+void *xrealloc_shrink(void *ptr, size_t old_size, size_t size)
+{
+	/* past the new end, room for the header glibc writes there for the freed rest */
+	uintptr_t lo = ALIGN_UP((uintptr_t)ptr + size + 64, 4096),
+		  hi = ((uintptr_t)ptr + old_size) & ~(uintptr_t)4095;
+
+	if (ptr && size < old_size && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	return xrealloc(ptr, size);
+}
+
 void *xmalloc_populated(size_t size)
 {
 	void *p = xmalloc(size);

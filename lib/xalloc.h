@@ -26,6 +26,12 @@ void *xcalloc_populated(size_t nmemb, size_t size);
 /* size bytes (rounded up to a multiple of align, a power of two) aligned to align */
 void *xaligned_alloc(size_t align, size_t size);
 void *xrealloc(void *ptr, size_t size);
+/*
+ * realloc to a smaller size, from old_size: the whole pages past the new end given back to
+ * the kernel first. A shrunk heap block's tail is freed memory that glibc keeps resident
+ * (analyze sets a high trim threshold); a large table compacted in place leaves megabytes.
+ */
+void *xrealloc_shrink(void *ptr, size_t old_size, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);

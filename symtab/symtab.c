@@ -745,9 +745,10 @@ static struct symbol *symbols_in_place(struct sym_builder *b, u32 *rank)
 
 		syms[i] = final_symbol(st, &s, i, &big_alloc);
 	}
+	syms = xrealloc_shrink(syms, b->alloc * sizeof(*b->v), live * sizeof(*syms));
 	b->v = NULL;
 	b->alloc = 0;
-	return xrealloc(syms, live * sizeof(*syms));
+	return syms;
 }
 
 void builder_finish(struct sym_builder *b)
