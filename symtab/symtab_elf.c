@@ -2,8 +2,8 @@
  * symtab_elf: user dsos and [vdso] as perf 6.1's dso__load() loads them: the candidate files
  * in perf's binary_type_symtab order (all under --symfs, all build-id checked), .symtab from
  * the first image that has one and .dynsym/program headers from the first that has .dynsym
- * (dso__load_sym), PLT entries (dso__synthesize_plt_symbols), and /tmp/perf-PID.map files.
- * Reads files only through libelf with every offset bounded; never writes.
+ * (symtab_elf_syms.c reads the symbols), and /tmp/perf-PID.map files. Reads files only
+ * through libelf or bounded reads; never writes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,22 +15,12 @@
 #include <unistd.h>
 
 #include "lib/xalloc.h"
-#include "symtab/demangle.h"
 #include "symtab/symcache.h"
 #include "symtab/symtab_elf.h"
-#include "symtab/symtab_internal.h"
+#include "symtab/symtab_elf_internal.h"
 
 #define BUILD_ID_MAX 20
 #define PATH_BUF 4096
-
-struct symsrc {
-	int fd;
-	Elf *elf;
-	GElf_Ehdr ehdr;
-	Elf_Scn *symtab, *dynsym;
-	GElf_Shdr symshdr, dynshdr;
-	size_t dynsym_idx;
-};
 
 struct dso_id {
 	const char *long_name;
@@ -206,253 +196,6 @@ static int symsrc_init(struct symsrc *ss, const struct dso_id *id, const char *n
 fail:
 	symsrc_destroy(ss);
 	return -1;
-}
-
-/* perf's elf_read_program_header: the PT_LOAD holding vaddr. */
-static bool load_segment_of(Elf *elf, u64 vaddr, GElf_Phdr *phdr)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		u64 sz;
-
-		if (!gelf_getphdr(elf, (int)i, phdr))
-			return false;
-		if (phdr->p_type != PT_LOAD)
-			continue;
-		sz = MAX(phdr->p_memsz, phdr->p_filesz);
-		if (sz && vaddr >= phdr->p_vaddr && vaddr < phdr->p_vaddr + sz)
-			return true;
-	}
-	return false;
-}
-
-static const char *data_str(const Elf_Data *d, u64 off)
-{
-	const char *s;
-
-	if (!d || !d->d_buf || off >= d->d_size)
-		return NULL;
-	s = (const char *)d->d_buf + off;
-	return memchr(s, '\0', d->d_size - off) ? s : NULL;
-}
-
-static void add_named(struct sym_builder *b, u64 start, u64 len, u8 binding, const char *name)
-{
-	char *dem = symbol_demangle(name);
-
-	if (dem)
-		name = dem;
-	builder_add(b, start, len, binding, name, strlen(name));
-	free(dem);
-}
-
-/* Which ELF symbols perf keeps (elf_sym__is_function/_is_object/_is_label). */
-static bool sym_is_label(const GElf_Sym *sym)
-{
-	int vis = GELF_ST_VISIBILITY(sym->st_other);
-
-	return GELF_ST_TYPE(sym->st_info) == STT_NOTYPE && sym->st_name &&
-	       sym->st_shndx != SHN_UNDEF && sym->st_shndx != SHN_ABS && vis != STV_HIDDEN &&
-	       vis != STV_INTERNAL;
-}
-
-static bool sym_is_kept(const GElf_Sym *sym)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-
-	return (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT) && sym->st_name &&
-	       sym->st_shndx != SHN_UNDEF;
-}
-
-static bool is_arm_mapping_symbol(const GElf_Ehdr *ehdr, const char *name)
-{
-	if (ehdr->e_machine != EM_ARM && ehdr->e_machine != EM_AARCH64)
-		return false;
-	return name[0] == '$' && name[1] && strchr("adtx", name[1]) &&
-	       (name[2] == '\0' || name[2] == '.');
-}
-
-/*
- * perf's dso__load_sym for a user dso. Returns the number of symbols, or -1 (symbols added
- * before a failure stay, unfixed, as in perf).
- */
-static int load_sym(struct sym_builder *b, struct symsrc *syms_ss, struct symsrc *runtime_ss)
-{
-	Elf *elf = syms_ss->elf;
-	Elf_Scn *sec = syms_ss->symtab;
-	GElf_Shdr shdr = syms_ss->symshdr;
-	Elf_Data *syms, *symstrs, *secstrs_run, *secstrs_sym;
-	u64 nr_syms;
-	int nr = 0;
-
-	if (!sec) {
-		sec = syms_ss->dynsym;
-		shdr = syms_ss->dynshdr;
-	}
-	if (!sec || !(syms = elf_getdata(sec, NULL)))
-		return -1;
-	sec = elf_getscn(elf, shdr.sh_link);
-	if (!sec || !(symstrs = elf_getdata(sec, NULL)))
-		return -1;
-	sec = elf_getscn(runtime_ss->elf, runtime_ss->ehdr.e_shstrndx);
-	if (!sec || !(secstrs_run = elf_getdata(sec, NULL)))
-		return -1;
-	sec = elf_getscn(elf, syms_ss->ehdr.e_shstrndx);
-	if (!sec || !(secstrs_sym = elf_getdata(sec, NULL)))
-		return -1;
-	if (!shdr.sh_entsize)
-		return -1;
-	nr_syms = shdr.sh_size / shdr.sh_entsize;
-	/* demangled C++ names run about twice their mangled length */
-	builder_reserve(b, nr_syms + 64, 2 * symstrs->d_size + 4096);
-
-	for (u64 idx = 0; idx < nr_syms; idx++) {
-		GElf_Sym sym;
-		GElf_Shdr sshdr;
-		GElf_Phdr phdr;
-		Elf_Data *secstrs;
-		const char *name, *secname;
-		bool is_label;
-
-		if (!gelf_getsym(syms, (int)idx, &sym))
-			break;
-		name = data_str(symstrs, sym.st_name);
-		if (!name)
-			continue;
-		is_label = sym_is_label(&sym);
-		if (is_arm_mapping_symbol(&syms_ss->ehdr, name))
-			continue;
-		if (!is_label && !sym_is_kept(&sym))
-			continue;
-		/* SHN_ABS and other special indices have no section: skipped (perf 6.1 keeps
-		 * loading past libc's ABS version symbols such as GLIBC_2.2.5) */
-		sec = elf_getscn(elf, sym.st_shndx);
-		if (!sec || !gelf_getshdr(sec, &sshdr))
-			continue;
-		if (!(sshdr.sh_flags & SHF_ALLOC))
-			continue;
-		secstrs = secstrs_sym;
-		/* A debug file's NOBITS headers have no valid offsets: use the runtime image. */
-		if (sshdr.sh_type == SHT_NOBITS) {
-			sec = elf_getscn(runtime_ss->elf, sym.st_shndx);
-			if (!sec || !gelf_getshdr(sec, &sshdr))
-				continue;
-			secstrs = secstrs_run;
-		}
-		if (is_label) {
-			secname = data_str(secstrs, sshdr.sh_name);
-			if (!secname || !strstr(secname, "text"))
-				continue;
-		}
-		/* User dsos are always adjusted into map__map_ip()'s space. */
-		if (!load_segment_of(runtime_ss->elf, sym.st_value, &phdr))
-			continue;
-		sym.st_value -= phdr.p_vaddr - phdr.p_offset;
-		add_named(b, sym.st_value, sym.st_size,
-			  (u8)(GELF_ST_BIND(sym.st_info) |
-			       (GELF_ST_TYPE(sym.st_info) == STT_OBJECT ? SYM_OBJECT : 0)),
-			  name);
-		nr++;
-	}
-	if (nr > 0) {
-		builder_fixup_end(b, false);
-		builder_fixup_duplicate(b);
-	}
-	return nr;
-}
-
-/*
- * perf 6.1's dso__synthesize_plt_symbols: one "NAME@plt" per .rela.plt/.rel.plt entry, laid
- * out after a header of sh_entsize bytes in .plt, sh_entsize bytes each, at .plt's file
- * offset; no fixups are applied to them.
- */
-static int synthesize_plt(struct sym_builder *b, struct symsrc *ss)
-{
-	Elf *elf = ss->elf;
-	GElf_Shdr shdr_rel, shdr_plt, shdr_str;
-	Elf_Scn *scn_rel, *scn_str;
-	Elf_Data *reldata, *syms, *symstrs;
-	u64 plt_offset, entry_size, header_size, nr_rel;
-	int nr = 0;
-
-	if (!ss->dynsym)
-		return 0;
-	scn_rel = symtab_elf_section_by_name(elf, &ss->ehdr, &shdr_rel, ".rela.plt", NULL);
-	if (!scn_rel) {
-		scn_rel = symtab_elf_section_by_name(elf, &ss->ehdr, &shdr_rel, ".rel.plt", NULL);
-		if (!scn_rel)
-			return 0;
-	}
-	if (shdr_rel.sh_link != ss->dynsym_idx)
-		return 0;
-	if (!symtab_elf_section_by_name(elf, &ss->ehdr, &shdr_plt, ".plt", NULL))
-		return 0;
-	if (!(reldata = elf_getdata(scn_rel, NULL)) || !(syms = elf_getdata(ss->dynsym, NULL)))
-		return 0;
-	scn_str = elf_getscn(elf, ss->dynshdr.sh_link);
-	if (!scn_str || !gelf_getshdr(scn_str, &shdr_str) || !(symstrs = elf_getdata(scn_str, NULL)))
-		return 0;
-	if (!symstrs->d_size || !shdr_rel.sh_entsize)
-		return 0;
-	nr_rel = shdr_rel.sh_size / shdr_rel.sh_entsize;
-	switch (ss->ehdr.e_machine) {
-	case EM_ARM:
-		header_size = 20;
-		entry_size = 12;
-		break;
-	case EM_AARCH64:
-		header_size = 32;
-		entry_size = 16;
-		break;
-	case EM_SPARC:
-		header_size = 48;
-		entry_size = 12;
-		break;
-	case EM_SPARCV9:
-		header_size = 128;
-		entry_size = 32;
-		break;
-	default:
-		header_size = entry_size = shdr_plt.sh_entsize;
-		break;
-	}
-	plt_offset = shdr_plt.sh_offset + header_size;
-	for (u64 i = 0; i < nr_rel; i++) {
-		GElf_Rela rela;
-		GElf_Rel rel;
-		GElf_Sym sym;
-		u64 info;
-		const char *name;
-		char *dem, buf[1024];
-
-		if (shdr_rel.sh_type == SHT_RELA) {
-			if (!gelf_getrela(reldata, (int)i, &rela))
-				break;
-			info = rela.r_info;
-		} else if (shdr_rel.sh_type == SHT_REL) {
-			if (!gelf_getrel(reldata, (int)i, &rel))
-				break;
-			info = rel.r_info;
-		} else {
-			break;
-		}
-		if (!gelf_getsym(syms, (int)GELF_R_SYM(info), &sym))
-			break;
-		name = data_str(symstrs, sym.st_name);
-		if (!name)
-			name = "";
-		dem = symbol_demangle(name);
-		/* perf formats into a 1024-byte buffer */
-		snprintf(buf, sizeof(buf), "%s@plt", dem ? dem : name);
-		free(dem);
-		builder_add(b, plt_offset, entry_size, SYM_BIND_GLOBAL, buf, strlen(buf));
-		plt_offset += entry_size;
-		nr++;
-	}
-	return nr;
 }
 
 /* ---- candidate files: perf's binary_type_symtab order for a user dso ---- */
@@ -699,12 +442,13 @@ static int load_user(struct symtab *st, const struct symsrc_config *cfg, struct 
 	if (!runtime_ss)
 		runtime_ss = syms_ss;
 	builder_init(&b, st);
-	ret = load_sym(&b, syms_ss, runtime_ss);
+	ret = symtab_elf_load_syms(&b, syms_ss, runtime_ss);
 	if (ret > 0)
-		synthesize_plt(&b, runtime_ss);
-	builder_finish(&b);
+		symtab_elf_synthesize_plt(&b, runtime_ss);
+	/* the files go before the table is made: their mappings are not in its peak */
 	while (pos > 0)
 		symsrc_destroy(&ss[--pos]);
+	builder_finish(&b);
 	return 0;
 }
 
