@@ -238,7 +238,8 @@ static void name_nodes(struct sym_builder *b, struct sec_reader *strs, struct na
 {
 	u32 prev_key = 0, prev_kind = UINT32_MAX, prev_name = 0;
 
-	qsort(q->v, q->nr, sizeof(*q->v), cmp_name_req);
+	if (q->nr)	/* v is NULL then, which qsort may not be given */
+		qsort(q->v, q->nr, sizeof(*q->v), cmp_name_req);
 	for (size_t i = 0; i < q->nr; i++) {
 		u32 kind = q->v[i].node & NAME_PLT, n = q->v[i].node & ~NAME_PLT;
 
@@ -498,7 +499,8 @@ int symtab_elf_synthesize_plt(struct sym_builder *b, struct symsrc *ss)
 		nr++;
 	}
 	/* the entries' symbols in .dynsym's order, then their names in .dynstr's */
-	qsort(q.v, q.nr, sizeof(*q.v), cmp_name_req);
+	if (q.nr)
+		qsort(q.v, q.nr, sizeof(*q.v), cmp_name_req);
 	for (size_t i = 0; i < q.nr; i++) {
 		GElf_Sym sym;
 

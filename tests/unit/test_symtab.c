@@ -283,6 +283,79 @@ Test(symtab, broken_files_do_not_crash)
 	symtab__exit(&st);
 }
 
+/* the byte offset in path's section headers of section name's field at field_off */
+static long shdr_field(const char *path, const char *name, size_t field_off)
+{
+	char cmd[1024];
+	FILE *f;
+	long idx = -1, shoff = 0;
+
+	/* readelf -S numbers the sections; the ELF header says where their headers are */
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -SW '%s' | sed -n 's/^ *\\[ *\\([0-9]*\\)\\] %s .*/\\1/p'; "
+		 "readelf -hW '%s' | sed -n 's/.*Start of section headers: *\\([0-9]*\\).*/\\1/p'",
+		 path, name, path);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%ld %ld", &idx, &shoff), 2, "%s", cmd);
+	pclose(f);
+	return shoff + idx * 64 + (long)field_off;	/* Elf64_Shdr */
+}
+
+static void put_u64(const char *path, long off, u64 v)
+{
+	int fd = open(path, O_WRONLY);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, &v, sizeof(v), off), (ssize_t)sizeof(v));
+	close(fd);
+}
+
+/* The symbol sections are read with bounded windows: whatever their headers claim. */
+Test(symtab, symbol_sections_read_within_the_file)
+{
+	struct symtab st;
+	char p[512], lib[512], cmd[1200];
+
+	symtab__init(&st);
+	/* no symbol perf keeps: nothing to name, sort or fix */
+	path_of(p, sizeof(p), "empty.c");
+	write_file(p, "\n");
+	build("empty.so", "empty.c", "-shared -nostdlib -Wl,--build-id=none");
+	path_of(lib, sizeof(lib), "empty.so");
+	snprintf(cmd, sizeof(cmd), "strip --strip-all '%s'", lib);	/* .dynsym: the null entry */
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(symtab__load_dso(&st, &no_cache, DSO_KIND_USER, lib, NULL, 0), 0);
+	cr_assert_eq(st.nr, 0);
+	/* a library with symbols, then its .dynsym or .dynstr moved past the end of the file:
+	   libelf refuses such a section, and perf's dso__load_sym gives up: no symbols */
+	path_of(p, sizeof(p), "lib.c");
+	write_file(p, "int f1(int x) { return x + 1; }\nint f2(int x) { return x * 2; }\n");
+	build("lib.so", "lib.c", "-shared -fPIC");
+	path_of(lib, sizeof(lib), "lib.so");
+	cr_assert_eq(symtab__load_dso(&st, &no_cache, DSO_KIND_USER, lib, NULL, 0), 0);
+	cr_assert_not_null(by_name(&st, "f1"));
+	snprintf(cmd, sizeof(cmd), "strip --strip-all '%s'", lib);
+	cr_assert_eq(system(cmd), 0);
+	for (int i = 0; i < 2; i++) {
+		const char *sec = i ? "\\.dynstr" : "\\.dynsym";
+
+		path_of(p, sizeof(p), "moved.so");
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", lib, p);
+		cr_assert_eq(system(cmd), 0);
+		put_u64(p, shdr_field(p, sec, 24), 1ull << 40);	/* sh_offset */
+		(void)symtab__load_dso(&st, &no_cache, DSO_KIND_USER, p, NULL, 0);
+		cr_assert_eq(st.nr, 0, "%s", sec);
+		/* a size past the end: refused the same way */
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", lib, p);
+		cr_assert_eq(system(cmd), 0);
+		put_u64(p, shdr_field(p, sec, 32), 1ull << 40);	/* sh_size */
+		(void)symtab__load_dso(&st, &no_cache, DSO_KIND_USER, p, NULL, 0);
+		cr_assert_eq(st.nr, 0, "%s", sec);
+	}
+	symtab__exit(&st);
+}
+
 static const char kallsyms_text[] =
 	"ffffffff81000000 T _stext\n"
 	"ffffffff81000000 T _text\n"
