@@ -131,55 +131,50 @@ static u64 sec_terminated_end(struct sec_reader *r)
 	return 0;
 }
 
-/* ---- symbol entries, decoded from the file's class and byte order ---- */
+/* ---- symbol entries, translated by libelf from the file's class and byte order ---- */
 
 struct sym_reader {
 	struct sec_reader sec;
+	Elf *elf;
 	u64 nr;		/* the entries gelf_getsym would give: whole ones of the type's size */
-	size_t fsize;
-	bool is64, msb;
+	size_t fsize;	/* an entry's size in the file */
+	u8 encoding;	/* ELFDATA2LSB or ELFDATA2MSB */
 };
 
 static bool sym_open(struct sym_reader *r, const struct symsrc *ss, const GElf_Shdr *shdr)
 {
 	if (!sec_open(&r->sec, ss, shdr))
 		return false;
-	r->is64 = ss->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	r->msb = ss->ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
-	r->fsize = r->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	r->elf = ss->elf;
+	r->encoding = ss->ehdr.e_ident[EI_DATA];
+	r->fsize = gelf_fsize(ss->elf, ELF_T_SYM, 1, EV_CURRENT);
 	/* libelf gives a compressed section's header, not symbols: none to read */
-	r->nr = shdr->sh_flags & SHF_COMPRESSED ? 0 : r->sec.size / r->fsize;
+	r->nr = !r->fsize || shdr->sh_flags & SHF_COMPRESSED ? 0 : r->sec.size / r->fsize;
 	return true;
-}
-
-static u64 rd(const u8 *p, size_t n, bool msb)
-{
-	u64 v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v = v << 8 | p[msb ? i : n - 1 - i];
-	return v;
 }
 
 static bool sym_get(struct sym_reader *r, u64 idx, GElf_Sym *s)
 {
-	const u8 *p;
+	union {
+		Elf32_Sym s32;
+		Elf64_Sym s64;
+	} u;
+	Elf_Data src = { .d_type = ELF_T_SYM, .d_size = r->fsize, .d_version = EV_CURRENT };
+	Elf_Data dst = { .d_buf = &u, .d_type = ELF_T_SYM, .d_size = sizeof(u),
+			 .d_version = EV_CURRENT };
 
-	if (idx >= r->nr || !(p = sec_bytes(&r->sec, idx * r->fsize, r->fsize)))
+	if (idx >= r->nr || !(src.d_buf = (void *)sec_bytes(&r->sec, idx * r->fsize, r->fsize)) ||
+	    !gelf_xlatetom(r->elf, &dst, &src, r->encoding))
 		return false;
-	s->st_name = (u32)rd(p, 4, r->msb);
-	if (r->is64) {	/* elf.h: Elf64_Sym */
-		s->st_info = p[4];
-		s->st_other = p[5];
-		s->st_shndx = (u16)rd(p + 6, 2, r->msb);
-		s->st_value = rd(p + 8, 8, r->msb);
-		s->st_size = rd(p + 16, 8, r->msb);
-	} else {	/* Elf32_Sym */
-		s->st_value = rd(p + 4, 4, r->msb);
-		s->st_size = rd(p + 8, 4, r->msb);
-		s->st_info = p[12];
-		s->st_other = p[13];
-		s->st_shndx = (u16)rd(p + 14, 2, r->msb);
+	if (r->fsize == sizeof(Elf64_Sym)) {
+		*s = u.s64;	/* GElf_Sym is Elf64_Sym */
+	} else {
+		s->st_name = u.s32.st_name;
+		s->st_value = u.s32.st_value;
+		s->st_size = u.s32.st_size;
+		s->st_info = u.s32.st_info;
+		s->st_other = u.s32.st_other;
+		s->st_shndx = u.s32.st_shndx;
 	}
 	return true;
 }

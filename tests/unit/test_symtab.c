@@ -356,6 +356,43 @@ Test(symtab, symbol_sections_read_within_the_file)
 	symtab__exit(&st);
 }
 
+/*
+ * An ELF32 copy of a library (objcopy rewrites its headers and symbols) has the same symbols:
+ * the same sizes and distances (objcopy moves the segments' file offsets, so the map__map_ip
+ * addresses themselves move).
+ */
+Test(symtab, elf32_symbols_like_elf64)
+{
+	struct symtab st64, st32;
+	char p[512], lib[512], cmd[1200];
+	static const char *const names[] = { "f1", "f2" };
+
+	path_of(p, sizeof(p), "lib.c");
+	write_file(p, "int f1(int x) { return x + 1; }\nint f2(int x) { return x * 2; }\n");
+	build("lib.so", "lib.c", "-shared -fPIC");
+	path_of(lib, sizeof(lib), "lib.so");
+	path_of(p, sizeof(p), "lib32.so");
+	snprintf(cmd, sizeof(cmd), "objcopy -I elf64-x86-64 -O elf32-little '%s' '%s'", lib, p);
+	cr_assert_eq(system(cmd), 0);
+	symtab__init(&st64);
+	symtab__init(&st32);
+	cr_assert_eq(symtab__load_dso(&st64, &no_cache, DSO_KIND_USER, lib, NULL, 0), 0);
+	cr_assert_eq(symtab__load_dso(&st32, &no_cache, DSO_KIND_USER, p, NULL, 0), 0);
+	const struct symbol *a[2], *b[2];
+
+	for (size_t i = 0; i < 2; i++) {
+		a[i] = by_name(&st64, names[i]);
+		b[i] = by_name(&st32, names[i]);
+		cr_assert_not_null(a[i], "%s", names[i]);
+		cr_assert_not_null(b[i], "%s", names[i]);
+		cr_expect_eq(a[i]->size, b[i]->size, "%s", names[i]);
+	}
+	cr_expect_eq(a[1]->start - a[0]->start, b[1]->start - b[0]->start);
+	cr_expect_eq(st64.nr, st32.nr);
+	symtab__exit(&st64);
+	symtab__exit(&st32);
+}
+
 static const char kallsyms_text[] =
 	"ffffffff81000000 T _stext\n"
 	"ffffffff81000000 T _text\n"
