@@ -12,6 +12,7 @@
 
 #include "analyzer/cli/options.h"
 #include "analyzer/commands.h"
+#include "lib/busy.h"
 #include "lib/xalloc.h"
 #include "symtab/symcache.h"
 #include "version.h"
@@ -159,6 +160,8 @@ int main(int argc, const char **argv)
 	const char *env, *home;
 	int i = 1, ret;
 	bool large = huge_heap_setup(argc, (char **)argv);
+
+	busy__init();
 
 	env = getenv("PERF_BUILDID_DIR");
 	home = getenv("HOME");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "lib/busy.h"
 #include "lib/xalloc.h"
 
 #define WORKQUEUE_MAX_THREADS 1024
@@ -113,6 +114,7 @@ static void *worker_main(void *arg)
 		run_locked(wq, pop_locked(wq));
 	}
 	pthread_mutex_unlock(&wq->lock);
+	busy__thread_end("worker");
 	return NULL;
 }
 

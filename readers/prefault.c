@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "lib/busy.h"
 #include "lib/xalloc.h"
 
 #ifndef MADV_POPULATE_READ
@@ -46,6 +47,7 @@ static void *run(void *arg)
 			break;	/* not supported (or the file shrank): the reader faults itself */
 		next += len;
 	}
+	busy__thread_end("prefault");
 	return NULL;
 }
 

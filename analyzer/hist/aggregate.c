@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "lib/busy.h"
 #include "lib/xalloc.h"
 
 #define BATCH_BYTES (80 << 10)	/* report: 1024 samples */
@@ -61,6 +62,7 @@ static void run_claimed(struct aggregate *agg)
 	agg_item_fn fn = agg->fn;	/* not read per item: the reading thread writes near it */
 	agg_ahead_fn ahead = agg->ahead;
 	void *data = agg->data;
+	u64 start;
 
 	while (agg->pending) {
 		struct sample_batch *b = agg->pending;
@@ -71,7 +73,9 @@ static void run_claimed(struct aggregate *agg)
 		agg->nr_pending--;
 
 		pthread_mutex_unlock(&agg->lock);
+		start = busy__thread_ns();
 		finish_batch(b, fn, ahead, data);
+		busy__stage(BUSY_AGGREGATE, busy__thread_ns() - start);
 		pthread_mutex_lock(&agg->lock);
 		b->next = agg->done;
 		agg->done = b;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/busy.h"
 #include "lib/xalloc.h"
 
 static const char *const headers[SORT_NR_KEYS] = {
@@ -404,6 +405,7 @@ static void *render_helper(void *arg)
 	}
 	pthread_mutex_unlock(&r->lock);
 	cc_scratch__delete(scratch);
+	busy__thread_end("render");
 	return NULL;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "lib/busy.h"
 #include "lib/containers/rbtree.h"
 #include "lib/xalloc.h"
 
@@ -359,6 +360,7 @@ static void replay_run(struct replay *r)
 static void *replay_thread(void *arg)
 {
 	replay_run(arg);
+	busy__thread_end("replay");
 	return NULL;
 }
 

@@ -1,0 +1,31 @@
+/*
+ * busy: where a run's time went, for the benchmarks. With ANALYZE_BUSY set, the run prints to
+ * stderr at exit its wall time, each thread's CPU time and the time of named serial stages;
+ * bench/run.sh projects the speed-up at more workers from them. Off, every call is a test of
+ * one flag. Thread safe: busy__thread_end and busy__stage from any thread.
+ */
+#ifndef LIB_BUSY_H
+#define LIB_BUSY_H
+
+#include <stdbool.h>
+
+#include "lib/compiler.h"
+
+/* A stage that runs on one thread at a time, wherever it runs. */
+enum busy_stage {
+	BUSY_AGGREGATE,	/* the histograms' aggregator (analyzer/hist/aggregate.c) */
+	BUSY_NR_STAGES
+};
+
+extern bool busy__on;
+
+/* From main, before anything else runs: reads ANALYZE_BUSY, prints at exit when set. */
+void busy__init(void);
+/* The calling thread's CPU time in ns (0 when off). */
+u64 busy__thread_ns(void);
+/* A thread about to end: its CPU time goes to the report under name. */
+void busy__thread_end(const char *name);
+/* ns more of stage. */
+void busy__stage(enum busy_stage stage, u64 ns);
+
+#endif
