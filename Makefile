@@ -231,6 +231,7 @@ bench:
 	bench/run.sh
 	bench/model.sh
 	bench/callchain.sh
+	bench/scaling.sh
 	bench/dwarf.sh
 	bench/symbols.sh
 

@@ -82,6 +82,9 @@ struct aggregate {
 	size_t nr_pending;
 	bool busy;	/* an aggregator is running */
 	bool queued;	/* the work item is on the workqueue */
+	/* atomic, read without the lock by an aggregator waiting for more (wait_for_more) */
+	int submitted;	/* 1: a batch came since the aggregator last looked */
+	int closing;	/* 1: none comes until aggregate__drain returns */
 };
 
 /* put may be NULL: the items hold no references. */

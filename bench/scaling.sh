@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Scaling with cores (issue 26): the 25 s system-wide recordings of bench/run.sh (a file, a
+# --threads -z directory) and bench/callchain.sh (-g), made on demand under bench/out/ and
+# reused with BENCH_REUSE=1. perf 6.1 against analyze on the flat report, the call-graph
+# report and script; analyze at -j1 against -j2, alternating, best of BENCH_SCALING_RUNS;
+# each thread's busy time (ANALYZE_BUSY) and from it the critical path and the speed-up
+# projected at 8 and 16 workers. Writes the section "## Scaling with cores (issue 26)" of
+# bench/RESULTS.md (replacing only that section).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORK=bench/out
+SECONDS_TO_RECORD=${BENCH_SECONDS:-25}
+RUNS=${BENCH_RUNS:-3}
+SCALING_RUNS=${BENCH_SCALING_RUNS:-9}
+HEADING='## Scaling with cores (issue 26)'
+mkdir -p "$WORK"
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+
+FILE=$WORK/sysw.data
+DIR=$WORK/sysw-threads-z.data
+GFILE=$WORK/sysw-g.data
+record "$FILE" -a -F 20000 -e cpu-clock
+record "$DIR" -a -F 20000 -e cpu-clock --threads -z
+record "$GFILE" -a -g -F 20000 -e cpu-clock
+
+# busy_run OUT-BUSY ARGS...: one run of analyze with ANALYZE_BUSY, its busy lines in OUT-BUSY;
+# prints its wall time (the run's own, from busy)
+busy_run() {
+	local out=$1
+	shift
+	warm
+	ANALYZE_BUSY=1 "$ANALYZE" "$@" 2>"$out" >/dev/null
+	awk '$2 == "wall" {print $3}' "$out"
+}
+
+# best_busy RUNS TAG-A ARGS-A ::: TAG-B ARGS-B: A and B in turn; the busy lines of the fastest
+# run of each in $WORK/busy.TAG
+best_busy() {
+	local n=$1 ta=$2 tb t best_a="" best_b="" r
+	local -a a=() b=()
+	shift 2
+	while [ "$1" != ":::" ]; do a+=("$1"); shift; done
+	shift
+	tb=$1
+	shift
+	b=("$@")
+	for ((r = 0; r < n; r++)); do
+		t=$(busy_run "$WORK/busy.try" "${a[@]}")
+		if [ -z "$best_a" ] || awk "BEGIN{exit !($t < $best_a)}"; then best_a=$t; cp "$WORK/busy.try" "$WORK/busy.$ta"; fi
+		t=$(busy_run "$WORK/busy.try" "${b[@]}")
+		if [ -z "$best_b" ] || awk "BEGIN{exit !($t < $best_b)}"; then best_b=$t; cp "$WORK/busy.try" "$WORK/busy.$tb"; fi
+	done
+}
+
+# busy TAG WHAT: a figure of a kept run: wall, main (the reading thread's CPU), agg (the
+# aggregator's), workers (every other thread's CPU, the aggregator's included), cpu (all)
+busy() {
+	awk -v what="$2" '
+		$2 == "wall" { wall = $3 }
+		$2 == "thread" && $3 == "main" { main = $4 }
+		$2 == "thread" && $3 != "main" { workers += $4 }
+		$2 == "stage" && $3 == "aggregate" { agg = $4 }
+		END {
+			v = what == "wall" ? wall : what == "main" ? main : what == "agg" ? agg :
+			    what == "workers" ? workers : main + workers
+			printf "%.3f", v
+		}' "$WORK/busy.$1"
+}
+
+# project TAG-J1 TAG-J2 N: the speed-up at N workers of the current design. Its serial parts
+# are the reading thread (reading, ordering, the model, resolving: "main" at -j2, where the
+# aggregator runs elsewhere) and the aggregator (one at a time); the rest (inflating, symbol
+# tables) spreads over the workers. T(N) = max(main, aggregator, all CPU / N), against the
+# -j1 run's wall time.
+project() {
+	local m a c
+	m=$(busy "$2" main) a=$(busy "$2" agg) c=$(busy "$2" cpu)
+	awk -v w1="$(busy "$1" wall)" -v m="$m" -v a="$a" -v c="$c" -v n="$3" 'BEGIN {
+		t = c / n; if (m > t) t = m; if (a > t) t = a
+		printf "%.2f", w1 / t }'
+}
+
+path() {	# TAG: which serial part is the longest, and its time
+	local m a
+	m=$(busy "$1" main) a=$(busy "$1" agg)
+	if awk "BEGIN{exit !($m >= $a)}"; then echo "the reading thread, $m s"; else echo "the aggregator, $a s"; fi
+}
+
+# 1. -j1 against -j2, with each thread's busy time
+WARM=$FILE
+best_busy "$SCALING_RUNS" f1 report -j 1 -i "$FILE" ::: f2 report -j 2 -i "$FILE"
+WARM=$DIR
+best_busy "$SCALING_RUNS" d1 report -j 1 -i "$DIR" ::: d2 report -j 2 -i "$DIR"
+
+# 2. against perf (analyze at its default -j: one thread a CPU)
+WARM=$FILE
+read -r pf_t pf_m af_t af_m < <(best_pair "$RUNS" /dev/null /dev/null \
+	perf report -i "$FILE" --stdio --no-children -g none ::: "$ANALYZE" report -i "$FILE" --no-children -g none)
+WARM=$DIR
+read -r pd_t pd_m ad_t ad_m < <(best_pair "$RUNS" /dev/null /dev/null \
+	perf report -i "$DIR" --stdio --no-children -g none ::: "$ANALYZE" report -i "$DIR" --no-children -g none)
+WARM=$GFILE
+read -r pg_t pg_m ag_t ag_m < <(best_pair "$RUNS" /dev/null /dev/null \
+	perf report -i "$GFILE" --stdio ::: "$ANALYZE" report -i "$GFILE")
+WARM=$FILE
+read -r ps_t ps_m as_t as_m < <(best_pair "$RUNS" /dev/null /dev/null \
+	perf script -i "$FILE" ::: "$ANALYZE" script -i "$FILE")
+WARM=
+nf=$(samples "$FILE")
+
+row() {	# LABEL PERF-TIME PERF-KB ANALYZE-TIME ANALYZE-KB TARGET
+	echo "| $1 | $2 s, $(($3 / 1024)) MB | $4 s, $(($5 / 1024)) MB | $(ratio "$2" "$4")x | $6 |"
+}
+jrow() {	# LABEL TAG-J1 TAG-J2
+	echo "| $1 | $(busy "$2" wall) s | $(busy "$3" wall) s | $(ratio "$(busy "$2" wall)" "$(busy "$3" wall)")x | $(busy "$3" main) s | $(busy "$3" agg) s | $(busy "$3" workers) s | $(path "$3") | $(project "$2" "$3" 8)x | $(project "$2" "$3" 16)x |"
+}
+
+section=$(mktemp)
+cat >"$section" <<MD
+$HEADING
+
+Made by \`bench/scaling.sh\` on $(date -u +%Y-%m-%d), $(nproc) CPUs, $(load_note). The recordings of
+bench/run.sh and bench/callchain.sh: ${SECONDS_TO_RECORD} s of \`perf record -a -F 20000 -e cpu-clock\`
+of the busy mix, as a file ($nf samples), as a \`--threads -z\` directory, and with \`-g\`.
+perf and analyze in turn, best of ${RUNS}; analyze at its default \`-j\` (one thread a CPU).
+
+| command | perf 6.1 | analyze | faster | target |
+| --- | --- | --- | --- | --- |
+$(row '`report --no-children -g none`, file' "$pf_t" "$pf_m" "$af_t" "$af_m" "8x")
+$(row '`report --no-children -g none`, directory' "$pd_t" "$pd_m" "$ad_t" "$ad_m" "8x")
+$(row '`report` (children, call graphs), -g file' "$pg_t" "$pg_m" "$ag_t" "$ag_m" "15x")
+$(row '`script`, file' "$ps_t" "$ps_m" "$as_t" "$as_m" "10x")
+
+\`report\` at -j1 and -j2, alternating, the fastest of ${SCALING_RUNS} each; the busy times are the -j2
+run's (\`ANALYZE_BUSY=1\`: each thread's CPU time, and the aggregator's, which runs on one
+thread at a time). CPU time per sample at -j1: $(awk -v c="$(busy f1 cpu)" -v n="$nf" 'BEGIN{printf "%.0f", c * 1e9 / n}') ns on the file.
+
+| input | -j1 | -j2 | -j2 against -j1 (target 1.8x) | reading thread | aggregator | workers | critical path | projected at 8 workers (target 6x) | at 16 |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+$(jrow 'file' f1 f2)
+$(jrow 'directory' d1 d2)
+
+The projection is the current design's: every sample passes through the reading thread
+(ordering, the model, resolving its thread and map) and then the one aggregator (symbol,
+histogram); only inflating and symbol loading spread over the workers. With N workers on a
+16-file directory of the same kind the run cannot take less than the longer of those two
+serial parts, nor less than all the CPU time over N: T(N) = max(reading thread, aggregator,
+CPU / N), against the -j1 run's wall time. The reading thread is the critical path, so more
+workers change nothing past two; the targets wait on resolving samples in the workers
+against a model that knows each map's and comm's time of validity (issue 26, Deliver 1-3).
+MD
+replace_section bench/RESULTS.md "$HEADING" "$section"
+cat "$section"
+rm -f "$section"
