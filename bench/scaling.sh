@@ -62,8 +62,11 @@ busy() {
 		$2 == "thread" && $3 != "main" { workers += $4 }
 		$2 == "stage" && $3 == "aggregate" { agg = $4 }
 		END {
-			v = what == "wall" ? wall : what == "main" ? main : what == "agg" ? agg :
-			    what == "workers" ? workers : main + workers
+			if (what == "wall") v = wall
+			else if (what == "main") v = main
+			else if (what == "agg") v = agg
+			else if (what == "workers") v = workers
+			else v = main + workers
 			printf "%.3f", v
 		}' "$WORK/busy.$1"
 }

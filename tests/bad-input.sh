@@ -11,8 +11,31 @@ export HOME=$WORK LC_ALL=C
 unset PERF_BUILDID_DIR
 pass=0 fail=0
 
-u64_at() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
-u16_at() { od -An -t u2 -j "$2" -N 2 "$1" | tr -d ' '; }
+# u64_at FILE OFFSET, u16_at FILE OFFSET: little-endian words. The record walks below read
+# thousands of them from a fixture: words_of FIXTURE (in the shell that walks, not in a $(...))
+# reads it once into an array of 16-bit words, and words of that file then come from the
+# array without a process each. A fixture is never changed; the copies the cases change are
+# read with od.
+WORDS_FILE=""
+WORDS=()
+words_of() { mapfile -t WORDS < <(od -An -v -t u2 -w2 "$1" | tr -d ' '); WORDS_FILE=$1; }
+u16_at() {
+	if [ "$1" = "$WORDS_FILE" ] && ! (($2 % 2)); then
+		echo $((${WORDS[$2 / 2]:-0}))
+	else
+		od -An -t u2 -j "$2" -N 2 "$1" | tr -d ' '
+	fi
+}
+u64_at() {
+	local i=$(($2 / 2))
+	# (a top word from 0x8000 on is past bash's signed 64 bits: od says it)
+	if [ "$1" = "$WORDS_FILE" ] && ! (($2 % 2)) && ((${WORDS[i + 3]:-0} < 0x8000)); then
+		echo $((${WORDS[i]:-0} + (${WORDS[i + 1]:-0} << 16) + (${WORDS[i + 2]:-0} << 32) +
+			(${WORDS[i + 3]:-0} << 48)))
+	else
+		od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '
+	fi
+}
 # put_le FILE OFFSET NBYTES VALUE: write VALUE little-endian
 put_le() {
 	local f=$1 off=$2 n=$3 v=$4 bytes="" byte i
@@ -85,8 +108,10 @@ size=$(stat -c %s "$SRC")
 data_off=$(u64_at "$SRC" 40)
 data_size=$(u64_at "$SRC" 48)
 
-# 1. Truncated at every byte of the header and attrs, then at a dense sample of the rest.
-for ((cut = 0; cut < size; cut += (cut < data_off + 64 ? 1 : 97))); do
+# 1. Truncated in the header and attrs, then in the records. Every byte of the header and
+#    every 97th of the records is cut by check-sweep (tools/sweep.c, the same checks in-process,
+#    for every fixture): here, as a process would meet them, every 3rd and every 499th.
+for ((cut = 0; cut < size; cut += (cut < data_off + 64 ? 3 : 499))); do
 	head -c "$cut" "$SRC" >"$WORK/t.data"
 	expect_error "truncated at $cut" "$WORK/t.data"
 done
@@ -117,8 +142,9 @@ expect_error "record of size 0" "$WORK/r0.data"
 cp "$SRC" "$WORK/r1.data"; put_le "$WORK/r1.data" $((data_off + 6)) 2 4
 expect_error "record of size 4" "$WORK/r1.data"
 # walk to the last record and make it claim more than is left
+words_of "$SRC"
 off=$data_off end=$((data_off + data_size)) last=$data_off
-while [ "$off" -lt "$end" ]; do last=$off; off=$((off + $(u16_at "$SRC" $((off + 6))))); done
+while [ "$off" -lt "$end" ]; do last=$off; off=$((off + WORDS[(off + 6) / 2])); done
 cp "$SRC" "$WORK/r2.data"; put_le "$WORK/r2.data" $((last + 6)) 2 65528
 expect_error "last record past the data section" "$WORK/r2.data"
 
@@ -135,8 +161,8 @@ expect_error "empty file" "$WORK/empty.data"
 cp "$SRC" "$WORK/u.data"
 off=$data_off n=0
 while [ "$off" -lt "$end" ]; do
-	if [ "$(u16_at "$SRC" "$off")" = 68 ]; then put_le "$WORK/u.data" "$off" 4 99; n=$((n + 1)); fi
-	off=$((off + $(u16_at "$SRC" $((off + 6)))))
+	if [ "${WORDS[off / 2]}" = 68 ]; then put_le "$WORK/u.data" "$off" 4 99; n=$((n + 1)); fi
+	off=$((off + WORDS[(off + 6) / 2]))
 done
 "$ANALYZE" --buildid-dir "$WORK/none" report -i "$SRC" --kallsyms /dev/null >"$WORK/want" 2>/dev/null
 "$ANALYZE" --buildid-dir "$WORK/none" report -i "$WORK/u.data" --kallsyms /dev/null >"$WORK/got" 2>"$WORK/err"
@@ -215,10 +241,11 @@ else
 fi
 
 # compressed records: find the first COMPRESSED (81) record of the -z file
+words_of "$ZF"
 zoff=$(u64_at "$ZF" 40) zend=$(($(u64_at "$ZF" 40) + $(u64_at "$ZF" 48))) first=""
 while [ "$zoff" -lt "$zend" ]; do
-	if [ "$(u16_at "$ZF" "$zoff")" = 81 ]; then first=$zoff; break; fi
-	zoff=$((zoff + $(u16_at "$ZF" $((zoff + 6)))))
+	if [ "${WORDS[zoff / 2]}" = 81 ]; then first=$zoff; break; fi
+	zoff=$((zoff + WORDS[(zoff + 6) / 2]))
 done
 [ -n "$first" ] || { echo "FAIL: no COMPRESSED record in $ZF"; fail=$((fail + 1)); }
 zsize=$(u16_at "$ZF" $((first + 6)))
@@ -312,9 +339,10 @@ done
 # the same in pipe mode: the bytes after the HEADER_TRACING_DATA (66) record
 PT=tests/fixtures/pipe_trace/perf.data
 off=16 tdrec=""
-while [ "$off" -lt "$(stat -c %s "$PT")" ]; do
-	if [ "$(u16_at "$PT" "$off")" = 66 ]; then tdrec=$off; break; fi
-	off=$((off + $(u16_at "$PT" $((off + 6)))))
+words_of "$PT"
+while [ "$off" -lt "$((${#WORDS[@]} * 2))" ]; do
+	if [ "${WORDS[off / 2]}" = 66 ]; then tdrec=$off; break; fi
+	off=$((off + WORDS[(off + 6) / 2]))
 done
 if [ -z "$tdrec" ]; then
 	echo "FAIL: no TRACING_DATA record in $PT"; fail=$((fail + 1))
@@ -342,11 +370,12 @@ dw_type=$(u64_at "$DW" $((dw_attr + 24)))
 dw_regs=$(u64_at "$DW" $((dw_attr + 80)))
 # dw_samples FILE: "offset-of-stack-size-field stack-size" of every sample
 dw_samples() {
-	local off end nregs=0 m=$dw_regs p size
+	local off end nregs=0 m=$dw_regs p size WORDS_FILE WORDS
+	words_of "$1"	# its own copy of the words, whatever the file
 	off=$(u64_at "$1" 40) end=$(($(u64_at "$1" 40) + $(u64_at "$1" 48)))
 	while [ "$m" != 0 ]; do nregs=$((nregs + (m & 1))); m=$((m >> 1)); done
 	while [ "$off" -lt "$end" ]; do
-		if [ "$(u16_at "$1" "$off")" = 9 ]; then
+		if [ "${WORDS[off / 2]}" = 9 ]; then
 			p=$((off + 8))
 			for bit in 0x10000 0x1 0x2 0x4 0x8 0x40 0x200 0x80 0x100; do	# IDENTIFIER..PERIOD
 				[ $((dw_type & bit)) = 0 ] || p=$((p + 8))
@@ -355,7 +384,7 @@ dw_samples() {
 			[ "$(u64_at "$1" "$p")" = 0 ] && p=$((p + 8)) || p=$((p + 8 + 8 * nregs))	# REGS_USER
 			echo "$p $(u64_at "$1" "$p")"
 		fi
-		off=$((off + $(u16_at "$1" $((off + 6)))))
+		off=$((off + WORDS[(off + 6) / 2]))
 	done
 }
 dw_run() {	# CMD FILE [ARGS...]: analyze report or script on a dwarf recording
@@ -447,10 +476,11 @@ fi
 # first_auxtrace FILE FROM END: the offset of the first AUXTRACE record after FROM (records
 # step by header.size; no trace bytes come before the first AUXTRACE record)
 first_auxtrace() {
-	local off=$2
+	local off=$2 WORDS_FILE WORDS
+	words_of "$1"	# its own copy of the words, whatever the file
 	while [ "$off" -lt "$3" ]; do
-		if [ "$(u16_at "$1" "$off")" = 71 ]; then echo "$off"; return; fi
-		off=$((off + $(u16_at "$1" $((off + 6)))))
+		if [ "${WORDS[off / 2]}" = 71 ]; then echo "$off"; return; fi
+		off=$((off + WORDS[(off + 6) / 2]))
 	done
 }
 
@@ -646,7 +676,8 @@ hostile_error "300 attrs sharing a misaligned 4 MB ids section" "$WORK/h1.data"
 # records: a size past the end of a stream (record sizes are u16: 64 KB at most)
 PP=tests/fixtures/pipe/perf.data
 last=16
-for ((off = 16; off < $(stat -c %s "$PP"); off += $(u16_at "$PP" $((off + 6))))); do last=$off; done
+words_of "$PP"
+for ((off = 16; off < ${#WORDS[@]} * 2; off += WORDS[(off + 6) / 2])); do last=$off; done
 cp "$PP" "$WORK/h1.data"; put_le "$WORK/h1.data" $((last + 6)) 2 65535
 hostile_error "pipe: last record of size 65535" "$WORK/h1.data"
 # string lengths: a COMM's comm and an MMAP2's filename not NUL-terminated in the record
