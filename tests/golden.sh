@@ -14,6 +14,7 @@ set -u
 cd "$(dirname "$0")/.."
 ANALYZE=${ANALYZE:-./analyze}
 BYTESWAP=${BYTESWAP:-build/tools/perf-byteswap}
+FLIP=${FLIP:-$(dirname "$BYTESWAP")/flip-byte}	# one byte of each index changed (corrupt)
 FIX=tests/fixtures
 CACHE=$FIX/buildid-cache
 export TZ=UTC LC_ALL=C
@@ -104,27 +105,21 @@ is_pending() { grep -q "^$1 " "$FIX/PENDING" 2>/dev/null; }
 # (an empty cache: the case's indexes are written), warm (they are mapped), corrupt (each
 # with one byte changed, at a place that moves from case to case over header, key, probes,
 # symbols and names: each is rejected and rebuilt) and off. Its log says which happened.
-SC=$HOME/symcache SCLOG=$HOME/symcache.log flips=0 warm_hits=0
+# A cold cache is a directory not made yet (analyze makes it), a new one for each case: the
+# old ones go 64 at a time, a process for each step costing more than the runs it prepares.
+SC="" SCLOG=$HOME/symcache.log flips=0 warm_hits=0 nr_caches=0
 symcache_state() {
-	local f
+	local -a files
 	case $1 in
-	cold) rm -rf "$SC" && mkdir -p "$SC" ;;
-	corrupt) for f in "$SC"/*.sym; do [ -f "$f" ] && flip_byte "$f"; done ;;
+	cold) if ((nr_caches % 64 == 0)); then rm -rf "$HOME/symcache"; fi
+	      nr_caches=$((nr_caches + 1))
+	      SC=$HOME/symcache/$nr_caches ;;
+	corrupt) files=("$SC"/*.sym)
+		 if [ -f "${files[0]}" ]; then flips=$("$FLIP" "$flips" "${files[@]}") || return 1; fi ;;
 	esac
 	if [ "$1" = off ]; then export ANALYZE_SYMBOL_CACHE=off; else export ANALYZE_SYMBOL_CACHE=$SC; fi
 	: >"$SCLOG"
 	export ANALYZE_SYMBOL_CACHE_LOG=$SCLOG
-}
-# flip_byte FILE: one byte changed (xor 0x5a), at size * k / 61 for the k-th flip
-flip_byte() {
-	local size off b
-	size=$(stat -c %s "$1")
-	off=$((size * (flips % 61) / 61))
-	flips=$((flips + 1))
-	b=$(od -An -tu1 -j "$off" -N1 "$1" | tr -d ' ')
-	# shellcheck disable=SC2059
-	printf "\\$(printf %o $(((b ^ 0x5a) & 255)))" |
-		dd of="$1" bs=1 seek="$off" conv=notrunc status=none
 }
 # symcache_check STATE CASE: what the log of the run just made says, against the state (a
 # run looks up the dsos it resolves samples in: -j1, without workers loading ahead, may
