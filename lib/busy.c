@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "lib/clock.h"
+
 #define BUSY_MAX_THREADS 256
 
-bool busy__on;
+static bool enabled;	/* ANALYZE_BUSY is set */
 
 static const char *const stage_names[BUSY_NR_STAGES] = { "aggregate" };
 
@@ -20,24 +22,16 @@ static struct {
 	u64 start;
 } busy = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static u64 clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
-}
-
 u64 busy__thread_ns(void)
 {
-	return busy__on ? clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
+	return enabled ? clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
 }
 
 void busy__thread_end(const char *name)
 {
 	u64 ns;
 
-	if (!busy__on)
+	if (!enabled)
 		return;
 	ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	pthread_mutex_lock(&busy.lock);
@@ -48,7 +42,7 @@ void busy__thread_end(const char *name)
 
 void busy__stage(enum busy_stage stage, u64 ns)
 {
-	if (busy__on)
+	if (enabled)
 		__atomic_fetch_add(&busy.stages[stage], ns, __ATOMIC_RELAXED);
 }
 
@@ -75,7 +69,7 @@ void busy__init(void)
 
 	if (!env || !*env || (env[0] == '0' && !env[1]))
 		return;
-	busy__on = true;
+	enabled = true;
 	busy.start = clock_ns(CLOCK_MONOTONIC);
 	atexit(busy_print);
 }

@@ -1,7 +1,7 @@
 /*
  * busy: where a run's time went, for the benchmarks. With ANALYZE_BUSY set, the run prints to
  * stderr at exit its wall time, each thread's CPU time and the time of named serial stages;
- * bench/run.sh projects the speed-up at more workers from them. Off, every call is a test of
+ * bench/scaling.sh projects the speed-up at more workers from them. Off, every call is a test of
  * one flag. Thread safe: busy__thread_end and busy__stage from any thread.
  */
 #ifndef LIB_BUSY_H
@@ -16,8 +16,6 @@ enum busy_stage {
 	BUSY_AGGREGATE,	/* the histograms' aggregator (analyzer/hist/aggregate.c) */
 	BUSY_NR_STAGES
 };
-
-extern bool busy__on;
 
 /* From main, before anything else runs: reads ANALYZE_BUSY, prints at exit when set. */
 void busy__init(void);

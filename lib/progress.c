@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
+
 #define REDRAW_MS 100
 
 u64 progress_counter;
@@ -28,10 +30,7 @@ static struct {
 
 static u64 now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000 + (u64)ts.tv_nsec / 1000000;
+	return clock_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
 static void put(const char *s, size_t len)

@@ -19,6 +19,16 @@ pass=0 fail=0
 WORDS_FILE=""
 WORDS=()
 words_of() { mapfile -t WORDS < <(od -An -v -t u2 -w2 "$1" | tr -d ' '); WORDS_FILE=$1; }
+# first_record TYPE FILE FROM END: the offset of the first record of TYPE at or after FROM,
+# records stepping by header.size (nothing when none before END)
+first_record() {
+	local off=$3 WORDS_FILE WORDS
+	words_of "$2"	# its own copy of the words, whatever the file
+	while [ "$off" -lt "$4" ]; do
+		if [ "${WORDS[off / 2]}" = "$1" ]; then echo "$off"; return; fi
+		off=$((off + WORDS[(off + 6) / 2]))
+	done
+}
 u16_at() {
 	if [ "$1" = "$WORDS_FILE" ] && ! (($2 % 2)); then
 		echo $((${WORDS[$2 / 2]:-0}))
@@ -241,16 +251,12 @@ else
 fi
 
 # compressed records: find the first COMPRESSED (81) record of the -z file
-words_of "$ZF"
-zoff=$(u64_at "$ZF" 40) zend=$(($(u64_at "$ZF" 40) + $(u64_at "$ZF" 48))) first=""
-while [ "$zoff" -lt "$zend" ]; do
-	if [ "${WORDS[zoff / 2]}" = 81 ]; then first=$zoff; break; fi
-	zoff=$((zoff + WORDS[(zoff + 6) / 2]))
-done
+zoff=$(u64_at "$ZF" 40)
+first=$(first_record 81 "$ZF" "$zoff" $((zoff + $(u64_at "$ZF" 48))))
 [ -n "$first" ] || { echo "FAIL: no COMPRESSED record in $ZF"; fail=$((fail + 1)); }
 zsize=$(u16_at "$ZF" $((first + 6)))
 # a truncated frame: the data section ends inside the first COMPRESSED record's payload
-cp "$ZF" "$WORK/z1.data"; put_le "$WORK/z1.data" 48 8 $((first + zsize / 2 - zoff + zoff - $(u64_at "$ZF" 40)))
+cp "$ZF" "$WORK/z1.data"; put_le "$WORK/z1.data" 48 8 $((first + zsize / 2 - zoff))
 expect_error "truncated zstd frame" "$WORK/z1.data"
 # a corrupt frame: garbage over the frame header
 cp "$ZF" "$WORK/z2.data"; printf 'GARBAGE!GARBAGE!' | dd of="$WORK/z2.data" bs=1 seek=$((first + 8)) conv=notrunc status=none
@@ -338,12 +344,7 @@ for ((at = 0; at < td_size; at += 97)); do
 done
 # the same in pipe mode: the bytes after the HEADER_TRACING_DATA (66) record
 PT=tests/fixtures/pipe_trace/perf.data
-off=16 tdrec=""
-words_of "$PT"
-while [ "$off" -lt "$((${#WORDS[@]} * 2))" ]; do
-	if [ "${WORDS[off / 2]}" = 66 ]; then tdrec=$off; break; fi
-	off=$((off + WORDS[(off + 6) / 2]))
-done
+tdrec=$(first_record 66 "$PT" 16 "$(stat -c %s "$PT")")
 if [ -z "$tdrec" ]; then
 	echo "FAIL: no TRACING_DATA record in $PT"; fail=$((fail + 1))
 else
@@ -473,16 +474,9 @@ else
 	done
 fi
 
-# first_auxtrace FILE FROM END: the offset of the first AUXTRACE record after FROM (records
-# step by header.size; no trace bytes come before the first AUXTRACE record)
-first_auxtrace() {
-	local off=$2 WORDS_FILE WORDS
-	words_of "$1"	# its own copy of the words, whatever the file
-	while [ "$off" -lt "$3" ]; do
-		if [ "${WORDS[off / 2]}" = 71 ]; then echo "$off"; return; fi
-		off=$((off + WORDS[(off + 6) / 2]))
-	done
-}
+# first_auxtrace FILE FROM END: the first AUXTRACE (71) record after FROM (no trace bytes
+# come before it, so records step by header.size up to it)
+first_auxtrace() { first_record 71 "$@"; }
 
 # 14. AUX-area traces (tests/fixtures/bts: AUXTRACE_INFO first, then side band and AUXTRACE
 #     records whose trace bytes follow them outside header.size): script decodes them.

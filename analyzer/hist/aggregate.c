@@ -7,9 +7,8 @@
 #include "analyzer/hist/aggregate.h"
 
 #include <stdlib.h>
-#include <time.h>
-
 #include "lib/busy.h"
+#include "lib/clock.h"
 #include "lib/xalloc.h"
 
 #define BATCH_BYTES (80 << 10)	/* report: 1024 samples */
@@ -60,20 +59,11 @@ static void finish_batch(struct sample_batch *b, agg_item_fn fn, agg_ahead_fn ah
 	}
 }
 
-static u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
-}
-
 /*
  * With agg->lock held and nothing pending: wait a little for the next batch, spinning,
  * rather than end the work item. The reading thread fills one every few tens of
  * microseconds, and waking a worker gone to sleep takes a futex call and, on a VM, an
- * interrupt to the other CPU (script -j2 on a 2-CPU VM: 5900 futex calls). Not when the
- * reading thread finishes the batches itself.
+ * interrupt to the other CPU. Not when the reading thread finishes the batches itself.
  */
 static bool wait_for_more(struct aggregate *agg)
 {
@@ -89,8 +79,8 @@ static bool wait_for_more(struct aggregate *agg)
 		if (i % 64)
 			continue;
 		if (!until)
-			until = monotonic_ns() + SPIN_NS;
-		else if (monotonic_ns() > until || __atomic_load_n(&agg->closing, __ATOMIC_ACQUIRE))
+			until = clock_ns(CLOCK_MONOTONIC) + SPIN_NS;
+		else if (clock_ns(CLOCK_MONOTONIC) > until || __atomic_load_n(&agg->closing, __ATOMIC_ACQUIRE))
 			break;
 	}
 	pthread_mutex_lock(&agg->lock);
