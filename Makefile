@@ -50,6 +50,7 @@ TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswa
 
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
         fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers check-progress \
+        check-parallel \
         check-help man check-man check-symcache
 all: $(BIN) tools man
 
@@ -133,7 +134,7 @@ test: deps
 
 checks: all $(UNIT_BIN)
 	$(Q)$(MAKE) --no-print-directory check-layers unit golden check-bad check-sweep check-fuzz check-flamegraph \
-	  check-record check-progress check-symcache check-man check-help
+	  check-record check-progress check-parallel check-symcache check-man check-help
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -158,6 +159,10 @@ check-help: $(BIN) man
 # the progress line under a pseudo-terminal: drawn, cleared, never in the output
 check-progress: $(BIN)
 	$(TEST_ENV) tests/progress.sh
+
+# report's parallel run taken where it answers as the streaming path would, given up where not
+check-parallel: $(BIN)
+	$(TEST_ENV) tests/parallel.sh
 
 # the symbol index end to end: concurrent cold runs, damaged and foreign index files, an
 # unwritable cache, symbol-cache and --clear, where the cache goes, a tiny cap

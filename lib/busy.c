@@ -12,7 +12,8 @@
 
 static bool enabled;	/* ANALYZE_BUSY is set */
 
-static const char *const stage_names[BUSY_NR_STAGES] = { "aggregate" };
+static const char *const stage_names[BUSY_NR_STAGES] = { "aggregate", "parallel-wall",
+							   "parallel-cpu" };
 
 static struct {
 	pthread_mutex_t lock;	/* guards the thread list */
@@ -20,6 +21,7 @@ static struct {
 	int nr_threads;
 	u64 stages[BUSY_NR_STAGES];	/* atomic adds */
 	u64 start;
+	char path[128];
 } busy = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 u64 busy__thread_ns(void)
@@ -46,12 +48,20 @@ void busy__stage(enum busy_stage stage, u64 ns)
 		__atomic_fetch_add(&busy.stages[stage], ns, __ATOMIC_RELAXED);
 }
 
+void busy__path(const char *note)
+{
+	if (enabled)
+		snprintf(busy.path, sizeof(busy.path), "%s", note);
+}
+
 /* At exit, on the main thread: one line each, seconds. */
 static void busy_print(void)
 {
 	double wall = (double)(clock_ns(CLOCK_MONOTONIC) - busy.start) / 1e9;
 
 	fprintf(stderr, "busy: wall %.4f\n", wall);
+	if (busy.path[0])
+		fprintf(stderr, "busy: path %s\n", busy.path);
 	fprintf(stderr, "busy: thread main %.4f\n", (double)busy__thread_ns() / 1e9);
 	pthread_mutex_lock(&busy.lock);
 	for (int i = 0; i < busy.nr_threads; i++)

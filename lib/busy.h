@@ -14,6 +14,10 @@
 /* A stage that runs on one thread at a time, wherever it runs. */
 enum busy_stage {
 	BUSY_AGGREGATE,	/* the histograms' aggregator (analyzer/hist/aggregate.c) */
+	/* report's parallel run (analyzer/report/report_parallel.c): the samples resolved on
+	 * every worker, its wall time and all threads' CPU time in it */
+	BUSY_PARALLEL_WALL,
+	BUSY_PARALLEL_CPU,
 	BUSY_NR_STAGES
 };
 
@@ -25,5 +29,7 @@ u64 busy__thread_ns(void);
 void busy__thread_end(const char *name);
 /* ns more of stage. */
 void busy__stage(enum busy_stage stage, u64 ns);
+/* Which way the run went ("busy: path " note, the last one given), for the benchmarks. */
+void busy__path(const char *note);
 
 #endif

@@ -373,7 +373,8 @@ static struct dso_symbols *dso__load_now(struct dso *dso, const struct symsrc_co
 	}
 	if (syms->loader)	/* queued ahead */
 		claim_and_load(syms);
-	dso->symbols_loaded = true;
+	/* workers may load at once (report's parallel run): the table is published first */
+	__atomic_store_n(&dso->symbols_loaded, true, __ATOMIC_RELEASE);
 	return syms;
 }
 
@@ -404,8 +405,8 @@ bool dso__symbols_ready(struct dso *dso)
 
 const struct symtab *dso__symtab(struct dso *dso, const struct symsrc_config *cfg)
 {
-	/* once loaded, dso->syms stays: no ordering needed */
-	if (dso->symbols_loaded)
+	/* once loaded, dso->syms stays */
+	if (__atomic_load_n(&dso->symbols_loaded, __ATOMIC_ACQUIRE))
 		return &__atomic_load_n(&dso->syms, __ATOMIC_RELAXED)->symtab;
 	return &dso__load_now(dso, cfg, 0)->symtab;
 }

@@ -14,6 +14,7 @@
 #include "lib/error.h"
 #include "lib/containers/slab.h"
 #include "lib/xalloc.h"
+#include "machine/history.h"
 #include "readers/decode/sample.h"
 
 #define KERNEL_MMAP_PREFIX "[kernel.kallsyms]"
@@ -83,6 +84,13 @@ void thread__put(struct thread *t)
 	}
 }
 
+/* What history needs: t as it is now (after a change). */
+static void log_thread(struct machine *m, struct thread *t)
+{
+	if (m->history)
+		history__thread(m->history, t);
+}
+
 /*
  * perf's __thread__set_comm: the first name overrides the ":tid" placeholder in place.
  * str is interned.
@@ -98,6 +106,7 @@ static void thread__set_comm(struct machine *m, struct thread *t, const char *st
 		t->comm = &t->comm0;
 	}
 	t->comm_set = true;
+	log_thread(m, t);
 }
 
 /* Fibonacci hashing: consecutive tids land far apart. */
@@ -144,11 +153,13 @@ static struct maps *thread__revive_maps(struct machine *m, struct thread *t)
 		return t->maps;
 	if (t->pid == t->tid || t->pid == -1) {
 		t->maps = maps__new();
+		log_thread(m, t);
 		return t->maps;
 	}
 	leader = __findnew(m, t->pid, t->pid, true);
 	t->maps = maps__get(thread__revive_maps(m, leader));
 	thread__put(leader);
+	log_thread(m, t);
 	return t->maps;
 }
 
@@ -160,6 +171,7 @@ static void update_thread_pid(struct machine *m, struct thread *t, s32 pid)
 	if (pid == t->pid || pid == -1 || t->pid != -1)
 		return;
 	t->pid = pid;
+	log_thread(m, t);
 	if (t->pid == t->tid)
 		return;
 	leader = __findnew(m, pid, pid, true);
@@ -168,6 +180,7 @@ static void update_thread_pid(struct machine *m, struct thread *t, s32 pid)
 		t->maps = maps__get(leader->maps);
 	}
 	thread__put(leader);
+	log_thread(m, t);
 }
 
 static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create)
@@ -191,6 +204,7 @@ static struct thread *__findnew(struct machine *m, s32 pid, s32 tid, bool create
 		t->maps = maps__get(thread__revive_maps(m, leader));
 		thread__put(leader);
 	}
+	log_thread(m, t);
 	m->recent[(u32)tid % ARRAY_SIZE(m->recent)] = t;
 	return thread__get(t);
 }
@@ -256,8 +270,11 @@ static void machine__remove_thread(struct machine *m, struct thread *t)
 {
 	if (m->recent[(u32)t->tid % ARRAY_SIZE(m->recent)] == t)
 		m->recent[(u32)t->tid % ARRAY_SIZE(m->recent)] = NULL;
-	if (ptrtable_remove(&m->threads, t))
+	if (ptrtable_remove(&m->threads, t)) {
+		if (m->history)
+			history__thread_gone(m->history, t->tid);
 		thread__put(t);
+	}
 }
 
 /*
@@ -278,6 +295,7 @@ static void retire(struct machine *m, struct thread *t)
 		return;
 	}
 	t->maps = NULL;
+	log_thread(m, t);
 	leader = is_leader ? NULL : table_find(&m->threads, t->pid);
 	maps__put(maps);
 	if (leader && leader->retire_due && leader->maps == maps && refcount_read(&maps->ref) == 1)
@@ -497,6 +515,7 @@ static int process_fork(struct machine *m, const struct perf_record_fork *ev)
 		maps__put(t->maps);
 		t->maps = maps__clone(thread__revive_maps(m, parent));
 	}
+	log_thread(m, t);
 	thread__put(t);
 	thread__put(parent);
 	return 0;

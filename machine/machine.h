@@ -50,6 +50,7 @@ struct thread {
 };
 
 struct comm_chunk;
+struct history;
 
 /* An EXIT waiting for the stream to move past it (machine.c). */
 struct exited_thread {
@@ -91,6 +92,7 @@ struct machine {
 	/* ... and then the threads forgotten MACHINE_FORGET_AFTER_NS after it */
 	struct exit_queue forget;
 	u64 now;	/* the latest timestamp of a side-band record */
+	struct history *history;	/* logging every change (machine/history.h), or NULL */
 };
 
 struct addr_location {

@@ -13,6 +13,8 @@ _Static_assert(DSO_MAX_INOS <= UINT16_MAX, "struct map keeps an inode index in 1
 
 static struct slab map_slab = SLAB_INIT(struct map);
 
+const struct maps_observer *maps_observer;
+
 struct map *map__new(u64 start, u64 end, u64 pgoff, struct dso *dso)
 {
 	struct map *map = slab_zalloc(&map_slab);
@@ -177,6 +179,8 @@ static void maps__append(struct maps *maps, struct map *map)
 		maps->starts[maps->nr_sorted++] = map->start;	/* in order: the sorted part grows */
 	}
 	maps->arr[maps->nr++] = map;
+	if (maps_observer)
+		maps_observer->add(maps_observer->data, maps, map);
 	maps__forget_lookups(maps);
 	if (maps->nr - maps->nr_sorted > tail_max(maps))
 		maps__sort(maps);
@@ -216,6 +220,8 @@ static void maps__fixup_overlaps(struct maps *maps, const struct map *map)
 			ARRAY_GROW(extra, alloc_extra, nr_extra + 1);
 			extra[nr_extra++] = after;
 		}
+		if (maps_observer)
+			maps_observer->remove(maps_observer->data, maps, old);
 		map__put(old);
 	}
 	maps->nr = maps->nr_sorted = keep;	/* sorted before, and still in order */

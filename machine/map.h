@@ -101,4 +101,15 @@ struct maps *maps__clone(struct maps *src);
  */
 int maps__for_each_map(struct maps *maps, int (*fn)(struct map *map, void *data), void *data);
 
+/*
+ * Told of every map that enters or leaves any maps, while set (machine/history.h logs so).
+ * Set and read only by the one thread that changes the model.
+ */
+struct maps_observer {
+	void (*add)(void *data, struct maps *maps, struct map *map);
+	void (*remove)(void *data, struct maps *maps, struct map *map);
+	void *data;
+};
+extern const struct maps_observer *maps_observer;
+
 #endif

@@ -142,7 +142,9 @@ symcache_check() {
 		bad=0 written=0 used=0
 		for line in "${log[@]}"; do
 			case $line in
-			"hit $f"*) why="a corrupt index was used: $f" ;;
+			# a run that gave its parallel reading up builds its model again: it may
+			# look the index up again, hitting the one it just wrote
+			"hit $f"*) [ $written = 1 ] || why="a corrupt index was used: $f" ;;
 			"bad $f"*) bad=1 used=1 ;;
 			"write $f") written=1 used=1 ;;
 			*" $f"*) used=1 ;;

@@ -15,6 +15,8 @@
  * --lost N spreads N LOST records (the kernel's "ring buffer full") over the samples;
  * --lost-samples N ends the file with N LOST_SAMPLES records, as perf record 6.x writes them at
  * exit from the events' PERF_FORMAT_LOST counts (a trailer of zeros but the id: untimed).
+ * --unannounced N leaves the last N processes out of the side band, as tasks perf record did
+ * not see start: their samples make their threads (named ":tid", no maps).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +33,7 @@
 #define USAGE "usage: gen-perfdata -o PATH [--processes N] [--threads N] [--mmaps N] [--dsos N] " \
 	      "[--samples N] [--churn N] [--seed N] [--cpus N] [--comms N] [--ips N] " \
 	      "[--kernel-percent P] [--kfuncs N] [--round N] [--kallsyms FILE] [--event SPEC]... " \
-	      "[--no-event-desc] [--lost N] [--lost-samples N]"
+	      "[--no-event-desc] [--lost N] [--lost-samples N] [--unannounced N]"
 
 #define HELP \
 	"  -o, --output PATH     the perf.data to write (required)\n" \
@@ -58,6 +60,8 @@
 	"  --no-event-desc       write no EVENT_DESC feature (no event names in the file)\n" \
 	"  --lost N              LOST records, spread over the samples (0)\n" \
 	"  --lost-samples N      LOST_SAMPLES records at the end of the file (0)\n" \
+	"  --unannounced N       the last N processes run unrecorded: no FORK, COMM or MMAP of\n" \
+	"                        theirs, only their samples (0)\n" \
 	"Counts take a k, M or G suffix (10^3, 10^6, 10^9).\n"
 
 #define TID_BASE 1000u	/* first tid given out; pid 1 is the launcher */
@@ -82,7 +86,7 @@ struct gen_event {
 
 struct gen_opts {
 	u64 processes, threads, mmaps, dsos, samples, churn, seed, cpus, comms, ips, kfuncs, round;
-	u64 kernel_percent, lost, lost_samples;
+	u64 kernel_percent, lost, lost_samples, unannounced;
 	const char *output, *kallsyms;
 	struct gen_event events[MAX_EVENTS];	/* --event; none: cpu-clock */
 	size_t nr_events;
@@ -261,6 +265,11 @@ static int spawn_process(struct gen *g, u64 p)
 
 	snprintf(comm, sizeof(comm), "gen-proc-%u", (u32)(p % g->o.comms));
 	slots[0] = pid;
+	if (p >= g->o.processes - g->o.unannounced) {	/* started before the recording */
+		for (u64 t = 1; t < g->o.threads; t++)
+			slots[t] = new_tid(g);
+		return 0;
+	}
 	if (emit_task(g, PERF_RECORD_FORK, pid, INIT_PID, pid, INIT_PID) ||
 	    emit_comm(g, pid, pid, comm, true))
 		return -1;
@@ -565,6 +574,7 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 		{ "no-event-desc", no_argument, NULL, 'E' },
 		{ "lost", required_argument, NULL, 'l' },
 		{ "lost-samples", required_argument, NULL, 'L' },
+		{ "unannounced", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -605,6 +615,7 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 		case 'E': o->no_event_desc = true; break;
 		case 'l': o->lost = parse_count(name, optarg, 0, UINT32_MAX); break;
 		case 'L': o->lost_samples = parse_count(name, optarg, 0, UINT32_MAX); break;
+		case 'u': o->unannounced = parse_count(name, optarg, 0, UINT32_MAX); break;
 		case 'h': printf("%s\n\n%s", USAGE, HELP); exit(0);
 		case ':': usage_error("option '%s' needs a value", argv[optind - 1]); break;
 		default: usage_error("unknown option '%s'", argv[optind - 1]); break;
@@ -621,6 +632,8 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 	}
 	if (!o->output)
 		usage_error("no output path (-o PATH)");
+	if (o->unannounced > o->processes)
+		usage_error("--unannounced is more than --processes");
 	if (o->churn && o->threads < 2)
 		usage_error("--churn needs --threads 2 or more (main threads do not exit)");
 	if (o->processes * o->threads + o->churn > MAX_TIDS - TID_BASE ||

@@ -359,6 +359,35 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 ma
 	}
 }
 
+u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *created)
+{
+	struct hist_entry proto = *he;
+	size_t i;
+
+	proto.hash = 0;
+	i = entry_findnew(hists, &proto, created);
+	if (*created) {
+		hists->entries[i].period = he->period;
+		hists->entries[i].period_acc = he->period_acc;
+		hists->entries[i].nr_events = he->nr_events;
+		hists->entries[i].first = order;
+		he->thread = NULL;
+		he->map = NULL;
+	} else {
+		hists->entries[i].period += he->period;
+		hists->entries[i].period_acc += he->period_acc;
+		hists->entries[i].nr_events += he->nr_events;
+	}
+	return (u32)i;
+}
+
+void hists__merge_done(struct hists *hists)
+{
+	for (size_t i = 0; i < hists->nr; i++)
+		object_map_set(hists, (u32)i, map__base(hists->entries[i].map), 1);
+	hists->last = 0;
+}
+
 u64 hists__hash(const struct hists *hists, const struct hist_entry *proto)
 {
 	return entry_hash(hists->sort, proto);

@@ -216,6 +216,17 @@ void hists__exit(struct hists *hists);
  * map__base(proto->map) (read by the caller, on the thread that owns the map).
  */
 void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 map_base);
+/*
+ * Fold in an entry of a partial histogram (hists__add'ed elsewhere), partials' entries in
+ * the order of their first samples: the first of equal ones makes the entry (taking he's
+ * thread and map references, fields NULL after), the others add their counts. order: the
+ * entry's first sample's rank. Its index in hists; *created whether it made it.
+ */
+u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *created);
+/* Every partial folded in: the entries of data symbols take their final maps' bases. */
+void hists__merge_done(struct hists *hists);
+/* Whether a sort's lookups go through perf's first tree (tree_mode: see hist.c). */
+bool lookups_can_fail(const struct sort_list *sort);
 /* The hash of proto's keys, which hists__add and hists__prefetch go by. */
 u64 hists__hash(const struct hists *hists, const struct hist_entry *proto);
 /*

@@ -13,6 +13,7 @@
 #include "analyzer/output/header.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/session_warn.h"
+#include "lib/busy.h"
 #include "lib/error.h"
 #include "lib/progress.h"
 #include "lib/xalloc.h"
@@ -249,23 +250,30 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 }
 
 /* The model, the symbol sources and the kernel's symbols loading ahead. */
+static void report__setup_model(struct report *rep, bool load);
+
 static void report__setup_machine(struct report *rep, const struct report_args *a,
 				  const struct analyze_config *cfg)
 {
-	size_t size;
-	const u8 *ids = perf_session__feat(&rep->session, HEADER_BUILD_ID, &size);
-	bool load = !a->stats && !a->header_only;
-
 	rep->symfs_cache = options__symsrc(&rep->symsrc, cfg->buildid_dir, a->symfs, a->kallsyms,
 						cfg->symcache);
 	/* -j N: N threads in all, this one included */
 	rep->wq = rep->nr_jobs > 1 ? workqueue__new(rep->nr_jobs - 1) : NULL;
 	rep->session.wq = rep->wq;
-	machine__init(&rep->machine, &rep->symsrc);
 	/* finding parents looks symbols up on this thread: then no aggregator elsewhere */
 	aggregate__init(&rep->agg, sort_list__has(&rep->sort, SORT_PARENT) ? NULL : rep->wq,
 			finish_sample, put_sample, rep);
 	rep->agg.ahead = ahead_sample;
+	report__setup_model(rep, !a->stats && !a->header_only);
+}
+
+/* The model, empty, its symbols loading ahead. */
+static void report__setup_model(struct report *rep, bool load)
+{
+	size_t size;
+	const u8 *ids = perf_session__feat(&rep->session, HEADER_BUILD_ID, &size);
+
+	machine__init(&rep->machine, &rep->symsrc);
 	dso_loader__init(&rep->loader, rep->wq, &rep->machine.symsrc);
 	rep->machine.loader = &rep->loader;
 	/*
@@ -409,6 +417,25 @@ static int report__preamble(struct report *rep, const struct report_args *a)
 	return -1;
 }
 
+/*
+ * What a parallel run given up left: the model (built from the side-band records, its
+ * symbols loading), the counts and warnings of the records read. Made again empty.
+ */
+static void report__reset_model(struct report *rep)
+{
+	struct perf_session *s = &rep->session;
+
+	if (rep->wq)
+		workqueue__flush(rep->wq);	/* symbol tables still loading refer to dsos */
+	machine__exit(&rep->machine);
+	dso_loader__exit(&rep->loader);
+	report__setup_model(rep, true);
+	memset(&s->stats, 0, sizeof(s->stats));
+	for (size_t i = 0; i < s->nr_data_warnings; i++)
+		free(s->data_warnings[i]);
+	s->nr_data_warnings = 0;
+}
+
 /* Every record through the model into the histograms (or the raw dump). 0, or 1 on error. */
 static int report__run(struct report *rep, const struct report_args *a)
 {
@@ -420,8 +447,18 @@ static int report__run(struct report *rep, const struct report_args *a)
 		dump__init(&rep->dump, &rep->session, &rep->machine, &rep->consumer, stdout);
 	}
 	progress_phase("reading", perf_session__data_bytes(&rep->session));
-	ret = perf_session__process(&rep->session, a->dump_raw ? &rep->dump.consumer
-							       : &rep->consumer);
+	if (a->dump_raw || a->stats || a->header_only) {
+		busy__path("streaming");
+		ret = 1;
+	} else {
+		ret = report__run_parallel(rep);
+	}
+	if (ret) {
+		if (ret == 2)
+			report__reset_model(rep);
+		ret = perf_session__process(&rep->session, a->dump_raw ? &rep->dump.consumer
+								       : &rep->consumer);
+	}
 	if (!ret && rep->itrace)	/* what the trace holds after the last record */
 		ret = itrace__flush(rep->itrace) < 0 ? -1 : 0;
 	progress_phase("loading symbols", 0);

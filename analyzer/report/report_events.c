@@ -235,7 +235,7 @@ static void report_prefetch_stages(struct report *rep)
 }
 
 /* The final comm of interned string str (see struct report's final_comms). */
-static const struct comm *final_comm(struct report *rep, const char *str)
+const struct comm *final_comm(struct report *rep, const char *str)
 {
 	struct comm *c;
 

@@ -92,5 +92,13 @@ void ahead_sample(void *data, void *p, int stage);
 /* Everything that waited for the kernel's symbols gets them (after the last record too). */
 void settle_kernel(struct report *rep);
 void final_comms__exit(struct report *rep);
+/* The comm object entries keep for a thread named str (see final_comms). */
+const struct comm *final_comm(struct report *rep, const char *str);
+/*
+ * The flat report of a file, its samples resolved on every worker (report_parallel.c): 0
+ * done, every sample in the histograms; 1 not such a run (nothing done); 2 given up, when
+ * it cannot answer as the streaming path would (the model must be built again).
+ */
+int report__run_parallel(struct report *rep);
 
 #endif

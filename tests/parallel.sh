@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Which way report reads a file (analyzer/report/report_parallel.c), as ANALYZE_BUSY tells it:
+# the parallel run where it can answer as the streaming path would, the streaming path where
+# it cannot (and why), and the same output either way at every -j. golden.sh checks the
+# output against perf's; this checks that the parallel run is the one that made it.
+set -u
+cd "$(dirname "$0")/.."
+ANALYZE=$(realpath "${ANALYZE:-./analyze}")
+FIX=tests/fixtures
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+export HOME=$WORK LC_ALL=C TZ=UTC ANALYZE_SYMBOL_CACHE=$WORK/symcache
+unset PERF_BUILDID_DIR
+pass=0 fail=0
+
+# path FIXTURE ARGS...: the "busy: path" line of a report of FIXTURE
+path() {
+	local fix=$1
+	shift
+	ANALYZE_BUSY=1 "$ANALYZE" --buildid-dir "$FIX/buildid-cache" report -i "$FIX/$fix/perf.data" \
+		--kallsyms "$FIX/$fix/kallsyms" --stdio "$@" 2>&1 >/dev/null | sed -n 's/^busy: path //p'
+}
+
+# expect FIXTURE WANT ARGS...: the run goes the way WANT says
+expect() {
+	local fix=$1 want=$2 got
+	shift 2
+	got=$(path "$fix" "$@")
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL parallel: $fix $*: path '$got', want '$want'"
+		fail=$((fail + 1))
+	fi
+}
+
+# same FIXTURE ARGS...: the output at -j1, -j2 and -j8 is one
+same() {
+	local fix=$1 j
+	shift
+	for j in 1 2 8; do
+		"$ANALYZE" --buildid-dir "$FIX/buildid-cache" report -j $j -i "$FIX/$fix/perf.data" \
+			--kallsyms "$FIX/$fix/kallsyms" --stdio "$@" 2>&1 | grep -v '^# (Tip' >"$WORK/out.$j"
+	done
+	if cmp -s "$WORK/out.1" "$WORK/out.2" && cmp -s "$WORK/out.1" "$WORK/out.8"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL parallel: $fix $*: the output differs between -j1, -j2 and -j8"
+		fail=$((fail + 1))
+	fi
+}
+
+# flat reports of files the model answers for
+for fix in sysw sysw_exit threads tasktree twoev tracepoint gen_small gen_churn gen_turnover; do
+	expect "$fix" parallel --no-children
+	same "$fix" --no-children
+done
+expect sysw parallel --sort pid,dso -j 4
+expect gen_dsos parallel --sort dso,sym
+expect sysw_g parallel --no-children -g none
+# not such a run: call graphs, a lookup through perf's first tree, filters, a directory, a pipe
+expect sysw_g streaming
+expect sysw streaming --sort sym
+expect sysw streaming --comms perf
+expect dir_sysw streaming --no-children
+expect sysw streaming --no-children --stats
+# given up, and read again the streaming way
+expect gen_unannounced "streaming, the parallel run given up: a sample that changes the model" \
+	--no-children
+expect gen_lost "streaming, the parallel run given up: records out of order" --no-children
+expect bts_late "streaming, the parallel run given up: an AUX-area trace"
+same gen_unannounced --no-children
+same gen_lost --no-children
+
+echo "parallel: $pass passed, $fail failed"
+[ "$fail" = 0 ]
