@@ -53,39 +53,56 @@ best_busy() {
 	done
 }
 
-# busy TAG WHAT: a figure of a kept run: wall, main (the reading thread's CPU), agg (the
-# aggregator's), workers (every other thread's CPU, the aggregator's included), cpu (all)
+# busy TAG WHAT: a figure of a kept run: wall, main (the main thread's CPU), agg (the
+# aggregator's), workers (every other thread's CPU, the aggregator's included), cpu (all),
+# pwall and pcpu (report's parallel passes: their wall time, all threads' CPU in them)
 busy() {
 	awk -v what="$2" '
 		$2 == "wall" { wall = $3 }
 		$2 == "thread" && $3 == "main" { main = $4 }
 		$2 == "thread" && $3 != "main" { workers += $4 }
 		$2 == "stage" && $3 == "aggregate" { agg = $4 }
+		$2 == "stage" && $3 == "parallel-wall" { pwall = $4 }
+		$2 == "stage" && $3 == "parallel-cpu" { pcpu = $4 }
 		END {
 			if (what == "wall") v = wall
 			else if (what == "main") v = main
 			else if (what == "agg") v = agg
 			else if (what == "workers") v = workers
+			else if (what == "pwall") v = pwall
+			else if (what == "pcpu") v = pcpu
 			else v = main + workers
 			printf "%.3f", v
 		}' "$WORK/busy.$1"
 }
 
-# project TAG-J1 TAG-J2 N: the speed-up at N workers of the current design. Its serial parts
-# are the reading thread (reading, ordering, the model, resolving: "main" at -j2, where the
-# aggregator runs elsewhere) and the aggregator (one at a time); the rest (inflating, symbol
-# tables) spreads over the workers. T(N) = max(main, aggregator, all CPU / N), against the
-# -j1 run's wall time.
+# way TAG: which way the run went (busy: path)
+way() { sed -n 's/^busy: path //p' "$WORK/busy.$1"; }
+
+# project TAG-J1 TAG-J2 N: the speed-up at N workers, against the -j1 run's wall time.
+# report's parallel run (busy: path parallel): its two passes spread over the workers, all
+# else is serial (startup, the side band into the model, the fold, the output):
+# T(N) = (wall - passes' wall) + passes' CPU / N. The streaming path: the reading thread
+# (reading, ordering, the model, resolving: "main" at -j2, where the aggregator runs
+# elsewhere) and the aggregator (one at a time) are serial, the rest (inflating, symbol
+# tables) spreads: T(N) = max(main, aggregator, all CPU / N).
 project() {
 	local m a c
 	m=$(busy "$2" main) a=$(busy "$2" agg) c=$(busy "$2" cpu)
-	awk -v w1="$(busy "$1" wall)" -v m="$m" -v a="$a" -v c="$c" -v n="$3" 'BEGIN {
-		t = c / n; if (m > t) t = m; if (a > t) t = a
+	awk -v w1="$(busy "$1" wall)" -v w2="$(busy "$2" wall)" -v pw="$(busy "$2" pwall)" \
+	    -v pc="$(busy "$2" pcpu)" -v m="$m" -v a="$a" -v c="$c" -v n="$3" 'BEGIN {
+		if (pw > 0) { t = w2 - pw + pc / n }
+		else { t = c / n; if (m > t) t = m; if (a > t) t = a }
 		printf "%.2f", w1 / t }'
 }
 
-path() {	# TAG: which serial part is the longest, and its time
+path() {	# TAG: the serial part that bounds the run, and its time
 	local m a
+	if [ "$(way "$1")" = parallel ]; then
+		awk -v w="$(busy "$1" wall)" -v pw="$(busy "$1" pwall)" \
+			'BEGIN{printf "serial (outside the parallel passes), %.3f s", w - pw}'
+		return
+	fi
 	m=$(busy "$1" main) a=$(busy "$1" agg)
 	if awk "BEGIN{exit !($m >= $a)}"; then echo "the reading thread, $m s"; else echo "the aggregator, $a s"; fi
 }
@@ -116,7 +133,7 @@ row() {	# LABEL PERF-TIME PERF-KB ANALYZE-TIME ANALYZE-KB TARGET
 	echo "| $1 | $2 s, $(($3 / 1024)) MB | $4 s, $(($5 / 1024)) MB | $(ratio "$2" "$4")x | $6 |"
 }
 jrow() {	# LABEL TAG-J1 TAG-J2
-	echo "| $1 | $(busy "$2" wall) s | $(busy "$3" wall) s | $(ratio "$(busy "$2" wall)" "$(busy "$3" wall)")x | $(busy "$3" main) s | $(busy "$3" agg) s | $(busy "$3" workers) s | $(path "$3") | $(project "$2" "$3" 8)x | $(project "$2" "$3" 16)x |"
+	echo "| $1 | $(way "$3") | $(busy "$2" wall) s | $(busy "$3" wall) s | $(ratio "$(busy "$2" wall)" "$(busy "$3" wall)")x | $(busy "$3" main) s | $(busy "$3" workers) s | $(busy "$3" pwall) s, $(busy "$3" pcpu) s | $(path "$3") | $(project "$2" "$3" 8)x | $(project "$2" "$3" 16)x |"
 }
 
 section=$(mktemp)
@@ -136,22 +153,23 @@ $(row '`report` (children, call graphs), -g file' "$pg_t" "$pg_m" "$ag_t" "$ag_m
 $(row '`script`, file' "$ps_t" "$ps_m" "$as_t" "$as_m" "10x")
 
 \`report\` at -j1 and -j2, alternating, the fastest of ${SCALING_RUNS} each; the busy times are the -j2
-run's (\`ANALYZE_BUSY=1\`: each thread's CPU time, and the aggregator's, which runs on one
-thread at a time). CPU time per sample at -j1: $(awk -v c="$(busy f1 cpu)" -v n="$nf" 'BEGIN{printf "%.0f", c * 1e9 / n}') ns on the file.
+run's (\`ANALYZE_BUSY=1\`: each thread's CPU time; for the parallel run, the wall time of its
+two passes and all threads' CPU time in them). CPU time per sample at -j1: $(awk -v c="$(busy f1 cpu)" -v n="$nf" 'BEGIN{printf "%.0f", c * 1e9 / n}') ns on the file.
 
-| input | -j1 | -j2 | -j2 against -j1 (target 1.8x) | reading thread | aggregator | workers | critical path | projected at 8 workers (target 6x) | at 16 |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| input | way | -j1 | -j2 | -j2 against -j1 (target 1.8x) | main thread | other threads | parallel passes (wall, CPU) | bound | projected at 8 workers (target 6x) | at 16 |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 $(jrow 'file' f1 f2)
 $(jrow 'directory' d1 d2)
 
-The projection is the current design's: every sample passes through the reading thread
-(ordering, the model, resolving its thread and map) and then the one aggregator (symbol,
-histogram); only inflating and symbol loading spread over the workers. With N workers on a
-16-file directory of the same kind the run cannot take less than the longer of those two
-serial parts, nor less than all the CPU time over N: T(N) = max(reading thread, aggregator,
-CPU / N), against the -j1 run's wall time. The reading thread is the critical path, so more
-workers change nothing past two; the targets wait on resolving samples in the workers
-against a model that knows each map's and comm's time of validity (issue 26, Deliver 1-3).
+A file goes the parallel way (\`analyze(1)\`, HOW THE ENGINE READS): pass 1 walks the file in
+pieces on every worker and keeps the side-band records; they build the model, which knows
+each thread's, comm's and map's time of validity; pass 2 resolves the samples of stretches
+of whole rounds on every worker into per-worker histograms, folded in the order of their
+entries' first samples. What is left serial is the side band into the model, the fold, the
+output and the start. The projection: T(N) = serial + CPU of the two passes / N, against
+the -j1 run's wall time. A directory still goes the streaming way: every sample through the
+reading thread (ordering, the model, its thread and map), then the one aggregator (symbol,
+histogram): T(N) = max(reading thread, aggregator, CPU / N).
 MD
 replace_section bench/RESULTS.md "$HEADING" "$section"
 cat "$section"

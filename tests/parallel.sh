@@ -51,7 +51,7 @@ same() {
 }
 
 # flat reports of files the model answers for
-for fix in sysw sysw_exit threads tasktree twoev tracepoint gen_small gen_churn gen_turnover; do
+for fix in sysw sysw_exit threads tasktree twoev tracepoint gen_small gen_churn gen_turnover gen_lost; do
 	expect "$fix" parallel --no-children
 	same "$fix" --no-children
 done
@@ -67,10 +67,10 @@ expect sysw streaming --no-children --stats
 # given up, and read again the streaming way
 expect gen_unannounced "streaming, the parallel run given up: a sample that changes the model" \
 	--no-children
-expect gen_lost "streaming, the parallel run given up: records out of order" --no-children
+expect gen_late "streaming, the parallel run given up: records out of order" --no-children
 expect bts_late "streaming, the parallel run given up: an AUX-area trace"
 same gen_unannounced --no-children
-same gen_lost --no-children
+same gen_late --no-children
 
 echo "parallel: $pass passed, $fail failed"
 [ "$fail" = 0 ]

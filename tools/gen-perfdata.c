@@ -16,7 +16,8 @@
  * --lost-samples N ends the file with N LOST_SAMPLES records, as perf record 6.x writes them at
  * exit from the events' PERF_FORMAT_LOST counts (a trailer of zeros but the id: untimed).
  * --unannounced N leaves the last N processes out of the side band, as tasks perf record did
- * not see start: their samples make their threads (named ":tid", no maps).
+ * not see start: their samples make their threads (named ":tid", no maps). --late N times N
+ * samples three rounds back, as a CPU's buffer read late: records out of order.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +34,7 @@
 #define USAGE "usage: gen-perfdata -o PATH [--processes N] [--threads N] [--mmaps N] [--dsos N] " \
 	      "[--samples N] [--churn N] [--seed N] [--cpus N] [--comms N] [--ips N] " \
 	      "[--kernel-percent P] [--kfuncs N] [--round N] [--kallsyms FILE] [--event SPEC]... " \
-	      "[--no-event-desc] [--lost N] [--lost-samples N] [--unannounced N]"
+	      "[--no-event-desc] [--lost N] [--lost-samples N] [--unannounced N] [--late N]"
 
 #define HELP \
 	"  -o, --output PATH     the perf.data to write (required)\n" \
@@ -62,6 +63,8 @@
 	"  --lost-samples N      LOST_SAMPLES records at the end of the file (0)\n" \
 	"  --unannounced N       the last N processes run unrecorded: no FORK, COMM or MMAP of\n" \
 	"                        theirs, only their samples (0)\n" \
+	"  --late N              samples, spread over the file, timed three rounds before the\n" \
+	"                        records around them (a buffer read late: out of order) (0)\n" \
 	"Counts take a k, M or G suffix (10^3, 10^6, 10^9).\n"
 
 #define TID_BASE 1000u	/* first tid given out; pid 1 is the launcher */
@@ -86,7 +89,7 @@ struct gen_event {
 
 struct gen_opts {
 	u64 processes, threads, mmaps, dsos, samples, churn, seed, cpus, comms, ips, kfuncs, round;
-	u64 kernel_percent, lost, lost_samples, unannounced;
+	u64 kernel_percent, lost, lost_samples, unannounced, late;
 	const char *output, *kallsyms;
 	struct gen_event events[MAX_EVENTS];	/* --event; none: cpu-clock */
 	size_t nr_events;
@@ -359,6 +362,9 @@ static int sample(struct gen *g, u64 n)
 	rec[nr++] = ip;
 	rec[nr++] = (u64)g->slot_tid[slot] << 32 | g->slot_tid[p * g->o.threads];
 	rec[nr++] = g->time;
+	/* a late one: its time three rounds back (of samples; side band aside) */
+	if (g->o.samples && (n + 1) * g->o.late / g->o.samples > n * g->o.late / g->o.samples)
+		rec[nr - 1] = MAX(g->first_sample, g->time - 3 * g->o.round * (PERIOD / g->o.cpus));
 	if (g->with_id)	/* the events take the samples in turn */
 		rec[nr++] = ID_BASE + (n % g->o.nr_events) * g->o.cpus + cpu;
 	rec[nr++] = cpu;
@@ -575,6 +581,7 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 		{ "lost", required_argument, NULL, 'l' },
 		{ "lost-samples", required_argument, NULL, 'L' },
 		{ "unannounced", required_argument, NULL, 'u' },
+		{ "late", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -616,6 +623,7 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 		case 'l': o->lost = parse_count(name, optarg, 0, UINT32_MAX); break;
 		case 'L': o->lost_samples = parse_count(name, optarg, 0, UINT32_MAX); break;
 		case 'u': o->unannounced = parse_count(name, optarg, 0, UINT32_MAX); break;
+		case 'a': o->late = parse_count(name, optarg, 0, UINT64_MAX / 2); break;
 		case 'h': printf("%s\n\n%s", USAGE, HELP); exit(0);
 		case ':': usage_error("option '%s' needs a value", argv[optind - 1]); break;
 		default: usage_error("unknown option '%s'", argv[optind - 1]); break;

@@ -361,18 +361,15 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 ma
 
 u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *created)
 {
-	struct hist_entry proto = *he;
+	struct hist_entry proto = *he;	/* its hash is hists__hash's of the same keys */
 	size_t i;
 
-	proto.hash = 0;
 	i = entry_findnew(hists, &proto, created);
 	if (*created) {
 		hists->entries[i].period = he->period;
 		hists->entries[i].period_acc = he->period_acc;
 		hists->entries[i].nr_events = he->nr_events;
 		hists->entries[i].first = order;
-		he->thread = NULL;
-		he->map = NULL;
 	} else {
 		hists->entries[i].period += he->period;
 		hists->entries[i].period_acc += he->period_acc;

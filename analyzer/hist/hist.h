@@ -217,9 +217,9 @@ void hists__exit(struct hists *hists);
  */
 void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 map_base);
 /*
- * Fold in an entry of a partial histogram (hists__add'ed elsewhere), partials' entries in
- * the order of their first samples: the first of equal ones makes the entry (taking he's
- * thread and map references, fields NULL after), the others add their counts. order: the
+ * Fold in an entry of a partial histogram (hists__add'ed elsewhere, its hash kept), partials'
+ * entries in the order of their first samples: the first of equal ones makes the entry (a
+ * copy of he: the caller takes its references), the others add their counts. order: the
  * entry's first sample's rank. Its index in hists; *created whether it made it.
  */
 u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *created);

@@ -9,7 +9,7 @@
  * which rebuilds perf's. Whatever this cannot answer as the streaming path would (a thread
  * a sample would create, a record out of order, an error) sends the run back to it.
  */
-#include "analyzer/report/report_internal.h"
+#include "analyzer/report/report_parallel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,70 +23,8 @@
 #include "lib/error.h"
 #include "lib/progress.h"
 #include "lib/xalloc.h"
-#include "machine/history.h"
 
 #define CHUNK_BYTES (1u << 20)	/* the least a worker takes at once */
-
-#define SYM_SLOTS 2048
-#define BATCH 16
-
-struct sym_slot {
-	const struct symtab *st;
-	u64 lo, hi;
-	const struct symbol *sym;
-};
-
-/* A worker's histograms and what folding them needs of their entries; a line of its own. */
-struct partial {
-	_Alignas(64) struct hists *hists;	/* one per event */
-	struct entry_keys *keys;	/* per event: by entry */
-	struct span_cache cache;
-	struct model_key kernel_hit;	/* the first sample in the kernel's map as recorded */
-	struct model_key kernel_stretch;	/* the first only in its stretch (see below) */
-	u64 first_sample_pos;	/* the earliest sample in the file */
-	/* the window of the file read (pread: no page faults, no mapping to unmap) */
-	u8 *buf;
-	u64 buf_pos, buf_len, buf_alloc;
-	struct sym_slot *syms;	/* symbols found, and the spans of addresses they cover */
-	bool fallback;
-	const char *why;	/* it did */
-	int busy;
-};
-
-struct entry_key {
-	struct model_key first, last;
-	struct map *last_map;
-	struct dso *last_dso;
-};
-
-struct entry_keys {
-	struct entry_key *v;
-	size_t alloc;
-};
-
-struct par {
-	struct report *rep;
-	struct event_consumer consumer;
-	struct history history;
-	u64 *bounds;	/* record boundaries: the data's start, each round's end, its end */
-	size_t nr_bounds, alloc_bounds;
-	struct model_key last;	/* of the last side-band record */
-	u64 last_untimed_pos;	/* the last side-band record without a time, or 0 */
-	bool fallback;
-	const char *why;	/* the first reason to give up */
-	/* the kernel's map stretched over its symbols once they load (perf's map__load) */
-	struct map *kernel_map;
-	u64 kstart, kend;
-	const struct map_span **kspans;	/* the kernel map's spans in the kernel's maps */
-	size_t nr_kspans;
-	/* by round (records between two boundaries): the smallest and largest time */
-	u64 *round_min, *round_max;
-	size_t nr_partials;
-	struct partial *partials;
-	size_t *chunks;	/* chunk i: bounds[chunks[i]] to bounds[chunks[i + 1]] */
-	size_t nr_chunks;
-	int fd;		/* the data file, read again by the workers */
-};
 
 static bool parallel_eligible(const struct report *rep)
 {
@@ -103,7 +41,7 @@ static bool parallel_eligible(const struct report *rep)
 	return !lookups_can_fail(&rep->sort);
 }
 
-static void give_up(struct par *p, const char *why)
+void give_up(struct par *p, const char *why)
 {
 	if (!p->fallback)
 		p->why = why;
@@ -123,47 +61,10 @@ static void busy_path(const char *why)
 	busy__path(note);
 }
 
-static void add_bound(struct par *p, u64 pos)
+void add_bound(struct par *p, u64 pos)
 {
 	ARRAY_GROW(p->bounds, p->alloc_bounds, p->nr_bounds + 1);
 	p->bounds[p->nr_bounds++] = pos;
-}
-
-/* Pass 1: every record but the samples, in delivery order. */
-static int side_band(struct event_consumer *consumer, struct event_ctx *ctx)
-{
-	struct par *p = container_of(consumer, struct par, consumer);
-	const struct perf_event_header *ev = ctx->event;
-
-	switch (ev->type) {
-	case PERF_RECORD_FINISHED_ROUND:
-		add_bound(p, ctx->file_offset + ev->size);
-		return 0;
-	case PERF_RECORD_AUXTRACE_INFO:
-	case PERF_RECORD_AUXTRACE:
-	case PERF_RECORD_AUX:
-	case PERF_RECORD_ITRACE_START:
-		give_up(p, "an AUX-area trace");
-		return 1;
-	default:
-		break;
-	}
-	if (ev->type < PERF_RECORD_USER_TYPE_START) {
-		struct model_key key = { ctx->sample.time, ctx->file_offset };
-
-		if (sample_time_untimed(ctx->sample.time)) {
-			key.time = 0;
-			p->last_untimed_pos = ctx->file_offset;
-		}
-		if (model_key_less(key, p->last)) {
-			/* not in key order: the keys do not tell the order */
-			give_up(p, "records out of order");
-			return 1;
-		}
-		p->last = key;
-		p->history.now = key;
-	}
-	return report_deliver(&p->rep->consumer, ctx);
 }
 
 /* Chunks of at least CHUNK_BYTES of whole rounds. */
@@ -261,7 +162,7 @@ static void prepare_kernel(struct par *p)
 		give_up(p, "the kernel's map over others");
 }
 
-static struct partial *claim(struct par *p)
+struct partial *claim(struct par *p)
 {
 	for (;;)
 		for (size_t i = 0; i < p->nr_partials; i++)
@@ -458,54 +359,6 @@ static void add_batch(struct partial *w, struct pending *batch, size_t nr)
 	}
 }
 
-#define WINDOW_BYTES (4u << 20)
-
-/* Whether w's window holds [pos, pos + size). */
-static bool in_window(const struct partial *w, u64 pos, u64 size)
-{
-	return pos >= w->buf_pos && pos + size <= w->buf_pos + w->buf_len;
-}
-
-/* w's window read from pos on: want bytes, or to the end of the chunk. */
-static bool window_fill(struct par *p, struct partial *w, u64 pos, u64 want)
-{
-	ssize_t got;
-
-	if (want > w->buf_alloc) {
-		free(w->buf);
-		w->buf = xaligned_alloc(64, want);
-		w->buf_alloc = want;
-	}
-	got = pread(p->fd, w->buf, want, (off_t)pos);
-	w->buf_pos = pos;
-	w->buf_len = got > 0 ? (u64)got : 0;
-	return w->buf_len == want;
-}
-
-/*
- * The record at pos, whole, in w's window (read as needed, by pread: no page faults and no
- * pages to drop after); NULL if the file does not give it (then the run is given up: the
- * streaming path says why).
- */
-static struct perf_event_header *window_record(struct par *p, struct partial *w, u64 pos, u64 to)
-{
-	struct perf_event_header *ev;
-
-	if (!in_window(w, pos, sizeof(*ev)) &&
-	    !window_fill(p, w, pos, MIN(to - pos, (u64)WINDOW_BYTES)))
-		return NULL;
-	if (to - pos < sizeof(*ev))
-		return NULL;
-	ev = (void *)(w->buf + (pos - w->buf_pos));
-	if (ev->size < sizeof(*ev) || ev->size > to - pos)
-		return NULL;
-	if (in_window(w, pos, ev->size))
-		return ev;
-	if (!window_fill(p, w, pos, MIN(to - pos, MAX((u64)WINDOW_BYTES, ev->size))))
-		return NULL;
-	return (void *)w->buf;
-}
-
 /* Pass 2, chunk i: its samples into a partial. */
 static void resolve_chunk(size_t i, void *arg)
 {
@@ -520,7 +373,7 @@ static void resolve_chunk(size_t i, void *arg)
 	size_t nr = 0;
 
 	for (u64 pos = from; pos < to && !w->fallback;) {
-		struct perf_event_header *ev = window_record(p, w, pos, to);
+		struct perf_event_header *ev = window_record(p->fd, &w->win, pos, to);
 		struct evsel *evsel;
 		u64 ts = 0;
 
@@ -598,26 +451,21 @@ static void fold(struct par *p, size_t ev)
 		bool created;
 		u32 e;
 
-		he->thread = thread__get(he->thread);
-		he->map = map__get(k->last_map);
+		he->map = k->last_map;
 		he->dso = k->last_dso;
 		e = hists__merge(into, he, i + 1, &created);
 		ARRAY_GROW(last, alloc_last, into->nr);
-		if (created) {
+		if (created) {	/* the entry's references, of what the history holds */
+			thread__get(into->entries[e].thread);
+			map__get(into->entries[e].map);
 			last[e] = k->last;
-			continue;
-		}
-		thread__put(he->thread);
-		if (model_key_less(last[e], k->last)) {
+		} else if (model_key_less(last[e], k->last)) {
 			/* perf's entry keeps the map of its latest sample */
 			map__put(into->entries[e].map);
-			into->entries[e].map = he->map;
-			into->entries[e].dso = he->dso;
+			into->entries[e].map = map__get(k->last_map);
+			into->entries[e].dso = k->last_dso;
 			last[e] = k->last;
-		} else {
-			map__put(he->map);
 		}
-		he->map = NULL;
 	}
 	hists__merge_done(into);
 	free(last);
@@ -629,7 +477,7 @@ static void partials_exit(struct par *p)
 	for (size_t w = 0; w < p->nr_partials; w++) {
 		struct partial *pt = &p->partials[w];
 
-		for (size_t ev = 0; ev < p->rep->session.nr_evsels; ev++) {
+		for (size_t ev = 0; pt->hists && ev < p->rep->session.nr_evsels; ev++) {
 			/* their references are the history's */
 			for (size_t e = 0; e < pt->hists[ev].nr; e++) {
 				pt->hists[ev].entries[e].thread = NULL;
@@ -640,10 +488,12 @@ static void partials_exit(struct par *p)
 		}
 		free(pt->hists);
 		free(pt->keys);
-		free(pt->buf);
+		free(pt->win.buf);
 		free(pt->syms);
 	}
 	free(p->partials);
+	p->partials = NULL;
+	p->nr_partials = 0;
 }
 
 /*
@@ -664,6 +514,14 @@ static bool in_order(const struct par *p)
 	return true;
 }
 
+/* One partial per thread that may run pass 1 or 2's work at once. */
+static void partials_init(struct par *p)
+{
+	p->nr_partials = (size_t)(p->rep->wq ? workqueue__nr_threads(p->rep->wq) : 0) + 1;
+	p->partials = xaligned_alloc(64, p->nr_partials * sizeof(*p->partials));
+	memset(p->partials, 0, p->nr_partials * sizeof(*p->partials));
+}
+
 /* Pass 2 and the fold: 0, or 1 to give the run up. */
 static int resolve_samples(struct par *p)
 {
@@ -673,9 +531,6 @@ static int resolve_samples(struct par *p)
 	u64 first_sample = UINT64_MAX, t0;
 	bool fallback = false;
 
-	p->nr_partials = (size_t)(rep->wq ? workqueue__nr_threads(rep->wq) : 0) + 1;
-	p->partials = xaligned_alloc(64, p->nr_partials * sizeof(*p->partials));
-	memset(p->partials, 0, p->nr_partials * sizeof(*p->partials));
 	p->round_min = xreallocarray(NULL, p->nr_bounds, sizeof(*p->round_min));
 	p->round_max = xcalloc(p->nr_bounds, sizeof(*p->round_max));
 	for (size_t r = 0; r < p->nr_bounds; r++)
@@ -683,6 +538,8 @@ static int resolve_samples(struct par *p)
 	for (size_t w = 0; w < p->nr_partials; w++) {
 		struct partial *pt = &p->partials[w];
 
+		pt->fallback = false;
+		pt->why = NULL;
 		pt->hists = xcalloc(nr_ev, sizeof(*pt->hists));
 		pt->keys = xcalloc(nr_ev, sizeof(*pt->keys));
 		for (size_t ev = 0; ev < nr_ev; ev++) {
@@ -697,10 +554,12 @@ static int resolve_samples(struct par *p)
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	workqueue__parallel_for(rep->wq, 0, p->nr_chunks, 1, resolve_chunk, p);
 	busy__stage(BUSY_PARALLEL_WALL, clock_ns(CLOCK_MONOTONIC) - t0);
+	/* out of order first: what else a worker met may follow from it */
+	if (!in_order(p))
+		give_up(p, "records out of order");
 	for (size_t w = 0; w < p->nr_partials; w++) {
 		if (p->partials[w].fallback)
 			give_up(p, p->partials[w].why ? p->partials[w].why : "a record it cannot read");
-		fallback |= p->partials[w].fallback;
 		key_min(&hit, p->partials[w].kernel_hit);
 		key_min(&stretch, p->partials[w].kernel_stretch);
 		first_sample = MIN(first_sample, p->partials[w].first_sample_pos);
@@ -711,9 +570,7 @@ static int resolve_samples(struct par *p)
 		give_up(p, "a sample in the kernel's map before it is loaded");
 	if (p->last_untimed_pos && p->last_untimed_pos > first_sample)
 		give_up(p, "an untimed record after a sample");
-	if (!in_order(p))
-		give_up(p, "records out of order");
-	fallback |= p->fallback;
+	fallback = p->fallback;
 	if (!fallback) {
 		for (size_t ev = 0; ev < nr_ev; ev++)
 			fold(p, ev);
@@ -725,13 +582,14 @@ static int resolve_samples(struct par *p)
 			maps__changed(rep->machine.kmaps);
 		}
 	}
-	partials_exit(p);
 	return fallback;
 }
 
 /* What the run leaves besides the histograms. */
 static void par_exit(struct par *p)
 {
+	partials_exit(p);
+	scan_exit(p);
 	history__exit(&p->history);
 	free(p->bounds);
 	free(p->chunks);
@@ -743,45 +601,34 @@ static void par_exit(struct par *p)
 int report__run_parallel(struct report *rep)
 {
 	struct perf_session *s = &rep->session;
-	struct par p = { .rep = rep };
+	struct par p = { .rep = rep, .fd = -1 };
 	int ret;
 
 	if (!parallel_eligible(rep)) {
 		busy__path("streaming");
 		return 1;
 	}
-	p.consumer.deliver = side_band;
-	p.consumer.ignores = 1ull << PERF_RECORD_SAMPLE;
-	add_bound(&p, s->header.data.offset);
-	history__init(&p.history, &rep->machine);
-	/* the file's pages mapped ahead on a thread of their own: the walk only reads */
-	s->prefault = rep->wq != NULL;
-	ret = perf_session__process(s, &p.consumer);
-	s->prefault = false;
-	history__finish(&p.history, &rep->machine);
-	add_bound(&p, MIN(s->header.data.offset + s->header.data.size, s->size));
-	if (ret || p.fallback) {
-		busy_path(ret && !p.fallback ? "an error" : p.why);
-		par_exit(&p);
-		return 2;
-	}
-	if (!rep->sockets_read) {
-		header__cpu_sockets(s, &rep->sockets, &rep->nr_cpus);
-		rep->sockets_read = true;
-	}
-	name_threads(&p.history, &rep->machine);
-	history__set_entry_comms(&p.history, entry_comm, rep);
-	history__for_each_span(&p.history, short_name, &rep->machine);
-	prepare_kernel(&p);
-	make_chunks(&p);
+	p.data_start = s->header.data.offset;
+	p.data_end = s->header.data.offset + s->header.data.size;
 	p.fd = open(s->data_path, O_RDONLY | O_CLOEXEC);
-	if (p.fd < 0)
-		give_up(&p, "the file does not open again");
-	ret = p.fallback || resolve_samples(&p);
+	if (p.fd < 0 || !s->header.data.size || p.data_end > s->size || p.data_end < p.data_start)
+		give_up(&p, "a file it cannot read whole");
+	partials_init(&p);
+	ret = p.fallback || !scan(&p);
+	if (!ret) {
+		if (!rep->sockets_read) {
+			header__cpu_sockets(s, &rep->sockets, &rep->nr_cpus);
+			rep->sockets_read = true;
+		}
+		name_threads(&p.history, &rep->machine);
+		history__set_entry_comms(&p.history, entry_comm, rep);
+		history__for_each_span(&p.history, short_name, &rep->machine);
+		prepare_kernel(&p);
+		make_chunks(&p);
+		ret = p.fallback || resolve_samples(&p);
+	}
 	if (p.fd >= 0)
 		close(p.fd);
-	if (!ret)
-		s->stats.nr_unordered_events = 0;
 	busy_path(ret ? p.why : NULL);
 	par_exit(&p);
 	return ret ? 2 : 0;

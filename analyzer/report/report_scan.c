@@ -1,0 +1,398 @@
+/*
+ * report_scan: the parallel run's pass 1. The data cut into pieces at any byte, each walked
+ * on a worker from the first place in it where records plausibly start until past its end,
+ * noting its side-band records (copied), round ends and counts. Records start where the
+ * walk of the piece before ended; a piece whose walk began elsewhere has usually fallen in
+ * step within a few records (it keeps where its first records began, to check): what it
+ * noted before that is dropped. A piece that did not is walked again, from the right place.
+ * Then the side band, in delivery order, builds the model and its history.
+ */
+#include "analyzer/report/report_parallel.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/busy.h"
+#include "lib/clock.h"
+#include "lib/progress.h"
+#include "lib/xalloc.h"
+
+#define WINDOW_BYTES (4u << 20)
+
+/* Whether the window holds [pos, pos + size). */
+static bool in_window(const struct window *win, u64 pos, u64 size)
+{
+	return pos >= win->pos && pos + size <= win->pos + win->len;
+}
+
+/* The window read from pos on: want bytes. */
+static bool window_fill(int fd, struct window *win, u64 pos, u64 want)
+{
+	ssize_t got;
+
+	if (want > win->alloc) {
+		free(win->buf);
+		win->buf = xaligned_alloc(64, want);
+		win->alloc = want;
+	}
+	got = pread(fd, win->buf, want, (off_t)pos);
+	win->pos = pos;
+	win->len = got > 0 ? (u64)got : 0;
+	return win->len == want;
+}
+
+/* Read by pread: no page faults, and no pages to drop after. */
+struct perf_event_header *window_record(int fd, struct window *win, u64 pos, u64 to)
+{
+	struct perf_event_header *ev;
+
+	if (to - pos < sizeof(*ev))
+		return NULL;
+	if (!in_window(win, pos, sizeof(*ev)) &&
+	    !window_fill(fd, win, pos, MIN(to - pos, (u64)WINDOW_BYTES)))
+		return NULL;
+	ev = (void *)(win->buf + (pos - win->pos));
+	if (ev->size < sizeof(*ev) || ev->size > to - pos)
+		return NULL;
+	if (in_window(win, pos, ev->size))
+		return ev;
+	if (!window_fill(fd, win, pos, MIN(to - pos, MAX((u64)WINDOW_BYTES, ev->size))))
+		return NULL;
+	return (void *)win->buf;
+}
+
+#define PIECE_MIN (4u << 20)
+#define SYNC_HEADS 256		/* record starts a piece keeps, to fall in step with */
+#define PLAUSIBLE_RUN 16	/* headers in a row that must look right for a walk to start */
+#define PLAUSIBLE_SPAN 4096	/* how far into a piece a start is looked for */
+
+struct side_record {
+	u64 pos;	/* in the file */
+	size_t at;	/* in its piece's copies */
+};
+
+struct piece {
+	u64 from, to;	/* the piece; its walk starts at start, ends at end (>= to) */
+	u64 start, end;
+	u64 heads[SYNC_HEADS];	/* where its first records start */
+	u8 head_types[SYNC_HEADS];
+	bool head_bad[SYNC_HEADS];	/* a record the parallel run cannot take */
+	size_t nr_heads;
+	struct side_record *side;
+	size_t nr_side, alloc_side;
+	u8 *copies;	/* the side-band records, copied */
+	size_t copies_len, copies_alloc;
+	u64 *rounds;	/* where each FINISHED_ROUND ends */
+	size_t nr_rounds, alloc_rounds;
+	u64 counts[PERF_RECORD_HEADER_MAX], nr_unknown;
+	bool late_bad;	/* a record it cannot take after its first SYNC_HEADS */
+	bool lost;	/* its walk stopped on a record the file does not hold */
+	const char *why;
+};
+
+static bool known_type(u32 type)
+{
+	return type && type < PERF_RECORD_HEADER_MAX &&
+	       (type < PERF_RECORD_KERNEL_MAX || type >= PERF_RECORD_USER_TYPE_START);
+}
+
+/* Why the parallel run cannot take a record of this type (the streaming path can), or NULL. */
+static const char *untakeable(u32 type)
+{
+	switch (type) {
+	case PERF_RECORD_AUX:
+	case PERF_RECORD_ITRACE_START:
+	case PERF_RECORD_AUXTRACE_INFO:
+	case PERF_RECORD_AUXTRACE:
+		return "an AUX-area trace";
+	case PERF_RECORD_COMPRESSED:
+		return "compressed records";
+	case PERF_RECORD_HEADER_ATTR:
+	case PERF_RECORD_HEADER_EVENT_TYPE:
+	case PERF_RECORD_HEADER_TRACING_DATA:
+	case PERF_RECORD_HEADER_BUILD_ID:
+	case PERF_RECORD_HEADER_FEATURE:
+		return "a pipe's records in a file";
+	default:
+		return NULL;
+	}
+}
+
+static bool plausible(u32 type, u32 size)
+{
+	return known_type(type) && size >= sizeof(struct perf_event_header) && !(size & 7);
+}
+
+/* The first place from `from` on where PLAUSIBLE_RUN headers in a row look right. */
+static u64 plausible_start(struct par *p, struct window *win, u64 from, u64 end)
+{
+	for (u64 c = ALIGN_UP(from, 8); c < from + PLAUSIBLE_SPAN && c < end; c += 8) {
+		u64 pos = c;
+		int n = 0;
+
+		while (n < PLAUSIBLE_RUN && pos < end) {
+			struct perf_event_header *ev = window_record(p->fd, win, pos, end);
+
+			if (!ev || !plausible(ev->type, ev->size))
+				break;
+			pos += ev->size;
+			n++;
+		}
+		if (n == PLAUSIBLE_RUN || pos == end)
+			return c;
+	}
+	return from;
+}
+
+/* One piece walked from its start to past its end. */
+static void walk_piece(struct par *p, struct window *win, struct piece *pc)
+{
+	u64 pos = pc->start, end = p->data_end;
+
+	while (pos < pc->to) {
+		struct perf_event_header *ev = window_record(p->fd, win, pos, end);
+		const char *why;
+		size_t h = pc->nr_heads;
+
+		if (!ev) {
+			pc->lost = true;
+			if (!pc->why)
+				pc->why = "a record it cannot read";
+			break;
+		}
+		if (h < SYNC_HEADS) {
+			pc->heads[h] = pos;
+			pc->head_types[h] = ev->type < 256 ? (u8)ev->type : 0;
+			pc->head_bad[h] = false;
+			pc->nr_heads++;
+		}
+		if (!known_type(ev->type)) {
+			pc->nr_unknown++;
+			pos += ev->size;
+			continue;
+		}
+		pc->counts[0]++;
+		pc->counts[ev->type]++;
+		if ((why = untakeable(ev->type))) {
+			if (h < SYNC_HEADS)
+				pc->head_bad[h] = true;
+			else
+				pc->late_bad = true;
+			if (!pc->why)
+				pc->why = why;
+		} else if (ev->type == PERF_RECORD_FINISHED_ROUND) {
+			ARRAY_GROW(pc->rounds, pc->alloc_rounds, pc->nr_rounds + 1);
+			pc->rounds[pc->nr_rounds++] = pos + ev->size;
+		} else if (ev->type != PERF_RECORD_SAMPLE && ev->type < PERF_RECORD_KERNEL_MAX) {
+			ARRAY_GROW(pc->side, pc->alloc_side, pc->nr_side + 1);
+			ARRAY_GROW(pc->copies, pc->copies_alloc, pc->copies_len + ev->size);
+			pc->side[pc->nr_side++] = (struct side_record){ pos, pc->copies_len };
+			memcpy(pc->copies + pc->copies_len, ev, ev->size);
+			pc->copies_len += ev->size;
+		}
+		pos += ev->size;
+	}
+	pc->end = pos;
+	progress_add(pc->to - pc->from);
+}
+
+static void scan_piece(size_t i, void *arg)
+{
+	struct par *p = arg;
+	struct partial *w = claim(p);
+	struct piece *pc = &p->pieces[i];
+	u64 t0 = busy__thread_ns();
+
+	pc->start = i ? plausible_start(p, &w->win, pc->from, p->data_end) : pc->from;
+	walk_piece(p, &w->win, pc);
+	busy__stage(BUSY_PARALLEL_CPU, busy__thread_ns() - t0);
+	__atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Piece pc's results emptied, to walk it again. */
+static void piece_clear(struct piece *pc)
+{
+	pc->nr_heads = pc->nr_side = pc->copies_len = pc->nr_rounds = 0;
+	memset(pc->counts, 0, sizeof(pc->counts));
+	pc->nr_unknown = 0;
+	pc->late_bad = pc->lost = false;
+	pc->why = NULL;
+}
+
+/*
+ * Piece pc, whose records start at `at`, in step from there: what it noted of the records
+ * before dropped (or it is walked again). False when a record it must give up on is among
+ * its own.
+ */
+static bool piece_settle(struct par *p, struct piece *pc, u64 at)
+{
+	size_t j = 0, k;
+
+	while (j < pc->nr_heads && pc->heads[j] != at)
+		j++;
+	if (pc->start != at && (j == pc->nr_heads || pc->lost)) {
+		struct partial *w = claim(p);
+
+		piece_clear(pc);
+		pc->start = at;
+		walk_piece(p, &w->win, pc);
+		__atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+		j = 0;
+	}
+	for (size_t h = 0; h < j; h++) {	/* the records before it fell in step */
+		u8 type = pc->head_types[h];
+
+		if (known_type(type)) {
+			pc->counts[0]--;
+			pc->counts[type]--;
+		} else {
+			pc->nr_unknown--;
+		}
+	}
+	for (size_t h = j; h < pc->nr_heads; h++)
+		if (pc->head_bad[h])
+			return false;
+	if (pc->late_bad || pc->lost)
+		return false;
+	for (k = 0; k < pc->nr_side && pc->side[k].pos < at; k++)
+		;
+	memmove(pc->side, pc->side + k, (pc->nr_side - k) * sizeof(*pc->side));
+	pc->nr_side -= k;
+	for (k = 0; k < pc->nr_rounds && pc->rounds[k] <= at; k++)
+		;
+	memmove(pc->rounds, pc->rounds + k, (pc->nr_rounds - k) * sizeof(*pc->rounds));
+	pc->nr_rounds -= k;
+	return true;
+}
+
+/* A side-band record to replay, by its key. */
+struct replay_item {
+	struct model_key key;
+	const struct perf_event_header *ev;
+	struct evsel *evsel;
+};
+
+static int replay_cmp(const void *a, const void *b)
+{
+	const struct replay_item *x = a, *y = b;
+
+	if (model_key_less(x->key, y->key))
+		return -1;
+	return model_key_less(y->key, x->key) ? 1 : 0;
+}
+
+/*
+ * The side-band records, in delivery order (by key, as the streaming path delivers them
+ * when no record comes out of order: checked after pass 2), into the model. False to give
+ * up.
+ */
+static bool replay_side_band(struct par *p)
+{
+	struct perf_session *s = &p->rep->session;
+	struct replay_item *items;
+	size_t nr = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < p->nr_pieces; i++)
+		nr += p->pieces[i].nr_side;
+	items = xreallocarray(NULL, nr ? nr : 1, sizeof(*items));
+	nr = 0;
+	for (size_t i = 0; i < p->nr_pieces && ok; i++) {
+		struct piece *pc = &p->pieces[i];
+
+		for (size_t k = 0; k < pc->nr_side; k++) {
+			const struct perf_event_header *ev = (void *)(pc->copies + pc->side[k].at);
+			struct evsel *evsel = perf_session__evsel_of(s, ev);
+			u64 ts;
+
+			if (!evsel) {
+				ok = false;
+				break;
+			}
+			ts = sample_layout_time(&evsel->layout, ev);
+			if (sample_time_untimed(ts)) {
+				/*
+				 * delivered as read, before every timed record pending then; but
+				 * the lost counts (perf record writes LOST_SAMPLES untimed at the
+				 * end) only add up, in any order
+				 */
+				ts = 0;
+				if (ev->type != PERF_RECORD_LOST && ev->type != PERF_RECORD_LOST_SAMPLES)
+					p->last_untimed_pos = MAX(p->last_untimed_pos, pc->side[k].pos);
+			}
+			items[nr++] = (struct replay_item){ { ts, pc->side[k].pos }, ev, evsel };
+		}
+	}
+	qsort(items, nr, sizeof(*items), replay_cmp);
+	for (size_t i = 0; i < nr && ok; i++) {
+		struct event_ctx ctx = { .event = items[i].ev, .evsel = items[i].evsel,
+					 .file_offset = items[i].key.pos };
+
+		if (sample_parse(&items[i].evsel->attr, items[i].ev, &ctx.sample)) {
+			ok = false;
+			break;
+		}
+		p->history.now = items[i].key;
+		ok = !report_deliver(&p->rep->consumer, &ctx);
+	}
+	free(items);
+	if (!ok)
+		give_up(p, "a side-band record it cannot read");
+	return ok;
+}
+
+bool scan(struct par *p)
+{
+	struct perf_session *s = &p->rep->session;
+	u64 data = p->data_end - p->data_start, at = p->data_start, t0;
+	size_t nr_threads = p->nr_partials;
+
+	p->nr_pieces = MAX((size_t)1, MIN(data / PIECE_MIN, nr_threads * 4));
+	p->pieces = xcalloc(p->nr_pieces, sizeof(*p->pieces));
+	for (size_t i = 0; i < p->nr_pieces; i++) {
+		p->pieces[i].from = p->data_start + data * i / p->nr_pieces;
+		p->pieces[i].to = p->data_start + data * (i + 1) / p->nr_pieces;
+	}
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	progress_phase("reading", data);
+	workqueue__parallel_for(p->rep->wq, 0, p->nr_pieces, 1, scan_piece, p);
+	busy__stage(BUSY_PARALLEL_WALL, clock_ns(CLOCK_MONOTONIC) - t0);
+	add_bound(p, p->data_start);
+	for (size_t i = 0; i < p->nr_pieces; i++) {
+		struct piece *pc = &p->pieces[i];
+
+		if (!piece_settle(p, pc, at)) {
+			give_up(p, pc->why ? pc->why : "a record it cannot read");
+			return false;
+		}
+		for (size_t t = 0; t < PERF_RECORD_HEADER_MAX; t++)
+			s->stats.nr_events[t] += pc->counts[t];
+		s->stats.nr_unknown_events += pc->nr_unknown;
+		for (size_t k = 0; k < pc->nr_rounds; k++)
+			add_bound(p, pc->rounds[k]);
+		at = pc->end;
+	}
+	if (at != p->data_end) {
+		give_up(p, "a record it cannot read");
+		return false;
+	}
+	if (p->bounds[p->nr_bounds - 1] != p->data_end)
+		add_bound(p, p->data_end);
+	history__init(&p->history, &p->rep->machine);
+	replay_side_band(p);
+	history__finish(&p->history, &p->rep->machine);
+	return !p->fallback;
+}
+
+void scan_exit(struct par *p)
+{
+	for (size_t i = 0; i < p->nr_pieces; i++) {
+		free(p->pieces[i].side);
+		free(p->pieces[i].copies);
+		free(p->pieces[i].rounds);
+	}
+	free(p->pieces);
+	p->pieces = NULL;
+	p->nr_pieces = 0;
+}
