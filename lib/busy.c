@@ -13,7 +13,7 @@
 static bool enabled;	/* ANALYZE_BUSY is set */
 
 static const char *const stage_names[BUSY_NR_STAGES] = { "aggregate", "parallel-wall",
-							   "parallel-cpu" };
+							   "parallel-cpu", "fold" };
 
 static struct {
 	pthread_mutex_t lock;	/* guards the thread list */

@@ -18,6 +18,7 @@ enum busy_stage {
 	 * every worker, its wall time and all threads' CPU time in it */
 	BUSY_PARALLEL_WALL,
 	BUSY_PARALLEL_CPU,
+	BUSY_FOLD,	/* and its partial histograms folded into one (serial, per worker) */
 	BUSY_NR_STAGES
 };
 

@@ -75,7 +75,8 @@ static void make_chunks(struct par *p)
 	p->chunks[p->nr_chunks++] = 0;
 	for (size_t i = 1; i < p->nr_bounds; i++)
 		if (i == p->nr_bounds - 1 ||
-		    p->bounds[i] - p->bounds[p->chunks[p->nr_chunks - 1]] >= CHUNK_BYTES)
+		    p->bounds[i] - p->bounds[p->chunks[p->nr_chunks - 1]] >=
+			    (p->test_bytes ? p->test_bytes : CHUNK_BYTES))
 			p->chunks[p->nr_chunks++] = i;
 	p->nr_chunks--;
 }
@@ -572,8 +573,10 @@ static int resolve_samples(struct par *p)
 		give_up(p, "an untimed record after a sample");
 	fallback = p->fallback;
 	if (!fallback) {
+		t0 = clock_ns(CLOCK_MONOTONIC);
 		for (size_t ev = 0; ev < nr_ev; ev++)
 			fold(p, ev);
+		busy__stage(BUSY_FOLD, clock_ns(CLOCK_MONOTONIC) - t0);
 		/* the kernel's map as perf leaves it once a sample loaded its symbols */
 		if (model_key_less(hit, MODEL_KEY_MAX) && (p->kstart != p->kernel_map->start ||
 							   p->kend != p->kernel_map->end)) {
@@ -608,6 +611,9 @@ int report__run_parallel(struct report *rep)
 		busy__path("streaming");
 		return 1;
 	}
+	/* for the tests: small pieces and chunks, to cut small files in many */
+	if (getenv("ANALYZE_PARALLEL_BYTES"))
+		p.test_bytes = MAX(strtoull(getenv("ANALYZE_PARALLEL_BYTES"), NULL, 0), 1ull);
 	p.data_start = s->header.data.offset;
 	p.data_end = s->header.data.offset + s->header.data.size;
 	p.fd = open(s->data_path, O_RDONLY | O_CLOEXEC);

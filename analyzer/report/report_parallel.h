@@ -78,6 +78,7 @@ struct par {
 	size_t nr_chunks;
 	int fd;		/* the data file, read by the workers */
 	u64 data_start, data_end;
+	u64 test_bytes;	/* ANALYZE_PARALLEL_BYTES: pieces and chunks that small, or 0 */
 	struct piece *pieces;	/* pass 1's */
 	size_t nr_pieces;
 };

@@ -62,7 +62,8 @@ struct perf_event_header *window_record(int fd, struct window *win, u64 pos, u64
 	return (void *)win->buf;
 }
 
-#define PIECE_MIN (4u << 20)
+#define PIECE_MIN (4u << 20)	/* the least a piece is (but with ANALYZE_PARALLEL_BYTES) */
+#define MAX_PIECES 65536
 #define SYNC_HEADS 256		/* record starts a piece keeps, to fall in step with */
 #define PLAUSIBLE_RUN 16	/* headers in a row that must look right for a walk to start */
 #define PLAUSIBLE_SPAN 4096	/* how far into a piece a start is looked for */
@@ -348,7 +349,9 @@ bool scan(struct par *p)
 	u64 data = p->data_end - p->data_start, at = p->data_start, t0;
 	size_t nr_threads = p->nr_partials;
 
-	p->nr_pieces = MAX((size_t)1, MIN(data / PIECE_MIN, nr_threads * 4));
+	u64 piece = p->test_bytes ? p->test_bytes : MAX((u64)PIECE_MIN, data / (nr_threads * 4));
+
+	p->nr_pieces = (size_t)MAX((u64)1, MIN(data / piece, (u64)MAX_PIECES));
 	p->pieces = xcalloc(p->nr_pieces, sizeof(*p->pieces));
 	for (size_t i = 0; i < p->nr_pieces; i++) {
 		p->pieces[i].from = p->data_start + data * i / p->nr_pieces;
