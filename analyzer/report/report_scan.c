@@ -18,7 +18,7 @@
 #include "lib/progress.h"
 #include "lib/xalloc.h"
 
-#define WINDOW_BYTES (4u << 20)
+#define WINDOW_BYTES (256u << 10)	/* read at once: a few syscalls a MB, little memory */
 
 /* Whether the window holds [pos, pos + size). */
 static bool in_window(const struct window *win, u64 pos, u64 size)
