@@ -378,8 +378,22 @@ u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *cr
 	return (u32)i;
 }
 
+void hists__append(struct hists *hists, const struct hist_entry *he, u64 order)
+{
+	ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);
+	hists->entries[hists->nr] = *he;
+	hists->entries[hists->nr++].first = order;
+	hists->index_stale = true;
+}
+
 void hists__merge_done(struct hists *hists)
 {
+	if (hists->index_stale) {	/* appended to: the index made again, of every entry */
+		free(hists->index.slots);
+		hists->index = (struct entry_index){ 0 };
+		index_grow(&hists->index, hists->entries, hists->nr);
+		hists->index_stale = false;
+	}
 	for (size_t i = 0; i < hists->nr; i++)
 		object_map_set(hists, (u32)i, map__base(hists->entries[i].map), 1);
 	hists->last = 0;

@@ -201,6 +201,7 @@ struct hists {
 	u32 *in_order;	/* once resolved, if any wraps or tree_mode: the entries in perf's
 			   collapsed tree's order (what its output tree is fed), else NULL */
 	bool tree_mode;	/* entries found through perf's first tree, not the index (hist.c) */
+	bool index_stale;	/* hists__append'ed to: the index lacks entries */
 	struct rbtree entries_in;	/* that tree, in tree_mode */
 	size_t nr_in_order;
 };
@@ -223,7 +224,15 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 ma
  * entry's first sample's rank. Its index in hists; *created whether it made it.
  */
 u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *created);
-/* Every partial folded in: the entries of data symbols take their final maps' bases. */
+/*
+ * Append he (its hash kept), known to be equal to no entry, as made by the sample of rank
+ * order: hists__merge without the lookup. The index is made again by hists__merge_done.
+ */
+void hists__append(struct hists *hists, const struct hist_entry *he, u64 order);
+/*
+ * Every partial folded in: the index made again if entries were appended, the entries of
+ * data symbols take their final maps' bases.
+ */
 void hists__merge_done(struct hists *hists);
 /* Whether a sort's lookups go through perf's first tree (tree_mode: see hist.c). */
 bool lookups_can_fail(const struct sort_list *sort);

@@ -308,6 +308,19 @@ static bool resolve_sample(struct par *p, struct partial *w, struct perf_event_h
 	return true;
 }
 
+/* An earlier sample than the one that made entry x: the entry is that sample's. */
+static void take_first(struct hist_entry *x, const struct hist_entry *proto)
+{
+	x->thread = proto->thread;
+	x->comm = proto->comm;
+	x->sym = proto->sym;
+	x->symtab = proto->symtab;
+	x->ip = proto->ip;
+	x->cpu = proto->cpu;
+	x->socket = proto->socket;
+	x->level = proto->level;
+}
+
 /*
  * A batch of resolved samples into w's histograms: their index slots, then their entries
  * fetched for all of them first (each a likely cache miss at thousands of entries), then
@@ -339,18 +352,8 @@ static void add_batch(struct partial *w, struct pending *batch, size_t nr)
 			continue;
 		}
 		if (model_key_less(key, keys->v[e].first)) {
-			/* an earlier sample than the one that made it: the entry is that sample's */
-			struct hist_entry *x = &hists->entries[e];
-
 			keys->v[e].first = key;
-			x->thread = proto.thread;
-			x->comm = proto.comm;
-			x->sym = proto.sym;
-			x->symtab = proto.symtab;
-			x->ip = proto.ip;
-			x->cpu = proto.cpu;
-			x->socket = proto.socket;
-			x->level = proto.level;
+			take_first(&hists->entries[e], &proto);
 		}
 		if (model_key_less(keys->v[e].last, key)) {
 			keys->v[e].last = key;
@@ -406,10 +409,93 @@ static void resolve_chunk(size_t i, void *arg)
 	__atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
 }
 
-/* An entry of a partial and its keys, for the fold. */
+/*
+ * The fold, in two steps. First, on every worker, the entries of all partials are merged
+ * shard by shard (an entry's shard from its hash: equal entries meet in one), each keeping
+ * the first and last samples of what it merged. Then the shards' entries, distinct by now,
+ * go into the report's histogram in the order of their first samples, which is the order
+ * perf made them in.
+ */
+struct shard {
+	struct hists hists;	/* the entries' references are the history's */
+	struct entry_keys keys;
+};
+
+struct fold_job {
+	struct par *p;
+	size_t ev, nr_shards;
+	struct shard *shards;
+	/* by partial, by shard: the partial's entries that go to that shard */
+	u32 **bucket;
+	size_t *nr_bucket;
+};
+
+/* Which shard an entry goes to: the high bits of its hash (the index takes the low ones). */
+static size_t shard_of(u32 hash, size_t nr_shards)
+{
+	return (size_t)(((u64)hash * nr_shards) >> 32);
+}
+
+/* Entry he of a partial, with its keys k, into shard sh. */
+static void shard_add(struct shard *sh, struct hist_entry *he, const struct entry_key *k)
+{
+	struct entry_key *x;
+	bool created;
+	u32 i = hists__merge(&sh->hists, he, 0, &created);
+
+	if (created) {
+		ARRAY_GROW(sh->keys.v, sh->keys.alloc, sh->hists.nr);
+		sh->keys.v[i] = *k;
+		return;
+	}
+	x = &sh->keys.v[i];
+	if (model_key_less(k->first, x->first)) {
+		x->first = k->first;
+		take_first(&sh->hists.entries[i], he);
+	}
+	if (model_key_less(x->last, k->last)) {
+		x->last = k->last;
+		x->last_map = k->last_map;
+		x->last_dso = k->last_dso;
+	}
+}
+
+/* Partial w's entries sorted into their shards' buckets. */
+static void fold_bucket(size_t w, void *arg)
+{
+	struct fold_job *job = arg;
+	const struct hists *h = &job->p->partials[w].hists[job->ev];
+	size_t *nr = job->nr_bucket + w * job->nr_shards;
+	u32 **bucket = job->bucket + w * job->nr_shards;
+
+	for (size_t s = 0; s < job->nr_shards; s++)
+		bucket[s] = xreallocarray(NULL, h->nr ? h->nr : 1, sizeof(**bucket));
+	for (size_t e = 0; e < h->nr; e++) {
+		size_t s = shard_of(h->entries[e].hash, job->nr_shards);
+
+		bucket[s][nr[s]++] = (u32)e;
+	}
+}
+
+static void fold_shard(size_t s, void *arg)
+{
+	struct fold_job *job = arg;
+	struct shard *sh = &job->shards[s];
+
+	for (size_t w = 0; w < job->p->nr_partials; w++) {
+		struct partial *pt = &job->p->partials[w];
+		const u32 *bucket = job->bucket[w * job->nr_shards + s];
+
+		for (size_t i = 0; i < job->nr_bucket[w * job->nr_shards + s]; i++)
+			shard_add(sh, &pt->hists[job->ev].entries[bucket[i]],
+				  &pt->keys[job->ev].v[bucket[i]]);
+	}
+}
+
+/* A shard's entry, for the second step. */
 struct fold_item {
 	struct model_key first;
-	u32 partial, entry;
+	u32 shard, entry;
 };
 
 static int fold_cmp(const void *a, const void *b)
@@ -425,51 +511,62 @@ static int fold_cmp(const void *a, const void *b)
 static void fold(struct par *p, size_t ev)
 {
 	struct hists *into = &p->rep->hists[ev];
+	struct fold_job job = { .p = p, .ev = ev, .nr_shards = p->nr_partials * 4 };
 	struct fold_item *items;
-	struct model_key *last = NULL;
-	size_t nr = 0, alloc_last = 0;
+	size_t nr = 0;
 
-	for (size_t w = 0; w < p->nr_partials; w++)
-		nr += p->partials[w].hists[ev].nr;
-	items = xreallocarray(NULL, nr ? nr : 1, sizeof(*items));
-	nr = 0;
+	job.shards = xcalloc(job.nr_shards, sizeof(*job.shards));
+	for (size_t s = 0; s < job.nr_shards; s++)
+		hists__init(&job.shards[s].hists, into->sort);
 	for (size_t w = 0; w < p->nr_partials; w++) {
-		struct hists *h = &p->partials[w].hists[ev];
+		const struct hists *h = &p->partials[w].hists[ev];
 
-		for (size_t e = 0; e < h->nr; e++)
-			items[nr++] = (struct fold_item){ p->partials[w].keys[ev].v[e].first,
-							  (u32)w, (u32)e };
 		into->nr_samples += h->nr_samples;
 		into->nr_sample_events += h->nr_sample_events;
 		into->nr_non_filtered_samples += h->nr_non_filtered_samples;
 		into->total_period += h->total_period;
 	}
+	job.bucket = xcalloc(p->nr_partials * job.nr_shards, sizeof(*job.bucket));
+	job.nr_bucket = xcalloc(p->nr_partials * job.nr_shards, sizeof(*job.nr_bucket));
+	workqueue__parallel_for(p->rep->wq, 0, p->nr_partials, 1, fold_bucket, &job);
+	workqueue__parallel_for(p->rep->wq, 0, job.nr_shards, 1, fold_shard, &job);
+	for (size_t b = 0; b < p->nr_partials * job.nr_shards; b++)
+		free(job.bucket[b]);
+	free(job.bucket);
+	free(job.nr_bucket);
+	for (size_t s = 0; s < job.nr_shards; s++)
+		nr += job.shards[s].hists.nr;
+	items = xreallocarray(NULL, nr ? nr : 1, sizeof(*items));
+	nr = 0;
+	for (size_t s = 0; s < job.nr_shards; s++)
+		for (size_t e = 0; e < job.shards[s].hists.nr; e++)
+			items[nr++] = (struct fold_item){ job.shards[s].keys.v[e].first, (u32)s,
+							  (u32)e };
 	qsort(items, nr, sizeof(*items), fold_cmp);
+	/* the shards' entries are distinct: appended, not looked up (the report's is empty) */
 	for (size_t i = 0; i < nr; i++) {
-		struct partial *w = &p->partials[items[i].partial];
-		struct hist_entry *he = &w->hists[ev].entries[items[i].entry];
-		const struct entry_key *k = &w->keys[ev].v[items[i].entry];
-		bool created;
-		u32 e;
+		struct shard *sh = &job.shards[items[i].shard];
+		struct hist_entry *he = &sh->hists.entries[items[i].entry];
+		const struct entry_key *k = &sh->keys.v[items[i].entry];
 
+		/* perf's entry keeps the map of its latest sample */
 		he->map = k->last_map;
 		he->dso = k->last_dso;
-		e = hists__merge(into, he, i + 1, &created);
-		ARRAY_GROW(last, alloc_last, into->nr);
-		if (created) {	/* the entry's references, of what the history holds */
-			thread__get(into->entries[e].thread);
-			map__get(into->entries[e].map);
-			last[e] = k->last;
-		} else if (model_key_less(last[e], k->last)) {
-			/* perf's entry keeps the map of its latest sample */
-			map__put(into->entries[e].map);
-			into->entries[e].map = map__get(k->last_map);
-			into->entries[e].dso = k->last_dso;
-			last[e] = k->last;
-		}
+		hists__append(into, he, i + 1);
+		/* the entry's references, of what the history holds */
+		thread__get(he->thread);
+		map__get(he->map);
 	}
 	hists__merge_done(into);
-	free(last);
+	for (size_t s = 0; s < job.nr_shards; s++) {
+		for (size_t e = 0; e < job.shards[s].hists.nr; e++) {
+			job.shards[s].hists.entries[e].thread = NULL;
+			job.shards[s].hists.entries[e].map = NULL;
+		}
+		hists__exit(&job.shards[s].hists);
+		free(job.shards[s].keys.v);
+	}
+	free(job.shards);
 	free(items);
 }
 

@@ -258,12 +258,16 @@ static bool piece_settle(struct par *p, struct piece *pc, u64 at)
 		return false;
 	for (k = 0; k < pc->nr_side && pc->side[k].pos < at; k++)
 		;
-	memmove(pc->side, pc->side + k, (pc->nr_side - k) * sizeof(*pc->side));
-	pc->nr_side -= k;
+	if (k) {
+		memmove(pc->side, pc->side + k, (pc->nr_side - k) * sizeof(*pc->side));
+		pc->nr_side -= k;
+	}
 	for (k = 0; k < pc->nr_rounds && pc->rounds[k] <= at; k++)
 		;
-	memmove(pc->rounds, pc->rounds + k, (pc->nr_rounds - k) * sizeof(*pc->rounds));
-	pc->nr_rounds -= k;
+	if (k) {
+		memmove(pc->rounds, pc->rounds + k, (pc->nr_rounds - k) * sizeof(*pc->rounds));
+		pc->nr_rounds -= k;
+	}
 	return true;
 }
 
