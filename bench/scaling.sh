@@ -56,7 +56,7 @@ best_busy() {
 # busy TAG WHAT: a figure of a kept run: wall, main (the main thread's CPU), agg (the
 # aggregator's), workers (every other thread's CPU, the aggregator's included), cpu (all),
 # pwall and pcpu (report's parallel passes: their wall time, all threads' CPU in them),
-# fold (its partial histograms folded into one: serial, one partial per thread)
+# fold (its partial histograms folded into one)
 busy() {
 	awk -v what="$2" '
 		$2 == "wall" { wall = $3 }
@@ -83,10 +83,10 @@ busy() {
 way() { sed -n 's/^busy: path //p' "$WORK/busy.$1"; }
 
 # project TAG-J1 TAG-J2 N: the speed-up at N workers, against the -j1 run's wall time.
-# report's parallel run (busy: path parallel): its two passes spread over the workers; the
-# fold grows with them (one partial each: at -j2, two); all else is serial (startup, the side
-# band into the model, the output): T(N) = (wall - passes' wall - fold) + fold * N / 2 +
-# passes' CPU / N. The streaming path: the reading thread
+# report's parallel run (busy: path parallel): its two passes spread over the workers; all
+# else counts as serial (startup, the side band into the model, the fold, whose shards are
+# merged on the workers but whose last step is not, the output):
+# T(N) = (wall - passes' wall) + passes' CPU / N. The streaming path: the reading thread
 # (reading, ordering, the model, resolving: "main" at -j2, where the aggregator runs
 # elsewhere) and the aggregator (one at a time) are serial, the rest (inflating, symbol
 # tables) spreads: T(N) = max(main, aggregator, all CPU / N).
@@ -94,9 +94,8 @@ project() {
 	local m a c
 	m=$(busy "$2" main) a=$(busy "$2" agg) c=$(busy "$2" cpu)
 	awk -v w1="$(busy "$1" wall)" -v w2="$(busy "$2" wall)" -v pw="$(busy "$2" pwall)" \
-	    -v pc="$(busy "$2" pcpu)" -v f="$(busy "$2" fold)" -v m="$m" -v a="$a" -v c="$c" \
-	    -v n="$3" 'BEGIN {
-		if (pw > 0) { t = w2 - pw - f + f * n / 2 + pc / n }
+	    -v pc="$(busy "$2" pcpu)" -v m="$m" -v a="$a" -v c="$c" -v n="$3" 'BEGIN {
+		if (pw > 0) { t = w2 - pw + pc / n }
 		else { t = c / n; if (m > t) t = m; if (a > t) t = a }
 		printf "%.2f", w1 / t }'
 }
@@ -170,9 +169,9 @@ A file goes the parallel way (\`analyze(1)\`, HOW THE ENGINE READS): pass 1 walk
 pieces on every worker and keeps the side-band records; they build the model, which knows
 each thread's, comm's and map's time of validity; pass 2 resolves the samples of stretches
 of whole rounds on every worker into per-worker histograms, folded in the order of their
-entries' first samples. What is left serial is the side band into the model, the fold (which
-grows with the workers: one partial each), the output and the start. The projection: T(N) =
-serial + fold at -j2 × N / 2 + CPU of the two passes / N, against the -j1 run's wall time. A directory still goes the streaming way: every sample through the
+entries' first samples. What is left serial is the side band into the model, the fold (its
+shards merge on the workers, its last step does not), the output and the start. The
+projection: T(N) = serial + CPU of the two passes / N, against the -j1 run's wall time. A directory still goes the streaming way: every sample through the
 reading thread (ordering, the model, its thread and map), then the one aggregator (symbol,
 histogram): T(N) = max(reading thread, aggregator, CPU / N).
 MD
