@@ -138,8 +138,9 @@ checks: all $(UNIT_BIN)
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
 
+# the checking builds run the cases in one process (tools/batch): see tests/golden.sh
 golden: $(BIN) tools
-	$(TEST_ENV) tests/golden.sh
+	$(TEST_ENV) $(if $(filter build,$(O)),,RUNNER=$(abspath $(O)/tools/batch)) tests/golden.sh
 
 check-bad: $(BIN) tools
 	$(TEST_ENV) tests/bad-input.sh

@@ -54,6 +54,48 @@ same() {
 	[[ "${a[*]}" == "${b[*]}" ]]
 }
 
+# run_analyze OUT ERR ARG...: analyze ARG... with stdout in OUT, stderr in ERR, stdin
+# /dev/null; its exit status. With RUNNER (tools/batch, the checking builds) the runs are
+# made in one process: under ASan its start and LSan's scan at its exit cost as much as a
+# run. It gets the symbol index's variables as they are now, which symcache_state changes;
+# a run that ends it (a sanitizer's report) gives its exit status, and the next starts it
+# again. Its own exit status, at the end, says whether LSan found a leak in any run.
+RUNNER=${RUNNER:-} runner_pid=""
+run_analyze() {
+	local out=$1 err=$2 var status
+	local -a env=()
+	shift 2
+	if [ -z "$RUNNER" ]; then
+		"$ANALYZE" "$@" >"$out" 2>"$err" </dev/null
+		return
+	fi
+	for var in ANALYZE_SYMBOL_CACHE ANALYZE_SYMBOL_CACHE_LOG; do
+		if [ -n "${!var+set}" ]; then env+=("$var=${!var}"); else env+=("$var"); fi
+	done
+	if [ -z "$runner_pid" ]; then
+		coproc BATCH { exec "$RUNNER"; }
+		runner_pid=$BATCH_PID runner_in=${BATCH[1]} runner_out=${BATCH[0]}
+	fi
+	printf '%s\0' "$out" "$err" ${#env[@]} "${env[@]}" $# "$@" >&"$runner_in"
+	read -r status <&"$runner_out" && return "$status"
+	wait "$runner_pid"
+	status=$?
+	runner_pid=""
+	return $status
+}
+# runner_stop: the end of RUNNER's input; 1 (and why) when its exit found leaks
+runner_stop() {
+	local status
+	[ -n "$runner_pid" ] || return 0
+	exec {runner_in}>&-
+	wait "$runner_pid"
+	status=$?
+	runner_pid=""
+	[ $status = 0 ] && return 0
+	echo "FAIL the in-process runs ($RUNNER) exited with status $status: leaks above?"
+	return 1
+}
+
 # run_case DIR CASE ARGS [quiet]: 0 when analyze prints what perf printed, with its exit
 # status. $DATA, when set, replaces DIR/perf.data (the opposite-endian copy).
 run_case() {
@@ -64,22 +106,22 @@ run_case() {
 	case " $args " in
 	" script "*)
 		# shellcheck disable=SC2086
-		"$ANALYZE" --buildid-dir "$CACHE" script -i "$data" --kallsyms "$dir/kallsyms" \
-			${args#script} >"$out" 2>"$out.err" </dev/null
+		run_analyze "$out" "$out.err" --buildid-dir "$CACHE" script -i "$data" \
+			--kallsyms "$dir/kallsyms" ${args#script}
 		;;
 	" flamegraph "*)
 		# shellcheck disable=SC2086
-		"$ANALYZE" --buildid-dir "$CACHE" flamegraph -i "$data" --kallsyms "$dir/kallsyms" \
-			${args#flamegraph} >"$out" 2>"$out.err" </dev/null
+		run_analyze "$out" "$out.err" --buildid-dir "$CACHE" flamegraph -i "$data" \
+			--kallsyms "$dir/kallsyms" ${args#flamegraph}
 		;;
 	*" --tasks "*)
 		# shellcheck disable=SC2086
-		"$ANALYZE" tasks -i "$data" $(tasks_args $args) >"$out" 2>"$out.err" </dev/null
+		run_analyze "$out" "$out.err" tasks -i "$data" $(tasks_args $args)
 		;;
 	*)
 		# shellcheck disable=SC2086
-		"$ANALYZE" --buildid-dir "$CACHE" report -i "$data" --kallsyms "$dir/kallsyms" \
-			$args >"$out" 2>"$out.err" </dev/null
+		run_analyze "$out" "$out.err" --buildid-dir "$CACHE" report -i "$data" \
+			--kallsyms "$dir/kallsyms" $args
 		;;
 	esac
 	status=$?
@@ -243,6 +285,7 @@ else
 	fail=$((fail + 1))
 fi
 
+runner_stop || fail=$((fail + 1))
 echo "golden: $threaded cases also match with -j1 (symbol index warm) and -j8 (corrupt); cold runs -j2"
 echo "golden: $states cases also match with the symbol index off; $warm_hits warm runs mapped indexes"
 if [ -z "${GOLDEN_ONLY:-}" ] && [ "$warm_hits" -eq 0 ]; then
