@@ -138,12 +138,14 @@ checks: all $(UNIT_BIN)
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
 
-# the checking builds run the cases in one process (tools/batch): see tests/golden.sh
+# the checking builds make golden's and bad-input's runs in one process (tools/batch, see
+# tests/runner.sh); the default build runs ./analyze each time
+RUNNER_ENV := $(if $(filter build,$(O)),,RUNNER=$(abspath $(O)/tools/batch))
 golden: $(BIN) tools
-	$(TEST_ENV) $(if $(filter build,$(O)),,RUNNER=$(abspath $(O)/tools/batch)) tests/golden.sh
+	$(TEST_ENV) $(RUNNER_ENV) tests/golden.sh
 
 check-bad: $(BIN) tools
-	$(TEST_ENV) tests/bad-input.sh
+	$(TEST_ENV) $(RUNNER_ENV) tests/bad-input.sh
 
 # every fixture file (and each file of a data directory) cut at every byte of its header and
 # features (and every 97th of its data) and with bytes changed, run in-process through report

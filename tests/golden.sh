@@ -23,6 +23,7 @@ trap 'rm -rf "$HOME"' EXIT
 unset PERF_BUILDID_DIR
 # the host's own debuginfo must not leak in: the fixtures ship every symbol file they need
 export ANALYZE_DEBUG_DIR=$HOME/no-debuginfo
+. tests/runner.sh	# run_analyze, runner_stop: RUNNER runs the cases in one process
 
 # GOLDEN_ONLY: the fixtures to run (all when unset)
 only() { [ -z "${GOLDEN_ONLY:-}" ] || [[ " $GOLDEN_ONLY " == *" ${1##*/} "* ]]; }
@@ -52,48 +53,6 @@ same() {
 		[[ ${b[i]} =~ $TIP_RE ]] && b[i]=tip
 	done
 	[[ "${a[*]}" == "${b[*]}" ]]
-}
-
-# run_analyze OUT ERR ARG...: analyze ARG... with stdout in OUT, stderr in ERR, stdin
-# /dev/null; its exit status. With RUNNER (tools/batch, the checking builds) the runs are
-# made in one process: under ASan its start and LSan's scan at its exit cost as much as a
-# run. It gets the symbol index's variables as they are now, which symcache_state changes;
-# a run that ends it (a sanitizer's report) gives its exit status, and the next starts it
-# again. Its own exit status, at the end, says whether LSan found a leak in any run.
-RUNNER=${RUNNER:-} runner_pid=""
-run_analyze() {
-	local out=$1 err=$2 var status
-	local -a env=()
-	shift 2
-	if [ -z "$RUNNER" ]; then
-		"$ANALYZE" "$@" >"$out" 2>"$err" </dev/null
-		return
-	fi
-	for var in ANALYZE_SYMBOL_CACHE ANALYZE_SYMBOL_CACHE_LOG; do
-		if [ -n "${!var+set}" ]; then env+=("$var=${!var}"); else env+=("$var"); fi
-	done
-	if [ -z "$runner_pid" ]; then
-		coproc BATCH { exec "$RUNNER"; }
-		runner_pid=$BATCH_PID runner_in=${BATCH[1]} runner_out=${BATCH[0]}
-	fi
-	printf '%s\0' "$out" "$err" ${#env[@]} "${env[@]}" $# "$@" >&"$runner_in"
-	read -r status <&"$runner_out" && return "$status"
-	wait "$runner_pid"
-	status=$?
-	runner_pid=""
-	return $status
-}
-# runner_stop: the end of RUNNER's input; 1 (and why) when its exit found leaks
-runner_stop() {
-	local status
-	[ -n "$runner_pid" ] || return 0
-	exec {runner_in}>&-
-	wait "$runner_pid"
-	status=$?
-	runner_pid=""
-	[ $status = 0 ] && return 0
-	echo "FAIL the in-process runs ($RUNNER) exited with status $status: leaks above?"
-	return 1
 }
 
 # run_case DIR CASE ARGS [quiet]: 0 when analyze prints what perf printed, with its exit

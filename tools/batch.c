@@ -10,9 +10,13 @@
  * ARGs are what follows `analyze` on its command line; the run's stdout and stderr go to the
  * files OUT and ERR (stdin is /dev/null), each NAME=VALUE is set and each bare NAME unset
  * first. The reply, on stdout, is the run's exit status and a newline. A run that ends the
- * process (a sanitizer's report, an exit) leaves its status as the process's.
+ * process (a sanitizer's report, an exit) leaves its status as the process's; with --timeout
+ * S a run that takes over S seconds ends it with status 124, as timeout(1) would.
+ *
+ *   batch [--timeout S]
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,18 @@
 
 #include "analyzer/commands.h"
 #include "symtab/symcache.h"
+
+static unsigned timeout_s;	/* --timeout: 0 for none */
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "batch: the run took too long (--timeout)\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(124);
+	_exit(124);
+}
 
 /* main.c's global options and dispatch, without its heap tuning (no effect on output) */
 static int run(int argc, const char **argv)
@@ -141,7 +157,9 @@ static int serve(FILE *in, int saved_out, int saved_err)
 	dup2(fd, 2);
 	close(fd);
 	clearerr(stdin);
+	alarm(timeout_s);
 	status = run((int)argc, argv) & 0xff;
+	alarm(0);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(saved_out, 1);
@@ -161,13 +179,21 @@ out:
 	return status;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	/* close-on-exec: a command that starts a process (man for --help) passes none on */
 	int in_fd = fcntl(0, F_DUPFD_CLOEXEC, 3), reply_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
 	int saved_err = fcntl(2, F_DUPFD_CLOEXEC, 3), null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	FILE *in, *reply;
 	int status;
+
+	if (argc == 3 && !strcmp(argv[1], "--timeout")) {
+		timeout_s = (unsigned)strtoul(argv[2], NULL, 10);
+		signal(SIGALRM, on_alarm);
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: batch [--timeout SECONDS] <requests\n");
+		return 2;
+	}
 
 	if (in_fd < 0 || reply_fd < 0 || null_fd < 0 || saved_err < 0 ||
 	    !(in = fdopen(in_fd, "r")) || !(reply = fdopen(reply_fd, "w"))) {
