@@ -131,9 +131,14 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory asan
 	$(Q)$(MAKE) --no-print-directory refcheck
 
+# golden, check-bad and check-sweep each keep about one CPU busy (one run at a time): two of
+# them at a time, each one's output printed whole when it ends. The rest one by one, as
+# before: record samples what it runs, and progress needs its runs to be short.
 checks: all $(UNIT_BIN)
-	$(Q)$(MAKE) --no-print-directory check-layers unit golden check-bad check-sweep check-fuzz check-flamegraph \
-	  check-record check-progress check-symcache check-man check-help
+	$(Q)$(MAKE) --no-print-directory check-layers unit
+	$(Q)$(MAKE) --no-print-directory -j2 --output-sync=target golden check-bad check-sweep
+	$(Q)$(MAKE) --no-print-directory check-fuzz check-flamegraph check-record check-progress \
+	  check-symcache check-man check-help
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
