@@ -126,7 +126,8 @@ static int serve(FILE *in, int saved_out, int saved_err)
 
 	if (field(in, &buf, &cap))
 		goto out;	/* the end of input */
-	if (!(out = strdup(buf)) || field(in, &buf, &cap) || !(err = strdup(buf)) || count(in, &buf, &cap, &n))
+	if (!(out = strdup(buf)) || field(in, &buf, &cap) || !(err = strdup(buf)) ||
+	    count(in, &buf, &cap, &n))
 		goto bad;
 	for (long i = 0; i < n; i++) {
 		char *eq;
@@ -194,7 +195,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: batch [--timeout SECONDS] <requests\n");
 		return 2;
 	}
-
 	if (in_fd < 0 || reply_fd < 0 || null_fd < 0 || saved_err < 0 ||
 	    !(in = fdopen(in_fd, "r")) || !(reply = fdopen(reply_fd, "w"))) {
 		perror("batch");
