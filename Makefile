@@ -132,18 +132,26 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory asan
 	$(Q)$(MAKE) --no-print-directory refcheck
 
+# golden, check-bad and check-sweep each keep about one CPU busy (one run at a time): two of
+# them at a time, each one's output printed whole when it ends. The rest one by one, as
+# before: record samples what it runs, and progress needs its runs to be short.
 checks: all $(UNIT_BIN)
-	$(Q)$(MAKE) --no-print-directory check-layers unit golden check-bad check-sweep check-fuzz check-flamegraph \
-	  check-record check-progress check-parallel check-symcache check-man check-help
+	$(Q)$(MAKE) --no-print-directory check-layers unit
+	$(Q)$(MAKE) --no-print-directory -j2 --output-sync=target golden check-bad check-sweep
+	$(Q)$(MAKE) --no-print-directory check-fuzz check-flamegraph check-record check-progress \
+	  check-parallel check-symcache check-man check-help
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
 
+# the checking builds make golden's and bad-input's runs in one process (tools/batch, see
+# tests/runner.sh); the default build runs ./analyze each time
+RUNNER_ENV := $(if $(filter build,$(O)),,RUNNER=$(abspath $(O)/tools/batch))
 golden: $(BIN) tools
-	$(TEST_ENV) tests/golden.sh
+	$(TEST_ENV) $(RUNNER_ENV) tests/golden.sh
 
 check-bad: $(BIN) tools
-	$(TEST_ENV) tests/bad-input.sh
+	$(TEST_ENV) $(RUNNER_ENV) tests/bad-input.sh
 
 # every fixture file (and each file of a data directory) cut at every byte of its header and
 # features (and every 97th of its data) and with bytes changed, run in-process through report

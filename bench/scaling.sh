@@ -171,9 +171,10 @@ each thread's, comm's and map's time of validity; pass 2 resolves the samples of
 of whole rounds on every worker into per-worker histograms, folded in the order of their
 entries' first samples. What is left serial is the side band into the model, the fold (its
 shards merge on the workers, its last step does not), the output and the start. The
-projection: T(N) = serial + CPU of the two passes / N, against the -j1 run's wall time. A directory still goes the streaming way: every sample through the
-reading thread (ordering, the model, its thread and map), then the one aggregator (symbol,
-histogram): T(N) = max(reading thread, aggregator, CPU / N).
+projection: T(N) = serial + CPU of the two passes / N, against the -j1 run's wall time.
+A directory still goes the streaming way: every sample through the reading thread
+(ordering, the model, its thread and map), then the one aggregator (symbol, histogram):
+T(N) = max(reading thread, aggregator, CPU / N).
 MD
 replace_section bench/RESULTS.md "$HEADING" "$section"
 cat "$section"

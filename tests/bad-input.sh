@@ -76,19 +76,46 @@ TIMEOUT=20
 # CMD=tasks: the same checks of `analyze tasks --mmaps` (section 10); CMD=script: of
 # `analyze script` with task and mmap lines (section 11)
 CMD=report
+cmd_args() {	# FILE: the arguments of $CMD's run on FILE, in ARGS
+	case $CMD in
+	header) ARGS=(--buildid-dir "$WORK/none" report -i "$1" --header-only -I) ;;
+	tasks) ARGS=(tasks -i "$1" --mmaps) ;;
+	script) ARGS=(--buildid-dir "$WORK/none" script -i "$1" --kallsyms /dev/null
+		--show-task-events --show-mmap-events) ;;
+	*) ARGS=(--buildid-dir "$WORK/none" report -i "$1" --kallsyms /dev/null) ;;
+	esac
+}
 run_cmd() {	# FILE
+	local -a ARGS
 	if [ "$LIMITED" = 1 ]; then
 		LIMITED=0 limited run_cmd "$@"
-	elif [ "$CMD" = header ]; then
-		timeout "$TIMEOUT" "$ANALYZE" --buildid-dir "$WORK/none" report -i "$1" --header-only -I
-	elif [ "$CMD" = tasks ]; then
-		timeout "$TIMEOUT" "$ANALYZE" tasks -i "$1" --mmaps
-	elif [ "$CMD" = script ]; then
-		timeout "$TIMEOUT" "$ANALYZE" --buildid-dir "$WORK/none" script -i "$1" --kallsyms /dev/null \
-			--show-task-events --show-mmap-events
-	else
-		timeout "$TIMEOUT" "$ANALYZE" --buildid-dir "$WORK/none" report -i "$1" --kallsyms /dev/null
+		return
 	fi
+	cmd_args "$1"
+	timeout "$TIMEOUT" "$ANALYZE" "${ARGS[@]}"
+}
+# run_timed OUT ERR ARG...: analyze ARG... >OUT 2>ERR </dev/null, a hang failing it; with
+# RUNNER (the checking builds) in one process for all (tests/runner.sh), but for the runs
+# under a memory limit (LIMITED, which is a process's) or a longer TIMEOUT than its own
+. tests/runner.sh
+RUNNER_TIMEOUT=$TIMEOUT
+run_timed() {
+	if [ -n "$RUNNER" ] && [ "$LIMITED" = 0 ] && [ "$TIMEOUT" = "$RUNNER_TIMEOUT" ]; then
+		run_analyze "$@"
+		return
+	fi
+	local out=$1 err=$2
+	shift 2
+	timeout "$TIMEOUT" "$ANALYZE" "$@" >"$out" 2>"$err" </dev/null
+}
+run_cmd_to() {	# OUT ERR FILE: run_cmd FILE >OUT 2>ERR </dev/null
+	local -a ARGS
+	if [ "$LIMITED" = 1 ]; then
+		run_cmd "$3" >"$1" 2>"$2" </dev/null
+		return
+	fi
+	cmd_args "$3"
+	run_timed "$1" "$2" "${ARGS[@]}"
 }
 
 # The error output read by the shell itself: on this kind of machine a process (wc, grep)
@@ -97,7 +124,7 @@ expect_error() {	# NAME FILE
 	local name=$1 f=$2 status re
 	local -a err
 	[ "$CMD" = report ] || name="$CMD: $name"
-	run_cmd "$f" >"$WORK/out" 2>"$WORK/err" </dev/null
+	run_cmd_to "$WORK/out" "$WORK/err" "$f"
 	status=$?
 	mapfile err <"$WORK/err"	# each line with its newline: one line means one "\n"
 	re="$f(/[^:]*)?: offset (0x[0-9a-f]+|[0-9])"
@@ -388,15 +415,10 @@ dw_samples() {
 		off=$((off + WORDS[(off + 6) / 2]))
 	done
 }
-dw_run() {	# CMD FILE [ARGS...]: analyze report or script on a dwarf recording
-	local cmd=$1 f=$2
-	shift 2
-	timeout 20 "$ANALYZE" --buildid-dir "$DWC" "$cmd" -i "$f" --kallsyms "$DWK" "$@"
-}
 dw_expect() {	# NAME WANT-STATUS CMD FILE [ARGS...]: that status; with 1, one line naming file and offset
 	local name=$1 want=$2 cmd=$3 f=$4 status
 	shift 4
-	dw_run "$cmd" "$f" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
+	run_timed "$WORK/out" "$WORK/err" --buildid-dir "$DWC" "$cmd" -i "$f" --kallsyms "$DWK" "$@"
 	status=$?
 	if [ "$status" != "$want" ]; then
 		echo "FAIL dwarf $cmd: $name: exit status $status (want $want)"; head -3 "$WORK/err" | sed 's/^/    /'
@@ -543,8 +565,8 @@ if [ -f "$PT" ]; then
 	tsize=$(u64_at "$PT" $((trace + 8))) tdata=$((trace + 48))
 	pt_decode() {	# NAME FILE: status 0, no sanitizer report, every line a sample or an error
 		local status
-		timeout "$TIMEOUT" "$ANALYZE" --buildid-dir tests/fixtures/buildid-cache script -i "$2" \
-			--kallsyms /dev/null --itrace=ibe >"$WORK/out" 2>"$WORK/err" </dev/null
+		run_timed "$WORK/out" "$WORK/err" --buildid-dir tests/fixtures/buildid-cache script \
+			-i "$2" --kallsyms /dev/null --itrace=ibe
 		status=$?
 		if [ "$status" = 0 ] && ! grep -q -E "Sanitizer|runtime error" "$WORK/err" &&
 			! grep -v -E "(branches|instructions):u:|^ instruction trace error type 1 " "$WORK/out" |
@@ -780,5 +802,6 @@ relabelled "CPU_PMU_CAPS count 0xffffffff" 26 28 4 0xffffffff
 relabelled "HYBRID_TOPOLOGY count 0xffffffff" 26 30 4 0xffffffff
 LIMITED=0
 
+runner_stop || fail=$((fail + 1))
 echo "bad-input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -23,6 +23,7 @@ trap 'rm -rf "$HOME"' EXIT
 unset PERF_BUILDID_DIR
 # the host's own debuginfo must not leak in: the fixtures ship every symbol file they need
 export ANALYZE_DEBUG_DIR=$HOME/no-debuginfo
+. tests/runner.sh	# run_analyze, runner_stop: RUNNER runs the cases in one process
 
 # GOLDEN_ONLY: the fixtures to run (all when unset)
 only() { [ -z "${GOLDEN_ONLY:-}" ] || [[ " $GOLDEN_ONLY " == *" ${1##*/} "* ]]; }
@@ -64,22 +65,22 @@ run_case() {
 	case " $args " in
 	" script "*)
 		# shellcheck disable=SC2086
-		"$ANALYZE" --buildid-dir "$CACHE" script -i "$data" --kallsyms "$dir/kallsyms" \
-			${args#script} >"$out" 2>"$out.err" </dev/null
+		run_analyze "$out" "$out.err" --buildid-dir "$CACHE" script -i "$data" \
+			--kallsyms "$dir/kallsyms" ${args#script}
 		;;
 	" flamegraph "*)
 		# shellcheck disable=SC2086
-		"$ANALYZE" --buildid-dir "$CACHE" flamegraph -i "$data" --kallsyms "$dir/kallsyms" \
-			${args#flamegraph} >"$out" 2>"$out.err" </dev/null
+		run_analyze "$out" "$out.err" --buildid-dir "$CACHE" flamegraph -i "$data" \
+			--kallsyms "$dir/kallsyms" ${args#flamegraph}
 		;;
 	*" --tasks "*)
 		# shellcheck disable=SC2086
-		"$ANALYZE" tasks -i "$data" $(tasks_args $args) >"$out" 2>"$out.err" </dev/null
+		run_analyze "$out" "$out.err" tasks -i "$data" $(tasks_args $args)
 		;;
 	*)
 		# shellcheck disable=SC2086
-		"$ANALYZE" --buildid-dir "$CACHE" report -i "$data" --kallsyms "$dir/kallsyms" \
-			$args >"$out" 2>"$out.err" </dev/null
+		run_analyze "$out" "$out.err" --buildid-dir "$CACHE" report -i "$data" \
+			--kallsyms "$dir/kallsyms" $args
 		;;
 	esac
 	status=$?
@@ -245,6 +246,7 @@ else
 	fail=$((fail + 1))
 fi
 
+runner_stop || fail=$((fail + 1))
 echo "golden: $threaded cases also match with -j1 (symbol index warm) and -j8 (corrupt); cold runs -j2"
 echo "golden: $states cases also match with the symbol index off; $warm_hits warm runs mapped indexes"
 if [ -z "${GOLDEN_ONLY:-}" ] && [ "$warm_hits" -eq 0 ]; then
