@@ -47,7 +47,8 @@ struct perf_event_header *window_record(int fd, struct window *win, u64 pos, u64
 {
 	struct perf_event_header *ev;
 
-	if (to - pos < sizeof(*ev))
+	/* records are 8-aligned in perf's files: one that is not is left to the streaming way */
+	if (to - pos < sizeof(*ev) || (pos & 7))
 		return NULL;
 	if (!in_window(win, pos, sizeof(*ev)) &&
 	    !window_fill(fd, win, pos, MIN(to - pos, (u64)WINDOW_BYTES)))
