@@ -57,7 +57,7 @@ static struct thread *thread__new(s32 pid, s32 tid)
 }
 
 /* The ":tid" placeholder, made when first needed (see struct thread). */
-static struct thread *thread__with_comm(struct machine *m, struct thread *t)
+struct thread *thread__with_comm(struct machine *m, struct thread *t)
 {
 	char comm[16];
 

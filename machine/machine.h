@@ -120,6 +120,11 @@ struct thread *machine__find_thread(struct machine *machine, s32 tid);
  */
 void machine__prefetch_sample(const struct machine *machine, s32 tid, u64 ip, bool search,
 			      int stage);
+/*
+ * t with its ":tid" placeholder comm made if it has none yet (perf's, for a thread a sample
+ * reaches before any name): t.
+ */
+struct thread *thread__with_comm(struct machine *machine, struct thread *t);
 struct thread *thread__get(struct thread *thread);
 static inline const char *thread__comm_str(const struct thread *thread)
 {

@@ -95,17 +95,8 @@ static const void *entry_comm(void *data, const struct thread_version *v)
  */
 static void name_threads(struct history *h, struct machine *m)
 {
-	for (size_t i = 0; i < h->nr_versions; i++) {
-		struct thread *t = h->versions[i].thread;
-
-		if (t && !t->comm) {
-			char name[16];
-
-			snprintf(name, sizeof(name), ":%d", t->tid);
-			t->comm0.str = strpool_intern(&m->strings, name);
-			t->comm = &t->comm0;
-		}
-	}
+	for (size_t i = 0; i < h->nr_versions; i++)
+		thread__with_comm(m, h->versions[i].thread);
 }
 
 static void short_name(void *data, const struct maps_history *mh, const struct map_span *span)
