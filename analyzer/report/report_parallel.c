@@ -354,6 +354,15 @@ static void add_batch(struct partial *w, struct pending *batch, size_t nr)
 	}
 }
 
+/* A round's least and largest times, as the chunk that holds it saw them; reset for the next. */
+static void round_times(struct par *p, size_t round, u64 *rmin, u64 *rmax)
+{
+	p->round_min[round] = *rmin;
+	p->round_max[round] = *rmax;
+	*rmin = UINT64_MAX;
+	*rmax = 0;
+}
+
 /* Pass 2, chunk i: its samples into a partial. */
 static void resolve_chunk(size_t i, void *arg)
 {
@@ -366,6 +375,8 @@ static void resolve_chunk(size_t i, void *arg)
 
 	struct pending batch[BATCH];
 	size_t nr = 0;
+	/* the round's times kept here: workers writing next to each other would share lines */
+	u64 rmin = UINT64_MAX, rmax = 0;
 
 	for (u64 pos = from; pos < to && !w->fallback;) {
 		struct perf_event_header *ev = window_record(p->fd, &w->win, pos, to);
@@ -376,8 +387,10 @@ static void resolve_chunk(size_t i, void *arg)
 			w->fallback = true;
 			break;
 		}
-		while (pos >= p->bounds[round + 1])
+		while (pos >= p->bounds[round + 1]) {
+			round_times(p, round, &rmin, &rmax);
 			round++;
+		}
 		if (ev->type == PERF_RECORD_SAMPLE) {
 			w->first_sample_pos = MIN(w->first_sample_pos, pos);
 			if (!resolve_sample(p, w, ev, pos, &ts, &batch[nr]))
@@ -389,11 +402,12 @@ static void resolve_chunk(size_t i, void *arg)
 				     sample_layout_time(&evsel->layout, ev) : 0;
 		}
 		if (!sample_time_untimed(ts)) {
-			p->round_min[round] = MIN(p->round_min[round], ts);
-			p->round_max[round] = MAX(p->round_max[round], ts);
+			rmin = MIN(rmin, ts);
+			rmax = MAX(rmax, ts);
 		}
 		pos += ev->size;
 	}
+	round_times(p, round, &rmin, &rmax);
 	add_batch(w, batch, nr);
 	busy__stage(BUSY_PARALLEL_CPU, busy__thread_ns() - t0);
 	progress_add(to - from);
