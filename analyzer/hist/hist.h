@@ -204,6 +204,9 @@ struct hists {
 	bool index_stale;	/* hists__append'ed to: the index lacks entries */
 	struct rbtree entries_in;	/* that tree, in tree_mode */
 	size_t nr_in_order;
+	/* perf's trees' orders sorted rather than built (hist_order.c), the last output's: for
+	 * the tests, which set order_by_trees to compare the two ways */
+	bool in_sorted, out_sorted, order_by_trees;
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);

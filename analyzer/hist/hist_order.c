@@ -219,6 +219,163 @@ static struct out_key *out_keys(const struct hists *hists, const struct name_ran
 	return keys;
 }
 
+/*
+ * The fast way to perf's trees, when their comparisons are a total order: a tree's in-order
+ * walk is then its items sorted, the ties (going right) in the order they were inserted, so
+ * a sort with the place in that order as the last key gives it. Taken when the keys are
+ * comm, dso and symbol, each symbol key after a dso key (so symbols are compared within one
+ * dso's name), no symbol is an inlined one (compared by overlap), and within each dso name
+ * the unresolved addresses, and the symbols' starts and ends, lie less than 2^63 apart (their
+ * differences, compared as signed numbers, do not wrap).
+ */
+struct in_key {
+	u32 comm, dso;	/* ranks: comm ascending, dso ascending with none last */
+	u32 null_sym;	/* unresolved after resolved */
+	u32 pos;	/* the place in the insertion order */
+	u64 a, b;	/* resolved: start, end; unresolved: the address, 0 */
+};
+
+static int in_key_cmp(const void *pa, const void *pb)
+{
+	const struct in_key *x = pa, *y = pb;
+
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->dso != y->dso)
+		return x->dso < y->dso ? -1 : 1;
+	if (x->null_sym != y->null_sym)
+		return x->null_sym < y->null_sym ? -1 : 1;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * The sort keys the fast way takes, in in_key's order: comm, dso, symbol, each at most once,
+ * a symbol only after a dso.
+ */
+static bool fast_keys(const struct sort_list *sort)
+{
+	static const enum sort_key seq[] = { SORT_COMM, SORT_DSO, SORT_SYM };
+	size_t at = 0;
+	bool dso = false;
+
+	for (int i = 0; i < sort->nr; i++) {
+		while (at < ARRAY_SIZE(seq) && seq[at] != sort->keys[i])
+			at++;
+		if (at == ARRAY_SIZE(seq) || (sort->keys[i] == SORT_SYM && !dso))
+			return false;
+		dso |= sort->keys[i] == SORT_DSO;
+		at++;
+	}
+	return true;
+}
+
+/* Ranges of values by dso rank: false once one spans 2^63 or more. */
+struct spans {
+	u64 *lo, *hi;
+};
+
+static bool span_add(struct spans *sp, u32 group, u64 v)
+{
+	sp->lo[group] = MIN(sp->lo[group], v);
+	sp->hi[group] = MAX(sp->hi[group], v);
+	return sp->hi[group] - sp->lo[group] < (1ull << 63);
+}
+
+/*
+ * order[0, nr) (in insertion order) into perf's first tree's order, the fast way; false,
+ * order untouched, when it may not be taken.
+ */
+static bool fast_in_order(const struct hists *hists, const struct name_ranks *rk, u32 *order,
+			  size_t nr)
+{
+	const bool has_comm = rk->comm, has_sym = sort_list__has(hists->sort, SORT_SYM);
+	struct in_key *keys;
+	struct spans sp[3];
+	u32 groups = 1;
+	bool ok = true;
+
+	if (!fast_keys(hists->sort))
+		return false;
+	for (size_t i = 0; rk->dso && i < nr; i++)
+		groups = MAX(groups, rk->dso[order[i]] + 1);
+	for (int k = 0; k < 3; k++) {
+		sp[k].lo = xmalloc(groups * sizeof(u64));
+		sp[k].hi = xcalloc(groups, sizeof(u64));
+		memset(sp[k].lo, 0xff, groups * sizeof(u64));
+	}
+	keys = xmalloc((nr ? nr : 1) * sizeof(*keys));
+	for (size_t i = 0; ok && i < nr; i++) {
+		const struct hist_entry *he = &hists->entries[order[i]];
+		u32 dso = rk->dso ? rk->dso[order[i]] : 0;
+		struct in_key *k = &keys[i];
+
+		*k = (struct in_key){ .comm = has_comm ? rk->comm[order[i]] : 0,
+				      .dso = dso ? dso : UINT32_MAX, .pos = (u32)i };
+		if (!has_sym)
+			continue;
+		if (!he->sym) {
+			k->null_sym = 1;
+			k->a = he->ip;
+			ok = span_add(&sp[0], dso, he->ip);
+		} else if (he->symtab->inlined) {
+			ok = false;
+		} else {
+			k->a = he->sym->start;
+			k->b = sym_end(he->sym);
+			ok = span_add(&sp[1], dso, k->a) && span_add(&sp[2], dso, k->b);
+		}
+	}
+	if (ok) {
+		qsort(keys, nr, sizeof(*keys), in_key_cmp);
+		for (size_t i = 0; i < nr; i++)
+			keys[i].pos = order[keys[i].pos];
+		for (size_t i = 0; i < nr; i++)
+			order[i] = keys[i].pos;
+	}
+	for (int k = 0; k < 3; k++) {
+		free(sp[k].lo);
+		free(sp[k].hi);
+	}
+	free(keys);
+	return ok;
+}
+
+/* An entry in the output tree's fast way: its keys and its place in the insertion order. */
+struct out_item {
+	const struct order_ctx *c;
+	u32 entry, pos;
+};
+
+static int out_item_cmp(const void *pa, const void *pb)
+{
+	const struct out_item *x = pa, *y = pb;
+	s64 d = key_entry_sort(x->c, &x->c->keys[x->entry], &x->c->keys[y->entry]);
+
+	if (d)
+		return d > 0 ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * The output tree's order the fast way: its comparison (key_entry_sort) is a total order
+ * when the children's depth rule is not in it.
+ */
+static void fast_out_order(const struct order_ctx *c, u32 *order, size_t nr)
+{
+	struct out_item *items = xmalloc((nr ? nr : 1) * sizeof(*items));
+
+	for (size_t i = 0; i < nr; i++)
+		items[i] = (struct out_item){ c, order[i], (u32)i };
+	qsort(items, nr, sizeof(*items), out_item_cmp);
+	for (size_t i = 0; i < nr; i++)
+		order[i] = items[i].entry;
+	free(items);
+}
+
 /* The entries (not merged) in perf's output order, into order: how many. */
 size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order)
 {
@@ -232,6 +389,8 @@ size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u3
 	struct name_ranks ranks = { .base = hists->entries };
 	struct rbtree t = { .link = NULL };
 	size_t nr = 0;
+
+	hists->in_sorted = false;
 
 	if (hists->in_order) {	/* perf's first trees rebuilt already (replay_finish) */
 		nr = hists->nr_in_order;
@@ -248,20 +407,28 @@ size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u3
 		ranks.dso = rank_names(hists, dso_name);
 	c.ranks = &ranks;
 	if (!hists->in_order) {
-		rbtree__init(&t, hists->nr);
 		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
-		order_through(&t, order, nr, order_in, &c);
-		if (sort_list__has(hists->sort, SORT_COMM))
+		hists->in_sorted = !hists->order_by_trees && fast_in_order(hists, &ranks, order, nr);
+		if (!hists->in_sorted) {
+			rbtree__init(&t, hists->nr);
 			order_through(&t, order, nr, order_in, &c);
+			if (sort_list__has(hists->sort, SORT_COMM))
+				order_through(&t, order, nr, order_in, &c);
+		}
 	}
 	/* the names' ranks go into the keys, and with them what is left of the entries' */
 	c.keys = out_keys(hists, &ranks);
 	free(ranks.comm);
 	free(ranks.dso);
 	ranks = (struct name_ranks){ .base = hists->entries };
-	if (!t.link)	/* made after the ranks went, in their memory */
-		rbtree__init(&t, hists->nr);
-	order_through(&t, order, nr, order_out, &c);
+	hists->out_sorted = c.keys && !c.cumulate && !hists->order_by_trees;
+	if (hists->out_sorted) {
+		fast_out_order(&c, order, nr);
+	} else {
+		if (!t.link)	/* made after the ranks went, in their memory */
+			rbtree__init(&t, hists->nr);
+		order_through(&t, order, nr, order_out, &c);
+	}
 	rbtree__exit(&t);
 	free((void *)c.keys);
 	return nr;

@@ -150,3 +150,76 @@ Test(hist, unresolved_addresses_print_as_printf)
 	thread__put(t);
 	machine__exit(&m);
 }
+
+/* The report of entries of the given comms and addresses, printed by perf's trees or not. */
+static char *print_order(const char *keys, const struct comm *comms, size_t nr_comms,
+			 const u64 *ips, const u64 *periods, size_t nr, bool trees, bool *sorted)
+{
+	struct symsrc_config cfg = { .buildid_dir = "/nonexistent", .symfs = "" };
+	struct hists_print_opts opts = { 0 };
+	struct sort_list sort = { 0 };
+	struct machine m;
+	struct hists hists;
+	struct thread *t;
+	char bad[32], *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	cr_assert_not_null(out);
+	cr_assert_eq(sort_list__parse(&sort, keys, bad, sizeof(bad)), 0);
+	machine__init(&m, &cfg);
+	t = machine__findnew_thread(&m, 1, 1);
+	hists__init(&hists, &sort);
+	hists.order_by_trees = trees;
+	for (size_t i = 0; i < nr; i++) {
+		struct hist_entry proto = { .thread = thread__get(t), .comm = &comms[i % nr_comms],
+					    .ip = ips[i], .level = '.', .socket = -1,
+					    .period = periods[i] };
+
+		hists__add(&hists, &proto, CC_NO_CHAIN, 0);
+		thread__put(proto.thread);	/* unless the entry took it */
+	}
+	hists__fprintf(&hists, &opts, out);
+	fclose(out);
+	*sorted = hists.in_sorted && hists.out_sorted;
+	hists__exit(&hists);
+	thread__put(t);
+	machine__exit(&m);
+	return text;
+}
+
+/*
+ * The output order sorted rather than built through perf's trees gives the trees' order,
+ * ties (equal periods and names) included; addresses that wrap as signed differences (which
+ * perf's trees order by shape) go through the trees.
+ */
+Test(hist, sorted_order_is_the_trees_order)
+{
+	const struct comm comms[] = { { .str = "b" }, { .str = "a" }, { .str = "c" } };
+	const char *keys[] = { "comm,dso,sym", "dso,sym", "comm", "sym", "dso,comm" };
+	u64 ips[3000], periods[3000];
+	unsigned int seed = 26;
+
+	for (size_t i = 0; i < 3000; i++) {
+		ips[i] = (u64)rand_r(&seed) % 700 * 0x10;
+		periods[i] = 1 + (u64)rand_r(&seed) % 3;
+	}
+	for (int wrap = 0; wrap < 2; wrap++) {
+		if (wrap) {	/* one address over 2^63 from the others */
+			ips[5] = 0xffffffff81000000ull;
+			ips[6] = 0x4000000000000000ull;
+		}
+		for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+			bool fast, slow;
+			char *a = print_order(keys[k], comms, 3, ips, periods, 3000, false, &fast);
+			char *b = print_order(keys[k], comms, 3, ips, periods, 3000, true, &slow);
+
+			cr_assert_not(slow);
+			/* "sym" alone compares dsos inside the symbol key; "dso,comm" goes out of order */
+			cr_assert_eq(fast, k == 2 || (!wrap && k < 2), "%s, wrap %d", keys[k], wrap);
+			cr_assert_str_eq(a, b, "%s, wrap %d", keys[k], wrap);
+			free(a);
+			free(b);
+		}
+	}
+}
