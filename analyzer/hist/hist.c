@@ -93,11 +93,12 @@ static void object_map_set(struct hists *hists, u32 e, u64 base, u64 last)
  * The entry index: open addressing over entry numbers (+1, 0 is empty), probed by the bits
  * of the entries' key hashes, which are good hashes already. Grows at half full.
  */
-static void index_grow(struct entry_index *x, const struct hist_entry *entries, size_t nr)
+static void index_grow_to(struct entry_index *x, const struct hist_entry *entries, size_t nr,
+			  size_t room)
 {
 	size_t cap = x->cap ? x->cap * 2 : 1024;
 
-	while (cap < 2 * (nr + 1))	/* an index let go of (hists__fprintf) comes back whole */
+	while (cap < 2 * (room + 1))	/* an index let go of (hists__fprintf) comes back whole */
 		cap *= 2;
 
 	free(x->slots);
@@ -112,6 +113,12 @@ static void index_grow(struct entry_index *x, const struct hist_entry *entries, 
 			j = (j + 1) & (cap - 1);
 		x->slots[j] = (u32)(i + 1);
 	}
+}
+
+/* x made again for entries[0, nr), with room for nr + 1 more before it grows. */
+static void index_grow(struct entry_index *x, const struct hist_entry *entries, size_t nr)
+{
+	index_grow_to(x, entries, nr, nr);
 }
 
 /* The entry equal to proto (with hash), or NULL; *slot is where it would go. */
@@ -376,6 +383,13 @@ u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *cr
 		hists->entries[i].nr_events += he->nr_events;
 	}
 	return (u32)i;
+}
+
+void hists__reserve(struct hists *hists, size_t nr, bool lookups)
+{
+	ARRAY_GROW(hists->entries, hists->alloc, nr);
+	if (lookups && !hists->tree_mode && !hists->index_stale && 2 * (nr + 1) > hists->index.cap)
+		index_grow_to(&hists->index, hists->entries, hists->nr, nr);
 }
 
 void hists__append(struct hists *hists, const struct hist_entry *he, u64 order)

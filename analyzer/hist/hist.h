@@ -228,6 +228,11 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 ma
  */
 u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *created);
 /*
+ * Room for nr entries (and, for lookups, their index) taken at once: what grows by doubling
+ * copies, and each copy's pages are fresh ones to fault in.
+ */
+void hists__reserve(struct hists *hists, size_t nr, bool lookups);
+/*
  * Append he (its hash kept), known to be equal to no entry, as made by the sample of rank
  * order: hists__merge without the lookup. The index is made again by hists__merge_done.
  */

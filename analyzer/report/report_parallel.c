@@ -435,6 +435,20 @@ struct fold_job {
 	size_t *nr_bucket;
 };
 
+/* Partial pt's histogram of event ev emptied, its memory freed. */
+static void partial_release(struct partial *pt, size_t ev)
+{
+	/* their references are the history's */
+	for (size_t e = 0; e < pt->hists[ev].nr; e++) {
+		pt->hists[ev].entries[e].thread = NULL;
+		pt->hists[ev].entries[e].map = NULL;
+	}
+	hists__exit(&pt->hists[ev]);
+	hists__init(&pt->hists[ev], pt->hists[ev].sort);
+	free(pt->keys[ev].v);
+	pt->keys[ev] = (struct entry_keys){ 0 };
+}
+
 /* Which shard an entry goes to: the high bits of its hash (the index takes the low ones). */
 static size_t shard_of(u32 hash, size_t nr_shards)
 {
@@ -486,6 +500,13 @@ static void fold_shard(size_t s, void *arg)
 {
 	struct fold_job *job = arg;
 	struct shard *sh = &job->shards[s];
+	size_t most = 0;
+
+	/* as many entries as the partials bring at most: no copies as it grows */
+	for (size_t w = 0; w < job->p->nr_partials; w++)
+		most += job->nr_bucket[w * job->nr_shards + s];
+	hists__reserve(&sh->hists, most, true);
+	ARRAY_GROW(sh->keys.v, sh->keys.alloc, most);
 
 	for (size_t w = 0; w < job->p->nr_partials; w++) {
 		struct partial *pt = &job->p->partials[w];
@@ -539,6 +560,9 @@ static void fold(struct par *p, size_t ev)
 		free(job.bucket[b]);
 	free(job.bucket);
 	free(job.nr_bucket);
+	/* the partials' memory freed first: what comes next reuses it rather than fault in more */
+	for (size_t w = 0; w < p->nr_partials; w++)
+		partial_release(&p->partials[w], ev);
 	for (size_t s = 0; s < job.nr_shards; s++)
 		nr += job.shards[s].hists.nr;
 	items = xreallocarray(NULL, nr ? nr : 1, sizeof(*items));
@@ -548,6 +572,7 @@ static void fold(struct par *p, size_t ev)
 			items[nr++] = (struct fold_item){ job.shards[s].keys.v[e].first, (u32)s,
 							  (u32)e };
 	qsort(items, nr, sizeof(*items), fold_cmp);
+	hists__reserve(into, nr, false);
 	/* the shards' entries are distinct: appended, not looked up (the report's is empty) */
 	for (size_t i = 0; i < nr; i++) {
 		struct shard *sh = &job.shards[items[i].shard];
@@ -580,15 +605,8 @@ static void partials_exit(struct par *p)
 	for (size_t w = 0; w < p->nr_partials; w++) {
 		struct partial *pt = &p->partials[w];
 
-		for (size_t ev = 0; pt->hists && ev < p->rep->session.nr_evsels; ev++) {
-			/* their references are the history's */
-			for (size_t e = 0; e < pt->hists[ev].nr; e++) {
-				pt->hists[ev].entries[e].thread = NULL;
-				pt->hists[ev].entries[e].map = NULL;
-			}
-			hists__exit(&pt->hists[ev]);
-			free(pt->keys[ev].v);
-		}
+		for (size_t ev = 0; pt->hists && ev < p->rep->session.nr_evsels; ev++)
+			partial_release(pt, ev);
 		free(pt->hists);
 		free(pt->keys);
 		free(pt->win.buf);
