@@ -200,11 +200,12 @@ check-man: $(MAN_PAGES)
 # command's folder: each may use the shared engines, none another command's.
 comma := ,
 space := $(subst ,, )
-ENGINES := analyzer/cli analyzer/output analyzer/hist analyzer/itrace
+ENGINES := analyzer/cli analyzer/output analyzer/hist analyzer/itrace analyzer/passes
 MODEL   := lib,readers,symtab,machine
 LAYERS  := lib:lib readers:lib,readers symtab:lib machine:lib,readers,symtab \
            analyzer/cli:$(MODEL) analyzer/output:$(MODEL),analyzer/cli \
            analyzer/hist:$(MODEL),analyzer/cli analyzer/itrace:$(MODEL),analyzer/cli \
+           analyzer/passes:$(MODEL) \
            analyzer/*:$(MODEL),$(subst $(space),$(comma),$(ENGINES)),analyzer/commands.h \
            analyzer:lib,symtab,analyzer/cli,analyzer/commands.h
 check-layers:

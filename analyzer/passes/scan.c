@@ -1,5 +1,5 @@
 /*
- * report_scan: the parallel run's pass 1. The data cut into pieces at any byte, each walked
+ * scan: pass 1 (passes.h). The data cut into pieces at any byte, each walked
  * on a worker from the first place in it where records plausibly start until past its end,
  * noting its side-band records (copied), round ends and counts. Records start where the
  * walk of the piece before ended; a piece whose walk began elsewhere has usually fallen in
@@ -7,7 +7,7 @@
  * noted before that is dropped. A piece that did not is walked again, from the right place.
  * Then the side band, in delivery order, builds the model and its history.
  */
-#include "analyzer/report/report_parallel.h"
+#include "analyzer/passes/passes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +127,7 @@ static bool plausible(u32 type, u32 size)
 }
 
 /* The first place from `from` on where PLAUSIBLE_RUN headers in a row look right. */
-static u64 plausible_start(struct par *p, struct window *win, u64 from, u64 end)
+static u64 plausible_start(struct passes *p, struct window *win, u64 from, u64 end)
 {
 	for (u64 c = ALIGN_UP(from, 8); c < from + PLAUSIBLE_SPAN && c < end; c += 8) {
 		u64 pos = c;
@@ -148,7 +148,7 @@ static u64 plausible_start(struct par *p, struct window *win, u64 from, u64 end)
 }
 
 /* One piece walked from its start to past its end. */
-static void walk_piece(struct par *p, struct window *win, struct piece *pc)
+static void walk_piece(struct passes *p, struct window *win, struct piece *pc)
 {
 	u64 pos = pc->start, end = p->data_end;
 
@@ -201,15 +201,15 @@ static void walk_piece(struct par *p, struct window *win, struct piece *pc)
 
 static void scan_piece(size_t i, void *arg)
 {
-	struct par *p = arg;
-	struct partial *w = claim(p);
+	struct passes *p = arg;
+	struct pass_worker *w = passes__claim(p);
 	struct piece *pc = &p->pieces[i];
 	u64 t0 = busy__thread_ns();
 
 	pc->start = i ? plausible_start(p, &w->win, pc->from, p->data_end) : pc->from;
 	walk_piece(p, &w->win, pc);
 	busy__stage(BUSY_PARALLEL_CPU, busy__thread_ns() - t0);
-	__atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+	passes__release(w);
 }
 
 /* Piece pc's results emptied, to walk it again. */
@@ -227,19 +227,19 @@ static void piece_clear(struct piece *pc)
  * before dropped (or it is walked again). False when a record it must give up on is among
  * its own.
  */
-static bool piece_settle(struct par *p, struct piece *pc, u64 at)
+static bool piece_settle(struct passes *p, struct piece *pc, u64 at)
 {
 	size_t j = 0, k;
 
 	while (j < pc->nr_heads && pc->heads[j] != at)
 		j++;
 	if (pc->start != at && (j == pc->nr_heads || pc->lost)) {
-		struct partial *w = claim(p);
+		struct pass_worker *w = passes__claim(p);
 
 		piece_clear(pc);
 		pc->start = at;
 		walk_piece(p, &w->win, pc);
-		__atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+		passes__release(w);
 		j = 0;
 	}
 	for (size_t h = 0; h < j; h++) {	/* the records before it fell in step */
@@ -293,9 +293,9 @@ static int replay_cmp(const void *a, const void *b)
  * when no record comes out of order: checked after pass 2), into the model. False to give
  * up.
  */
-static bool replay_side_band(struct par *p)
+static bool replay_side_band(struct passes *p)
 {
-	struct perf_session *s = &p->rep->session;
+	struct perf_session *s = p->session;
 	struct replay_item *items;
 	size_t nr = 0;
 	bool ok = true;
@@ -340,19 +340,19 @@ static bool replay_side_band(struct par *p)
 			break;
 		}
 		p->history.now = items[i].key;
-		ok = !report_deliver(&p->rep->consumer, &ctx);
+		ok = !p->side_band->deliver(p->side_band, &ctx);
 	}
 	free(items);
 	if (!ok)
-		give_up(p, "a side-band record it cannot read");
+		passes__give_up(p, "a side-band record it cannot read");
 	return ok;
 }
 
-bool scan(struct par *p)
+bool passes__scan(struct passes *p)
 {
-	struct perf_session *s = &p->rep->session;
+	struct perf_session *s = p->session;
 	u64 data = p->data_end - p->data_start, at = p->data_start, t0;
-	size_t nr_threads = p->nr_partials;
+	size_t nr_threads = p->nr_workers;
 
 	u64 piece = p->test_bytes ? p->test_bytes : MAX((u64)PIECE_MIN, data / (nr_threads * 4));
 
@@ -364,36 +364,36 @@ bool scan(struct par *p)
 	}
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	progress_phase("reading", data);
-	workqueue__parallel_for(p->rep->wq, 0, p->nr_pieces, 1, scan_piece, p);
+	workqueue__parallel_for(p->wq, 0, p->nr_pieces, 1, scan_piece, p);
 	busy__stage(BUSY_PARALLEL_WALL, clock_ns(CLOCK_MONOTONIC) - t0);
-	add_bound(p, p->data_start);
+	passes__add_bound(p, p->data_start);
 	for (size_t i = 0; i < p->nr_pieces; i++) {
 		struct piece *pc = &p->pieces[i];
 
 		if (!piece_settle(p, pc, at)) {
-			give_up(p, pc->why ? pc->why : "a record it cannot read");
+			passes__give_up(p, pc->why ? pc->why : "a record it cannot read");
 			return false;
 		}
 		for (size_t t = 0; t < PERF_RECORD_HEADER_MAX; t++)
 			s->stats.nr_events[t] += pc->counts[t];
 		s->stats.nr_unknown_events += pc->nr_unknown;
 		for (size_t k = 0; k < pc->nr_rounds; k++)
-			add_bound(p, pc->rounds[k]);
+			passes__add_bound(p, pc->rounds[k]);
 		at = pc->end;
 	}
 	if (at != p->data_end) {
-		give_up(p, "a record it cannot read");
+		passes__give_up(p, "a record it cannot read");
 		return false;
 	}
 	if (p->bounds[p->nr_bounds - 1] != p->data_end)
-		add_bound(p, p->data_end);
-	history__init(&p->history, &p->rep->machine);
+		passes__add_bound(p, p->data_end);
+	history__init(&p->history, p->machine);
 	replay_side_band(p);
-	history__finish(&p->history, &p->rep->machine);
+	history__finish(&p->history, p->machine);
 	return !p->fallback;
 }
 
-void scan_exit(struct par *p)
+void passes__scan_exit(struct passes *p)
 {
 	for (size_t i = 0; i < p->nr_pieces; i++) {
 		free(p->pieces[i].side);
