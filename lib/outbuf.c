@@ -16,7 +16,8 @@ void outbuf_exit(struct outbuf *ob)
 {
 	if (ob->stream)
 		fclose(ob->stream);
-	outbuf_flush(ob);
+	if (!ob->memory)
+		outbuf_flush(ob);
 	free(ob->buf);
 	ob->buf = NULL;
 	ob->cap = ob->len = 0;
@@ -41,9 +42,30 @@ static int write_all(struct outbuf *ob, const char *p, size_t n)
 	return ob->error ? -1 : 0;
 }
 
+void outbuf_init_memory(struct outbuf *ob, size_t cap)
+{
+	outbuf_init(ob, -1, cap);
+	ob->memory = true;
+}
+
+/* A memory outbuf with room for n more bytes. */
+static void grow(struct outbuf *ob, size_t n)
+{
+	if (ob->cap - ob->len >= n)
+		return;
+	ob->cap = MAX(2 * ob->cap, ob->len + n);
+	ob->buf = xrealloc(ob->buf, ob->cap);
+}
+
 int outbuf_flush(struct outbuf *ob)
 {
-	int ret = write_all(ob, ob->buf, ob->len);
+	int ret;
+
+	if (ob->memory) {	/* room made, nothing written */
+		grow(ob, ob->cap / 2 + 1);
+		return 0;
+	}
+	ret = write_all(ob, ob->buf, ob->len);
 
 	ob->len = 0;	/* after an error, dropped */
 	return ret;
@@ -51,6 +73,12 @@ int outbuf_flush(struct outbuf *ob)
 
 void outbuf_put_slow(struct outbuf *ob, const void *p, size_t n)
 {
+	if (ob->memory) {
+		grow(ob, n);
+		memcpy(ob->buf + ob->len, p, n);
+		ob->len += n;
+		return;
+	}
 	outbuf_flush(ob);
 	if (n >= ob->cap) {
 		write_all(ob, p, n);

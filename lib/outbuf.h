@@ -9,6 +9,7 @@
 #ifndef LIB_OUTBUF_H
 #define LIB_OUTBUF_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,9 +21,12 @@ struct outbuf {
 	int fd;
 	int error;	/* errno of the first failed write, else 0 */
 	FILE *stream;	/* outbuf_stream's, made on first use */
+	bool memory;	/* outbuf_init_memory's: grows rather than writes */
 };
 
 void outbuf_init(struct outbuf *ob, int fd, size_t cap);
+/* One that keeps everything: "flushing" it makes room (ob->buf, ob->len are the text). */
+void outbuf_init_memory(struct outbuf *ob, size_t cap);
 /* Flushes, then frees the buffer and the stream. The error stays readable. */
 void outbuf_exit(struct outbuf *ob);
 /* Writes out what is buffered: 0, or -1 with ob->error set. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Which way report reads a file (analyzer/report/report_parallel.c), as ANALYZE_BUSY tells it:
+# Which way report and script read a file (analyzer/passes), as ANALYZE_BUSY tells it:
 # the parallel run where it can answer as the streaming path would, the streaming path where
 # it cannot (and why), and the same output either way at every -j. golden.sh checks the
 # output against perf's; this checks that the parallel run is the one that made it.
@@ -104,6 +104,63 @@ for fix in sysw sysw_exit threads twoev gen_churn gen_lost gen_late gen_unannoun
 					>"$WORK/out" 2>/dev/null
 				set +f
 				if cmp -s <(tipless "$WORK/out") <(tipless "$FIX/$fix/expected/$name.out"); then
+					pass=$((pass + 1))
+				else
+					echo "FAIL parallel: $fix/$name in pieces of $bytes bytes at -j$j: not perf's output"
+					fail=$((fail + 1))
+				fi
+			done
+		done
+	done <"$FIX/$fix/cases"
+done
+
+# script: the same ways (analyzer/script/script_parallel.c), its lines merged by key
+spath() {
+	local fix=$1
+	shift
+	ANALYZE_BUSY=1 "$ANALYZE" --buildid-dir "$FIX/buildid-cache" script -i "$FIX/$fix/perf.data" \
+		--kallsyms "$FIX/$fix/kallsyms" "$@" 2>&1 >/dev/null | sed -n 's/^busy: path //p'
+}
+sexpect() {
+	local fix=$1 want=$2 got
+	shift 2
+	got=$(spath "$fix" "$@")
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL parallel: script $fix $*: path '$got', want '$want'"
+		fail=$((fail + 1))
+	fi
+}
+for fix in sysw sysw_exit threads twoev gen_small gen_churn gen_turnover gen_lost; do
+	sexpect "$fix" parallel
+done
+sexpect twoev parallel -F sw:comm,tid,event,period
+sexpect sysw streaming -C 1
+sexpect sysw streaming --tid 24033
+sexpect tracepoint streaming
+sexpect sysw_g streaming
+sexpect gen_lost streaming --show-lost-events
+sexpect gen_unannounced "streaming, the parallel run given up: a sample that changes the model"
+sexpect gen_late "streaming, the parallel run given up: records out of order"
+
+# every script case in pieces and chunks cut small, at -j1 and -j3: a run given up after
+# it wrote some lines (gen_late, gen_unannounced) leaves the rest to the streaming path
+for fix in sysw sysw_exit threads twoev gen_small gen_churn gen_turnover gen_lost gen_late \
+	gen_unannounced tracepoint; do
+	touch -d '2026-01-01 00:00:00 UTC' "$FIX/$fix/perf.data"
+	while read -r name args; do
+		case "$args " in "script "*) ;; *) continue ;; esac
+		case " $args " in *" -D "*) continue ;; esac
+		for bytes in 64 4096; do
+			for j in 1 3; do
+				set -f
+				# shellcheck disable=SC2086
+				ANALYZE_PARALLEL_BYTES=$bytes "$ANALYZE" --buildid-dir "$FIX/buildid-cache" \
+					$args -j $j -i "$FIX/$fix/perf.data" --kallsyms "$FIX/$fix/kallsyms" \
+					>"$WORK/out" 2>/dev/null
+				set +f
+				if cmp -s "$WORK/out" "$FIX/$fix/expected/$name.out"; then
 					pass=$((pass + 1))
 				else
 					echo "FAIL parallel: $fix/$name in pieces of $bytes bytes at -j$j: not perf's output"

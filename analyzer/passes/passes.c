@@ -6,6 +6,7 @@
 #include "analyzer/passes/passes.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +29,19 @@ void passes__give_up(struct passes *ps, const char *why)
 	if (!ps->fallback)
 		ps->why = why;
 	ps->fallback = true;
+}
+
+void passes__busy_path(const struct passes *ps, bool done)
+{
+	char note[128];
+
+	if (done) {
+		busy__path("parallel");
+		return;
+	}
+	snprintf(note, sizeof(note), "streaming, the parallel run given up: %s",
+		 ps->why ? ps->why : "a record it cannot read");
+	busy__path(note);
 }
 
 void passes__add_bound(struct passes *ps, u64 pos)

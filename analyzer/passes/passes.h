@@ -93,6 +93,9 @@ bool passes__start(struct passes *ps, struct perf_session *s, struct machine *m,
 		   struct event_consumer *side_band, struct workqueue *wq);
 void passes__exit(struct passes *ps);
 
+/* For the benchmarks (ANALYZE_BUSY): which way the run went, and why. */
+void passes__busy_path(const struct passes *ps, bool done);
+
 /* Give the run up, for the first reason given. */
 void passes__give_up(struct passes *ps, const char *why);
 

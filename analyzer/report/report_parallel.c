@@ -65,19 +65,6 @@ static bool parallel_eligible(const struct report *rep)
 	return !lookups_can_fail(&rep->sort);
 }
 
-/* For the benchmarks (ANALYZE_BUSY): which way the run went, and why. */
-static void busy_path(const char *why)
-{
-	char note[128];
-
-	if (!why) {
-		busy__path("parallel");
-		return;
-	}
-	snprintf(note, sizeof(note), "streaming, the parallel run given up: %s", why);
-	busy__path(note);
-}
-
 static const void *entry_comm(void *data, const struct thread_version *v)
 {
 	struct report *rep = data;
@@ -473,7 +460,7 @@ int report__run_parallel(struct report *rep)
 		history__set_entry_comms(&p.ps.history, entry_comm, rep);
 		done = resolve_samples(&p);
 	}
-	busy_path(done ? NULL : p.ps.why);
+	passes__busy_path(&p.ps, done);
 	partials_exit(&p);
 	passes__exit(&p.ps);
 	return done ? 0 : 2;

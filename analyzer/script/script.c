@@ -40,7 +40,9 @@ static bool thread_filtered(struct script *s, const struct thread *t)
 /* The aggregator's work: a line. */
 static void finish_line(void *data, void *item)
 {
-	script_print_line(data, item);
+	struct script *s = data;
+
+	script_print_line(&s->pr, item);
 }
 
 /*
@@ -153,15 +155,19 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		item->addr = al.addr;
 	}
 	thread__put(t);
+	if (s->skip_samples) {	/* a parallel run printed it */
+		s->skip_samples--;
+		return 0;
+	}
 	if (!here) {
 		aggregate__commit(&s->agg);
 		return __atomic_load_n(&s->stop, __ATOMIC_RELAXED) ? 1 : 0;
 	}
 	script_sync(s);
-	script_print_line(s, item);
+	script_print_line(&s->pr, item);
 	if (s->tty)
-		outbuf_flush(&s->out);
-	return s->out.error ? 1 : 0;	/* the output went away: stop */
+		outbuf_flush(&s->pr.out);
+	return s->pr.out.error ? 1 : 0;	/* the output went away: stop */
 }
 
 static int process_sideband(struct script *s, struct event_ctx *ctx)
@@ -308,7 +314,7 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 
 			memcpy(&feat, ev + 1, sizeof(feat));
 			script_sync(s);
-			header__fprintf_feature(&s->session, outbuf_stream(&s->out),
+			header__fprintf_feature(&s->session, outbuf_stream(&s->pr.out),
 						(int)MIN(feat, 255u), false);
 		}
 		return 0;
@@ -323,8 +329,8 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 		if (process_sideband(s, ctx))
 			return -1;
 		if (s->tty)
-			outbuf_flush(&s->out);
-		return s->check_failed || s->out.error ? 1 : 0;
+			outbuf_flush(&s->pr.out);
+		return s->check_failed || s->pr.out.error ? 1 : 0;
 	}
 }
 
@@ -383,7 +389,7 @@ static int script_parse_time(struct script *s, const char *str)
 		memcpy(bounds, feat, sizeof(bounds));
 	err = time_filter__parse(&s->time, str, bounds[0], bounds[1]);
 	if (err) {
-		outbuf_flush(&s->out);	/* the header first */
+		outbuf_flush(&s->pr.out);	/* the header first */
 		fputs(time_filter__strerror(err), stderr);
 		return -1;
 	}
@@ -579,15 +585,29 @@ static void script_setup(struct script *s, struct script_cmd *c, const struct an
 
 	/* a closed pipe is the reader saying it has seen enough: EPIPE, not a signal */
 	signal(SIGPIPE, SIG_IGN);
-	outbuf_init(&s->out, STDOUT_FILENO, OUTPUT_BUFFER);
+	outbuf_init(&s->pr.out, STDOUT_FILENO, OUTPUT_BUFFER);
 	s->tty = isatty(STDOUT_FILENO);
 	/* a terminal sees each line as it is made; -D's dump lines are made on this thread */
 	s->pipelined = c->wq && !s->tty && !c->dump_raw && !s->tf;
 	aggregate__init(&s->agg, s->pipelined ? c->wq : NULL, finish_line, NULL, s);
 	/* perf report --header-only's block first; a pipe's features come with their records */
 	if (c->header)
-		header__fprintf(&s->session, outbuf_stream(&s->out), false);
+		header__fprintf(&s->session, outbuf_stream(&s->pr.out), false);
 	s->print_features = c->header && s->session.is_pipe;
+}
+
+/* The model as it was before a parallel run given up built it, and the counts. */
+static void script_reset_model(struct script *s, struct script_cmd *c)
+{
+	if (c->wq)
+		workqueue__flush(c->wq);	/* symbol tables still loading refer to dsos */
+	machine__exit(&s->machine);
+	dso_loader__exit(&c->loader);
+	sample_frames__init_machine(&s->machine, &s->session, &c->symsrc, &c->loader, c->wq);
+	memset(&s->session.stats, 0, sizeof(s->session.stats));
+	for (size_t i = 0; i < s->session.nr_data_warnings; i++)
+		free(s->session.data_warnings[i]);
+	s->session.nr_data_warnings = 0;
 }
 
 /* The records, in perf's order (through -D's dump when asked), until every line is out. */
@@ -601,7 +621,7 @@ static int script_run(struct script *s, struct script_cmd *c)
 	/* -D: report -D's dump of every record, a sample's script line under its own */
 	if (c->dump_raw && !c->bad_time) {
 		dump__init(&c->dump, &s->session, &s->machine, &s->consumer,
-			   outbuf_stream(&s->out));
+			   outbuf_stream(&s->pr.out));
 		c->dump.maps_handled = true;
 		c->dump.lost_handled = s->show_lost_events;
 		c->dump.keeps_sample = script_keeps_sample;
@@ -610,12 +630,16 @@ static int script_run(struct script *s, struct script_cmd *c)
 	progress_init("analyze script", !c->progress, true);
 	progress_phase("reading", perf_session__data_bytes(&s->session));
 	if (!c->bad_time)
+		ret = script__run_parallel(s, c->wq);
+	if (ret == 2)
+		script_reset_model(s, c);
+	if (!c->bad_time && ret)
 		ret = perf_session__process(&s->session,
 					    c->dump_raw ? &c->dump.consumer : &s->consumer);
 	if (!c->bad_time && !ret && s->itrace)	/* what the trace holds after the last one */
 		ret = itrace__flush(s->itrace);
 	aggregate__exit(&s->agg);	/* every line out */
-	outbuf_exit(&s->out);
+	outbuf_exit(&s->pr.out);
 	progress_done();
 	session_warn_data_files(&s->session, stderr);
 	return ret;
@@ -626,10 +650,10 @@ static int script_end(struct script *s, const struct script_cmd *c, int ret)
 {
 	if (c->bad_time) {
 		ret = 256 - EINVAL;
-	} else if (s->out.error && s->out.error != EPIPE) {
-		fprintf(stderr, "analyze script: writing the output: %s\n", strerror(s->out.error));
+	} else if (s->pr.out.error && s->pr.out.error != EPIPE) {
+		fprintf(stderr, "analyze script: writing the output: %s\n", strerror(s->pr.out.error));
 		ret = 1;
-	} else if (s->out.error) {
+	} else if (s->pr.out.error) {
 		ret = 0;	/* the reader went away: perf ends quietly too */
 	} else if (s->trace_failed) {
 		fprintf(stderr, "analyze: %s\n", error_get());
@@ -677,6 +701,7 @@ int cmd_script(int argc, const char **argv, const struct analyze_config *cfg)
 	struct script_cmd c = { .show_inline = true, .progress = true };
 	int ret;
 
+	s.pr.s = &s;
 	ret = script_parse_options(&s, &c, argc, argv);
 	if (!ret)
 		ret = script_apply_options(&s, &c);

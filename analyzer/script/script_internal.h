@@ -14,6 +14,7 @@
 #include "analyzer/hist/sample_frames.h"
 #include "analyzer/itrace/itrace.h"
 #include "analyzer/output/trace_fields.h"
+#include "analyzer/passes/passes.h"
 #include "lib/outbuf.h"
 #include "machine/inline.h"
 #include "machine/machine.h"
@@ -21,6 +22,29 @@
 #include "readers/session.h"
 
 #define MAX_CPUS 4096
+
+/*
+ * What making lines writes: the output and what it keeps from line to line. The run's own,
+ * and one per worker of a parallel run (script_parallel.c), each with its own output.
+ */
+struct script_printer {
+	struct script *s;	/* the options, read only */
+	struct pass_worker *worker;	/* a parallel run's: symbols through its cache, or NULL */
+	struct outbuf out;
+	u64 time_sec;	/* the whole seconds of the last time printed, */
+	char time_prefix[32];	/* their text: padding, digits and the point */
+	size_t time_prefix_len;	/* (0: none yet) */
+	/* the text print_start made last before the time (comm, tids, cpu), and what it was
+	 * made of: lines come in runs of one thread */
+	struct {
+		const struct evsel *evsel;
+		const char *comm;
+		u32 pid, tid, cpu;
+		size_t len;	/* 0: none */
+		char text[80];
+	} start;
+	int callindent_spacing;	/* perf's static spacing of callindent */
+};
 
 struct script {
 	struct event_consumer consumer;
@@ -54,10 +78,10 @@ struct script {
 	struct itrace_opts itrace_opts;
 	struct itrace *itrace;
 	struct itrace_consumer itrace_consumer;
-	int callindent_spacing;	/* perf's static spacing of callindent */
 	int pad_dso;		/* --call-trace: dso names padded to 50 (pad_output_len_dso) */
 	u32 nr_itrace_errors;
 	bool itrace_refused;
+	u64 skip_samples;	/* printed already, by a parallel run given up (script_parallel.c) */
 	bool dump;	/* -D */	/* the decoder's event lacks a field -F asked for */
 	struct inlines *inlines;	/* frames' inlined functions (used where lines are made) */
 	struct inlines *lines;		/* -F srcline: where source lines come from (inlines, or
@@ -67,19 +91,7 @@ struct script {
 	 * aggregator's, and the reading thread reads the fields above for every sample (a line
 	 * shared with these moves between the cores at every line made).
 	 */
-	_Alignas(64) struct outbuf out;
-	u64 time_sec;	/* the whole seconds of the last time printed, */
-	char time_prefix[32];	/* their text: padding, digits and the point */
-	size_t time_prefix_len;	/* (0: none yet) */
-	/* the text print_start made last before the time (comm, tids, cpu), and what it was
-	 * made of: lines come in runs of one thread */
-	struct {
-		const struct evsel *evsel;
-		const char *comm;
-		u32 pid, tid, cpu;
-		size_t len;	/* 0: none */
-		char text[80];
-	} start;
+	_Alignas(64) struct script_printer pr;
 };
 
 /*
@@ -145,6 +157,13 @@ static inline void script_sync(struct script *s)
 }
 
 
+/*
+ * script_parallel.c: the samples' lines of a file made on every worker: 0 done (or the
+ * output went away); 1 not such a run (nothing done); 2 given up, skip_samples of them
+ * written (the model must be built again, the streaming path print the rest).
+ */
+int script__run_parallel(struct script *s, struct workqueue *wq);
+
 /* script_fields.c: perf_session__check_output_opt, and its evsel__check_attr for the first
  * event of a type; the name column's width */
 int script_check_fields(struct script *s);
@@ -152,7 +171,7 @@ int script_check_type(struct script *s, int t, struct evsel *evsel);
 void script_widen_name(struct script *s, struct evsel *evsel);
 
 /* script_print.c: a sample's line (and frames), a side-band record's, an AUX-trace error's */
-void script_print_line(struct script *s, const struct line_item *item);
+void script_print_line(struct script_printer *pr, const struct line_item *item);
 void script_print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32 tid, u64 time);
 void script_print_auxtrace_error(struct script *s, u32 type, const struct itrace_error *e,
 				 u64 time, bool fmt);

@@ -41,28 +41,42 @@ int script_time__format(char *buf, size_t size, u64 time, bool ns)
 	return (int)len + 2;
 }
 
+/*
+ * al's symbol: through the machine's caches, or a parallel run's worker's own (the dsos'
+ * caches are for one thread).
+ */
+static void resolve_symbol(struct script_printer *pr, struct addr_location *al)
+{
+	if (!pr->worker) {
+		machine__resolve_symbol(&pr->s->machine, al);
+		return;
+	}
+	al->symtab = al->dso ? dso__symtab(al->dso, &pr->s->machine.symsrc) : NULL;
+	al->sym = al->symtab ? passes__find_symbol(pr->worker, al->symtab, al->addr) : NULL;
+}
+
 /* perf's __symbol__fprintf_symname_offs and map__fprintf_dsoname, for one address. */
-static void print_sym_dso(struct script *s, struct dso *dso, u64 addr, u32 fields)
+static void print_sym_dso(struct script_printer *pr, struct dso *dso, u64 addr, u32 fields)
 {
 	struct addr_location al = { .dso = dso, .addr = addr };
 
 	if (fields & SF_SYM) {
-		machine__resolve_symbol(&s->machine, &al);
-		outbuf_putc(&s->out, ' ');
+		resolve_symbol(pr, &al);
+		outbuf_putc(&pr->out, ' ');
 		if (al.sym) {
-			fmt_put_str(&s->out, symbol__name(al.symtab, al.sym));
+			fmt_put_str(&pr->out, symbol__name(al.symtab, al.sym));
 			if (fields & SF_SYMOFFSET) {
-				fmt_put_str(&s->out, "+0x");
-				fmt_put_hex(&s->out, al.addr - al.sym->start, 0);
+				fmt_put_str(&pr->out, "+0x");
+				fmt_put_hex(&pr->out, al.addr - al.sym->start, 0);
 			}
 		} else {
-			fmt_put_str(&s->out, "[unknown]");
+			fmt_put_str(&pr->out, "[unknown]");
 		}
 	}
 	if (fields & SF_DSO) {
-		fmt_put_str(&s->out, " (");
-		fmt_put_str(&s->out, dso ? dso->long_name : "[unknown]");
-		outbuf_putc(&s->out, ')');
+		fmt_put_str(&pr->out, " (");
+		fmt_put_str(&pr->out, dso ? dso->long_name : "[unknown]");
+		outbuf_putc(&pr->out, ')');
 	}
 }
 
@@ -70,8 +84,9 @@ static void print_sym_dso(struct script *s, struct dso *dso, u64 addr, u32 field
  * map__fprintf_srcline: "\n  FILE:LINE" for the ip at addr in dso, as addr2line gives it, or
  * "\n  DSO[ADDR]" when it gives nothing; nothing for its "??:0" (a function without a line)
  */
-static void print_srcline(struct script *s, struct dso *dso, u64 addr, u32 fields)
+static void print_srcline(struct script_printer *pr, struct dso *dso, u64 addr, u32 fields)
 {
+	struct script *s = pr->s;
 	char buf[4096];
 
 	if (!(fields & SF_SRCLINE) || !dso)
@@ -81,63 +96,65 @@ static void print_srcline(struct script *s, struct dso *dso, u64 addr, u32 field
 			 dso->short_name ? dso->short_name : dso->long_name, (unsigned long long)addr);
 	else if (!strncmp(buf, "??:0", 4))
 		return;
-	fmt_put_str(&s->out, "\n  ");
-	fmt_put_str(&s->out, buf);
+	fmt_put_str(&pr->out, "\n  ");
+	fmt_put_str(&pr->out, buf);
 }
 
 /* A line of a frame's inline records: the record's own srcline, as it is ("??:0" too) */
-static void print_record_line(struct script *s, const struct sample_frame *frame,
+static void print_record_line(struct script_printer *pr, const struct sample_frame *frame,
 			      const char *line, u32 fields)
 {
 	if (!line) {
-		print_srcline(s, frame->dso, frame->addr, fields);
+		print_srcline(pr, frame->dso, frame->addr, fields);
 	} else if (fields & SF_SRCLINE) {
-		fmt_put_str(&s->out, "\n  ");
-		fmt_put_str(&s->out, line);
+		fmt_put_str(&pr->out, "\n  ");
+		fmt_put_str(&pr->out, line);
 	}
 }
 
 /* script_time__format, keeping the text of the whole seconds from line to line */
-static void print_time(struct script *s, u64 time)
+static void print_time(struct script_printer *pr, u64 time)
 {
+	struct script *s = pr->s;
 	u64 sec = time / 1000000000, frac = time % 1000000000;
 	size_t digits = s->ns ? 9 : 6, n;
 	char *p;
 
-	if (sec != s->time_sec || !s->time_prefix_len) {
+	if (sec != pr->time_sec || !pr->time_prefix_len) {
 		char buf[64];
 		int len = script_time__format(buf, sizeof(buf), sec * 1000000000, s->ns);
 
-		s->time_prefix_len = (size_t)len - digits - 2;	/* up to the point */
-		memcpy(s->time_prefix, buf, s->time_prefix_len);
-		s->time_sec = sec;
+		pr->time_prefix_len = (size_t)len - digits - 2;	/* up to the point */
+		memcpy(pr->time_prefix, buf, pr->time_prefix_len);
+		pr->time_sec = sec;
 	}
 	if (!s->ns)
 		frac /= 1000;	/* truncated, as perf does */
-	n = s->time_prefix_len + digits + 2;
-	p = outbuf_reserve(&s->out, n);
-	memcpy(p, s->time_prefix, s->time_prefix_len);
-	p += s->time_prefix_len;
+	n = pr->time_prefix_len + digits + 2;
+	p = outbuf_reserve(&pr->out, n);
+	memcpy(p, pr->time_prefix, pr->time_prefix_len);
+	p += pr->time_prefix_len;
 	for (size_t i = digits; i-- > 0; frac /= 10)
 		p[i] = (char)('0' + frac % 10);
 	memcpy(p + digits, ": ", 2);
-	s->out.len += n;
+	pr->out.len += n;
 }
 
 /*
  * perf's perf_sample__fprintf_start: comm, tid, cpu, time, for samples and side-band records
  * alike.
  */
-static void print_start(struct script *s, struct evsel *evsel, const char *comm, u32 pid, u32 tid,
+static void print_start(struct script_printer *pr, struct evsel *evsel, const char *comm, u32 pid, u32 tid,
 			u32 cpu, u64 time)
 {
+	struct script *s = pr->s;
 	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
-	struct outbuf *ob = &s->out;
+	struct outbuf *ob = &pr->out;
 	size_t from = ob->len;
 
-	if (s->start.len && s->start.evsel == evsel && s->start.comm == comm &&
-	    s->start.pid == pid && s->start.tid == tid && s->start.cpu == cpu) {
-		outbuf_put(ob, s->start.text, s->start.len);
+	if (pr->start.len && pr->start.evsel == evsel && pr->start.comm == comm &&
+	    pr->start.pid == pid && pr->start.tid == tid && pr->start.cpu == cpu) {
+		outbuf_put(ob, pr->start.text, pr->start.len);
 		goto time;
 	}
 	if (fields & SF_COMM) {
@@ -169,14 +186,14 @@ static void print_start(struct script *s, struct evsel *evsel, const char *comm,
 		}
 	}
 	/* (kept when the buffer was not flushed meanwhile and it fits) */
-	s->start.len = 0;
-	if (ob->len > from && ob->len - from <= sizeof(s->start.text)) {
-		s->start = (typeof(s->start)){ evsel, comm, pid, tid, cpu, ob->len - from };
-		memcpy(s->start.text, ob->buf + from, s->start.len);
+	pr->start.len = 0;
+	if (ob->len > from && ob->len - from <= sizeof(pr->start.text)) {
+		pr->start = (typeof(pr->start)){ evsel, comm, pid, tid, cpu, ob->len - from };
+		memcpy(pr->start.text, ob->buf + from, pr->start.len);
 	}
 time:
 	if (fields & SF_TIME)
-		print_time(s, time);
+		print_time(pr, time);
 }
 
 /*
@@ -184,15 +201,16 @@ time:
  * inlined code (DWARF of its file says so) one line a function, innermost first: the
  * inlined ones "(inlined)" in place of the dso, even without -F sym.
  */
-static void print_frame(struct script *s, const struct sample_frame *frame, u32 fields,
+static void print_frame(struct script_printer *pr, const struct sample_frame *frame, u32 fields,
 			bool unwound)
 {
+	struct script *s = pr->s;
 	struct addr_location al = { .dso = frame->dso, .addr = frame->addr };
 	const char *const *names = NULL, *const *lines = NULL;
-	struct outbuf *ob = &s->out;
+	struct outbuf *ob = &pr->out;
 	size_t n = 0;
 
-	machine__resolve_symbol(&s->machine, &al);
+	resolve_symbol(pr, &al);
 	if (unwound && al.sym && frame->dso && s->inlines)
 		n = inlines__find(s->inlines, frame->dso, frame->addr,
 				  symbol__name(al.symtab, al.sym), &names, &lines);
@@ -201,16 +219,16 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 
 		outbuf_putc(ob, '\t');
 		fmt_put_hex(ob, frame->addr, 16);
-		print_sym_dso(s, frame->dso, frame->addr, fields);
+		print_sym_dso(pr, frame->dso, frame->addr, fields);
 		/*
 		 * an unwound frame's line comes from its inline records: with no DWARF for the
 		 * pc, addr2line's one record of the function ("??:0" too) when it has one
 		 */
 		if ((fields & SF_SRCLINE) && unwound && al.sym && frame->dso && s->inlines &&
 		    inlines__srcline(s->lines, frame->dso, frame->addr, line, sizeof(line)))
-			print_record_line(s, frame, line, fields);
+			print_record_line(pr, frame, line, fields);
 		else
-			print_srcline(s, frame->dso, frame->addr, fields);
+			print_srcline(pr, frame->dso, frame->addr, fields);
 		outbuf_putc(ob, '\n');
 		return;
 	}
@@ -218,8 +236,8 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 		outbuf_putc(ob, '\t');
 		fmt_put_hex(ob, frame->addr, 16);
 		if (!names[i]) {
-			print_sym_dso(s, frame->dso, frame->addr, fields);
-			print_record_line(s, frame, lines[i], fields);
+			print_sym_dso(pr, frame->dso, frame->addr, fields);
+			print_record_line(pr, frame, lines[i], fields);
 		} else {
 			if (fields & SF_SYM) {
 				outbuf_putc(ob, ' ');
@@ -229,7 +247,7 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 					fmt_put_hex(ob, al.addr - al.sym->start, 0);
 				}
 			}
-			print_record_line(s, frame, lines[i], fields);
+			print_record_line(pr, frame, lines[i], fields);
 			fmt_put_str(ob, " (inlined)");
 		}
 		outbuf_putc(ob, '\n');
@@ -237,26 +255,26 @@ static void print_frame(struct script *s, const struct sample_frame *frame, u32 
 }
 
 /* perf_sample__fprintf_insn: " insn: xx xx" when the decoder gave the instruction */
-static void print_insn(struct script *s, const struct line_item *item, u32 fields)
+static void print_insn(struct script_printer *pr, const struct line_item *item, u32 fields)
 {
 	if (!(fields & SF_INSN) || !item->insn_len)
 		return;
 	static const char hex[] = "0123456789abcdef";
 
-	fmt_put_str(&s->out, " insn:");
+	fmt_put_str(&pr->out, " insn:");
 	for (u8 i = 0; i < item->insn_len; i++) {	/* " %02x" */
-		outbuf_putc(&s->out, ' ');
-		outbuf_putc(&s->out, hex[item->insn[i] >> 4]);
-		outbuf_putc(&s->out, hex[item->insn[i] & 15]);
+		outbuf_putc(&pr->out, ' ');
+		outbuf_putc(&pr->out, hex[item->insn[i] >> 4]);
+		outbuf_putc(&pr->out, hex[item->insn[i] & 15]);
 	}
 }
 
 /* the symbol's name at addr in dso, or NULL */
-static const char *sym_name(struct script *s, struct dso *dso, u64 addr)
+static const char *sym_name(struct script_printer *pr, struct dso *dso, u64 addr)
 {
 	struct addr_location al = { .dso = dso, .addr = addr };
 
-	machine__resolve_symbol(&s->machine, &al);
+	resolve_symbol(pr, &al);
 	return al.sym ? symbol__name(al.symtab, al.sym) : NULL;
 }
 
@@ -265,20 +283,21 @@ static const char *sym_name(struct script *s, struct dso *dso, u64 addr)
  * function called (or begun in) or returned from (or ended in), indented by the calls open;
  * the width is kept across lines, as perf's static spacing does.
  */
-static void print_callindent(struct script *s, const struct line_item *item, u32 fields)
+static void print_callindent(struct script_printer *pr, const struct line_item *item, u32 fields)
 {
+	struct script *s = pr->s;
 	u32 depth = item->call_depth + (item->flags & IP_FLAG_RETURN ? 1 : 0);
-	struct outbuf *ob = &s->out;
+	struct outbuf *ob = &pr->out;
 	const char *name = NULL;
 	char num[32];
 	u64 ip = 0;
 	int len = 0;
 
 	if (item->flags & (IP_FLAG_CALL | IP_FLAG_TRACE_BEGIN)) {
-		if (!(name = sym_name(s, item->addr_dso, item->addr_in_dso)))
+		if (!(name = sym_name(pr, item->addr_dso, item->addr_in_dso)))
 			ip = item->sample_addr;
 	} else if (item->flags & (IP_FLAG_RETURN | IP_FLAG_TRACE_END)) {
-		if (!(name = sym_name(s, item->dso, item->addr)))
+		if (!(name = sym_name(pr, item->dso, item->addr)))
 			ip = item->ip;
 	}
 	if ((fields & SF_DSO) && !(fields & (SF_IP | SF_ADDR))) {	/* map__fprintf_dsoname */
@@ -298,22 +317,23 @@ static void print_callindent(struct script *s, const struct line_item *item, u32
 			outbuf_putc(ob, ' ');
 		fmt_put_str(ob, name);
 	}
-	if (len > s->callindent_spacing || (len && len < s->callindent_spacing - 52))
-		s->callindent_spacing = (len + 4 + 31) / 32 * 32;
-	for (; len < s->callindent_spacing; len++)
+	if (len > pr->callindent_spacing || (len && len < pr->callindent_spacing - 52))
+		pr->callindent_spacing = (len + 4 + 31) / 32 * 32;
+	for (; len < pr->callindent_spacing; len++)
 		outbuf_putc(ob, ' ');
 }
 
 /* perf script's process_event for the fields above: a sample's line (and frames). */
-void script_print_line(struct script *s, const struct line_item *item)
+void script_print_line(struct script_printer *pr, const struct line_item *item)
 {
+	struct script *s = pr->s;
 	struct evsel *evsel = item->evsel;
 	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
-	struct outbuf *ob = &s->out;
+	struct outbuf *ob = &pr->out;
 
 	if (!fields)
 		return;
-	print_start(s, evsel, item->comm, item->pid, item->tid, item->cpu, item->time);
+	print_start(pr, evsel, item->comm, item->pid, item->tid, item->cpu, item->time);
 	if (fields & SF_PERIOD) {
 		fmt_put_u64(ob, item->period, 10);
 		outbuf_putc(ob, ' ');
@@ -335,20 +355,20 @@ void script_print_line(struct script *s, const struct line_item *item)
 	}
 	if (is_bts_event(&evsel->attr)) {	/* perf_sample__fprintf_bts */
 		if (fields & SF_CALLINDENT)
-			print_callindent(s, item, fields);
+			print_callindent(pr, item, fields);
 		if (fields & SF_IP) {
 			outbuf_putc(ob, ' ');
 			fmt_put_hex(ob, item->ip, 16);
-			print_sym_dso(s, item->dso, item->addr, fields);
+			print_sym_dso(pr, item->dso, item->addr, fields);
 		}
 		if (bts_shows_addr(s, &evsel->attr)) {
 			fmt_put_str(ob, " => ");
 			fmt_put_hex(ob, item->sample_addr, 16);
-			print_sym_dso(s, item->addr_dso, item->addr_in_dso, fields);
+			print_sym_dso(pr, item->addr_dso, item->addr_in_dso, fields);
 		}
 		if (fields & SF_IP)	/* the branch's source line last (print_srcline_last) */
-			print_srcline(s, item->dso, item->addr, fields);
-		print_insn(s, item, fields);
+			print_srcline(pr, item->dso, item->addr, fields);
+		print_insn(pr, item, fields);
 		outbuf_putc(ob, '\n');
 		if (ob->error)
 			__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
@@ -368,24 +388,24 @@ void script_print_line(struct script *s, const struct line_item *item)
 	if (fields & SF_ADDR) {	/* perf_sample__fprintf_addr */
 		fmt_put_hex(ob, item->sample_addr, 16);
 		if (addr_correlates_sym(&evsel->attr))
-			print_sym_dso(s, item->addr_dso, item->addr_in_dso, fields);
+			print_sym_dso(pr, item->addr_dso, item->addr_in_dso, fields);
 	}
 	if ((fields & SF_IP) && item->callchain) {
 		outbuf_putc(ob, '\n');
 		for (u32 i = 0; i < item->nr_frames; i++)	/* sample__fprintf_callchain */
-			print_frame(s, &item->frames[i], fields, i >= item->first_unwound);
+			print_frame(pr, &item->frames[i], fields, i >= item->first_unwound);
 	} else if (fields & SF_IP) {
 		outbuf_putc(ob, ' ');
 		fmt_put_hex(ob, item->ip, 16);
-		print_sym_dso(s, item->dso, item->addr, fields);
-		print_srcline(s, item->dso, item->addr, fields);
+		print_sym_dso(pr, item->dso, item->addr, fields);
+		print_srcline(pr, item->dso, item->addr, fields);
 	}
 	/*
 	 * perf prints a bpf-output event's raw data under it (a software event's default field
 	 * bpf-output): with none, that is one empty line. Raw data itself is not shown yet.
 	 * (Printed for software events only: the field is invalid for the other types.)
 	 */
-	print_insn(s, item, fields);
+	print_insn(pr, item, fields);
 	if ((fields & SF_BPF_OUTPUT) && evsel->attr.type == PERF_TYPE_SOFTWARE &&
 	    evsel->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
 		outbuf_putc(ob, '\n');
@@ -395,18 +415,18 @@ void script_print_line(struct script *s, const struct line_item *item)
 }
 
 /* perf's perf_event__fprintf for the side-band records script shows. */
-static void print_record(struct script *s, const struct perf_event_header *ev)
+static void print_record(struct script_printer *pr, const struct perf_event_header *ev)
 {
 	const struct perf_record_lost *lost = (const void *)ev;
 
-	outbuf_puts(&s->out, "PERF_RECORD_");
-	outbuf_puts(&s->out, perf_event__name(ev->type));
+	outbuf_puts(&pr->out, "PERF_RECORD_");
+	outbuf_puts(&pr->out, perf_event__name(ev->type));
 	/* -D's LOST details are the tool's (": id:...: lost:..."); perf_event__fprintf's: */
 	if (ev->type == PERF_RECORD_LOST)
-		fprintf(outbuf_stream(&s->out), " lost %" PRIu64 "\n",
+		fprintf(outbuf_stream(&pr->out), " lost %" PRIu64 "\n",
 			ev->size >= sizeof(*lost) ? lost->lost : 0);
 	else
-		dump_fprintf_details(outbuf_stream(&s->out), ev);
+		dump_fprintf_details(outbuf_stream(&pr->out), ev);
 }
 
 /*
@@ -434,9 +454,9 @@ void script_print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32
 		t = machine__findnew_thread(&s->machine, pid, tid);
 	script_sync(s);
 	if (evsel)
-		print_start(s, evsel, t ? thread__comm_str(t) : ":-1", sample.pid, sample.tid,
+		print_start(&s->pr, evsel, t ? thread__comm_str(t) : ":-1", sample.pid, sample.tid,
 			    sample.cpu, sample.time);
-	print_record(s, ctx->event);
+	print_record(&s->pr, ctx->event);
 	thread__put(t);
 }
 
@@ -447,7 +467,7 @@ void script_print_auxtrace_error(struct script *s, u32 type, const struct itrace
 	FILE *fp;
 
 	script_sync(s);
-	fp = outbuf_stream(&s->out);
+	fp = outbuf_stream(&s->pr.out);
 	fprintf(fp, " %s error type %u", type == 1 ? "instruction trace" : "unknown AUX", type);
 	if (fmt && time)
 		fprintf(fp, " time %" PRIu64 ".%09" PRIu64, time / 1000000000, time % 1000000000);
