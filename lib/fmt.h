@@ -119,12 +119,28 @@ static inline void fmt_put_u64(struct outbuf *ob, u64 v, int width)
 	fmt_put_padded(ob, buf, fmt_u64_dec(buf, v), width, false);
 }
 
+/*
+ * The 8 hex digits of x, the first in the lowest byte (for memcpy): its nibbles spread one
+ * a byte, then each made a digit at once ('a' - '0' - 10 = 39 more for the ones over 9).
+ */
+static inline u64 fmt_hex8(u32 x)
+{
+	u64 d = x;
+
+	d = (d | d << 16) & 0x0000ffff0000ffffull;
+	d = (d | d << 8) & 0x00ff00ff00ff00ffull;
+	d = (d | d << 4) & 0x0f0f0f0f0f0f0f0full;
+	d = __builtin_bswap64(d);
+	return d + 0x3030303030303030ull +
+	       (((d + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull) * 39;
+}
+
 /* %*llx */
 static inline void fmt_put_hex(struct outbuf *ob, u64 v, int width)
 {
-	static const char digits[] = "0123456789abcdef";
 	char buf[16];
 	size_t n, total;
+	u64 hi, lo;
 	char *p;
 
 	if (width < 0 || width > 16 || unlikely(ob->cap < 16)) {
@@ -134,10 +150,13 @@ static inline void fmt_put_hex(struct outbuf *ob, u64 v, int width)
 	/* the common widths (0, 16): sixteen spaces stored at once, the digits over their end */
 	n = (size_t)(64 - __builtin_clzll(v | 1) + 3) / 4;
 	total = MAX(n, (size_t)width);
+	hi = fmt_hex8((u32)(v >> 32));
+	lo = fmt_hex8((u32)v);
+	memcpy(buf, &hi, 8);
+	memcpy(buf + 8, &lo, 8);
 	p = outbuf_reserve(ob, 16);
 	memcpy(p, "                ", 16);
-	for (char *d = p + total; d > p + total - n; v >>= 4)
-		*--d = digits[v & 15];
+	memcpy(p + total - n, buf + 16 - n, n);
 	ob->len += total;
 }
 

@@ -297,7 +297,10 @@ Test(outbuf, a_closed_reader_is_epipe_and_drops_the_rest)
 
 static const u64 fmt_values[] = { 0, 1, 9, 10, 99, 100, 12345, 99999, 100000, 4294967295ull,
 				  4294967296ull, 0x7fffffffffffffffull, 0xffffffffffffffffull,
-				  0xffffffff821f236bull, 0x55d5c55db221ull };
+				  0xffffffff821f236bull, 0x55d5c55db221ull,
+				  /* every digit at every place, for fmt_hex8's digits at once */
+				  0x0123456789abcdefull, 0xfedcba9876543210ull, 0x9a9a9a9a9a9a9a9aull,
+				  0xa09f8e7d6c5b4a39ull };
 
 Test(fmt, numbers_as_printf_prints_them)
 {
