@@ -824,6 +824,7 @@ const struct symbol *symtab__find_span(const struct symtab *st, u64 addr, u64 *s
 {
 	size_t lo = 0, hi;
 
+	*span_lo = *span_hi = addr;	/* (empty) where it is not narrowed down below */
 	if (!st)
 		return NULL;
 	if (st->ranges) {
@@ -836,11 +837,13 @@ const struct symbol *symtab__find_span(const struct symtab *st, u64 addr, u64 *s
 			else
 				hi = mid;
 		}
+		*span_lo = lo ? st->ranges[lo - 1].start : 0;
+		*span_hi = lo < st->nr_ranges ? st->ranges[lo].start : UINT64_MAX;
+		if (addr >= *span_hi)	/* the last address of all: no span holds it */
+			*span_lo = *span_hi = addr;
 		/* a range naming no symbol, or (in a damaged index) one out of bounds */
 		if (!lo || st->ranges[lo - 1].sym >= st->nr)
 			return NULL;
-		*span_lo = st->ranges[lo - 1].start;
-		*span_hi = lo < st->nr_ranges ? st->ranges[lo].start : UINT64_MAX;
 		return &st->syms[st->ranges[lo - 1].sym];
 	}
 	hi = st->nr;
@@ -852,8 +855,11 @@ const struct symbol *symtab__find_span(const struct symtab *st, u64 addr, u64 *s
 		else
 			hi = mid;
 	}
-	if (!lo)
+	if (!lo) {	/* before the first symbol */
+		*span_lo = 0;
+		*span_hi = st->nr ? st->syms[0].start : UINT64_MAX;
 		return NULL;
+	}
 	{
 		const struct symbol *s = &st->syms[lo - 1];
 
@@ -867,6 +873,17 @@ const struct symbol *symtab__find_span(const struct symtab *st, u64 addr, u64 *s
 			*span_lo = s->start;
 			*span_hi = end > s->start ? end : s->start + 1;
 			return s;
+		}
+		/* past its end: the gap before the next symbol finds none (s stays the one
+		 * found for all of it) */
+		if (s->size != UINT32_MAX) {
+			u64 gap_lo = s->start + (s->size ? s->size : 1);
+			u64 gap_hi = lo < st->nr ? st->syms[lo].start : UINT64_MAX;
+
+			if (gap_lo <= addr && addr < gap_hi) {
+				*span_lo = gap_lo;
+				*span_hi = gap_hi;
+			}
 		}
 	}
 	return NULL;

@@ -74,8 +74,9 @@ size_t symtab__append(struct symtab *st, u64 start, u32 size, const char *name);
 /* perf's symbols__find: the symbol with start <= addr < end, or start == addr for a symbol
  * of size 0; NULL if none. O(log n). */
 const struct symbol *symtab__find(const struct symtab *st, u64 addr);
-/* The same, also giving [*span_lo, *span_hi): every address there finds the same symbol
- * (callers cache it: samples come in runs in the same function). */
+/* The same, also giving [*span_lo, *span_hi): every address there finds the same symbol,
+ * or none as addr does (callers cache it: samples come in runs in the same function, and
+ * those of a dso without symbols in runs of the same addresses); it may be empty. */
 const struct symbol *symtab__find_span(const struct symtab *st, u64 addr, u64 *span_lo,
 				       u64 *span_hi);
 static inline const char *symbol__name(const struct symtab *st, const struct symbol *s)

@@ -281,8 +281,9 @@ const struct symbol *passes__find_symbol(struct pass_worker *w, const struct sym
 
 	if (slot->st == st && addr >= slot->lo && addr < slot->hi)
 		return slot->sym;
+	/* where there is none too: a dso without symbols has its samples in runs as well */
 	slot->sym = symtab__find_span(st, addr, &slot->lo, &slot->hi);
-	slot->st = slot->sym ? st : NULL;
+	slot->st = st;
 	return slot->sym;
 }
 

@@ -310,8 +310,18 @@ static const char *tables_differ(const struct symtab *a, const struct symtab *b)
 		const struct symbol *x = symtab__find_span(a, addrs[i], &alo, &ahi);
 		const struct symbol *y = symtab__find_span(b, addrs[i], &blo, &bhi);
 
+		/* a span, found or not, holds the address and finds the same at both ends (or is
+		 * empty: a lookup caches nothing then) */
+		bool spans_hold = (alo == ahi || (alo <= addrs[i] && addrs[i] < ahi &&
+						  symtab__find(a, alo) == x &&
+						  symtab__find(a, ahi - 1) == x)) &&
+				  (blo == bhi || (blo <= addrs[i] && addrs[i] < bhi &&
+						  symtab__find(b, blo) == y &&
+						  symtab__find(b, bhi - 1) == y));
+
 		if (!x != !y || (x && (x - a->syms != y - b->syms || alo != blo || ahi != bhi)) ||
-		    symtab__find(a, addrs[i]) != x || symtab__find(b, addrs[i]) != y) {
+		    symtab__find(a, addrs[i]) != x || symtab__find(b, addrs[i]) != y ||
+		    !spans_hold) {
 			snprintf(why, sizeof(why), "lookups of %#llx differ: %s against %s",
 				 (unsigned long long)addrs[i], x ? symbol__name(a, x) : "none",
 				 y ? symbol__name(b, y) : "none");
