@@ -53,7 +53,7 @@ static void grow(struct outbuf *ob, size_t n)
 {
 	if (ob->cap - ob->len >= n)
 		return;
-	ob->cap = MAX(2 * ob->cap, ob->len + n);
+	ob->cap = MAX(ob->cap + ob->cap / 2, ob->len + n);
 	ob->buf = xrealloc(ob->buf, ob->cap);
 }
 
@@ -62,7 +62,7 @@ int outbuf_flush(struct outbuf *ob)
 	int ret;
 
 	if (ob->memory) {	/* room made, nothing written */
-		grow(ob, ob->cap / 2 + 1);
+		grow(ob, ob->cap / 2 + 1);	/* by half again */
 		return 0;
 	}
 	ret = write_all(ob, ob->buf, ob->len);

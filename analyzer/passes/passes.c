@@ -14,7 +14,6 @@
 #include "lib/busy.h"
 #include "lib/xalloc.h"
 
-#define CHUNK_BYTES (1u << 20)	/* the least a worker takes at once */
 
 bool passes__eligible(const struct perf_session *s)
 {
@@ -72,7 +71,7 @@ static void make_chunks(struct passes *ps)
 	for (size_t i = 1; i < ps->nr_bounds; i++)
 		if (i == ps->nr_bounds - 1 ||
 		    ps->bounds[i] - ps->bounds[ps->chunks[ps->nr_chunks - 1]] >=
-			    (ps->test_bytes ? ps->test_bytes : CHUNK_BYTES))
+			    (ps->test_bytes ? ps->test_bytes : ps->chunk_bytes))
 			ps->chunks[ps->nr_chunks++] = i;
 	ps->nr_chunks--;
 	ps->round_min = xreallocarray(NULL, ps->nr_bounds, sizeof(*ps->round_min));
@@ -147,10 +146,10 @@ static void prepare_kernel(struct passes *ps)
 }
 
 bool passes__start(struct passes *ps, struct perf_session *s, struct machine *m,
-		   struct event_consumer *side_band, struct workqueue *wq)
+		   struct event_consumer *side_band, struct workqueue *wq, u64 chunk_bytes)
 {
 	*ps = (struct passes){ .session = s, .machine = m, .side_band = side_band, .wq = wq,
-			       .fd = -1 };
+			       .fd = -1, .chunk_bytes = chunk_bytes };
 	/* for the tests: small pieces and chunks, to cut small files in many */
 	if (getenv("ANALYZE_PARALLEL_BYTES"))
 		ps->test_bytes = MAX(strtoull(getenv("ANALYZE_PARALLEL_BYTES"), NULL, 0), 1ull);

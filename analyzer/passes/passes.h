@@ -76,6 +76,7 @@ struct passes {
 	size_t nr_chunks;
 	int fd;		/* the data file, read by the workers */
 	u64 data_start, data_end;
+	u64 chunk_bytes;	/* the least a worker takes at once */
 	u64 test_bytes;	/* ANALYZE_PARALLEL_BYTES: pieces and chunks that small, or 0 */
 	struct piece *pieces;	/* pass 1's */
 	size_t nr_pieces;
@@ -86,11 +87,11 @@ bool passes__eligible(const struct perf_session *s);
 
 /*
  * Pass 1 and what pass 2 needs: the side band into m through side_band's deliver, the
- * history finished, the kernel's symbols loaded, the chunks made. False to give up (why
- * set); passes__exit either way.
+ * history finished, the kernel's symbols loaded, the chunks made (whole rounds, at least
+ * chunk_bytes a chunk). False to give up (why set); passes__exit either way.
  */
 bool passes__start(struct passes *ps, struct perf_session *s, struct machine *m,
-		   struct event_consumer *side_band, struct workqueue *wq);
+		   struct event_consumer *side_band, struct workqueue *wq, u64 chunk_bytes);
 void passes__exit(struct passes *ps);
 
 /* For the benchmarks (ANALYZE_BUSY): which way the run went, and why. */

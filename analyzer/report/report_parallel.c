@@ -24,6 +24,7 @@
 #include "lib/xalloc.h"
 
 #define BATCH 16
+#define CHUNK_BYTES (1u << 20)	/* the least a worker takes at once */
 
 /*
  * A worker's histograms and what folding them needs of their entries (one per pass
@@ -452,7 +453,8 @@ int report__run_parallel(struct report *rep)
 		busy__path("streaming");
 		return 1;
 	}
-	if (passes__start(&p.ps, &rep->session, &rep->machine, &rep->consumer, rep->wq)) {
+	if (passes__start(&p.ps, &rep->session, &rep->machine, &rep->consumer, rep->wq,
+			  CHUNK_BYTES)) {
 		if (!rep->sockets_read) {
 			header__cpu_sockets(&rep->session, &rep->sockets, &rep->nr_cpus);
 			rep->sockets_read = true;

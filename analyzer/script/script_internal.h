@@ -28,7 +28,8 @@
  * and one per worker of a parallel run (script_parallel.c), each with its own output.
  */
 struct script_printer {
-	struct script *s;	/* the options, read only */
+	_Alignas(64) struct script *s;	/* the options, read only; a line of its own: workers
+					   print side by side */
 	struct pass_worker *worker;	/* a parallel run's: symbols through its cache, or NULL */
 	struct outbuf out;
 	u64 time_sec;	/* the whole seconds of the last time printed, */

@@ -21,19 +21,30 @@
 #include "lib/progress.h"
 #include "lib/xalloc.h"
 
-#define TEXT_START (1u << 20)	/* a chunk's text to begin with: it grows as it must */
+/*
+ * The least a worker takes at once: its text (twice as long), lines and their sort are
+ * memory that stays, for each worker and one more; small keeps it in the caches.
+ */
+#define CHUNK_BYTES (256u << 10)
+#define TEXT_START (2 * CHUNK_BYTES)	/* a chunk's text to begin with: it grows as it must */
 
 /* A sample's line in its chunk's text (len 0: its event prints no fields). */
 struct line {
 	struct model_key key;
-	size_t off, len;
+	u32 off, len;	/* a chunk's text is far under 4 GB */
+};
+
+/* A worker's room to sort its lines in (traded with the lines it sorted, see sort_lines). */
+struct sort_room {
+	_Alignas(64) struct line *v;
+	size_t alloc;
 };
 
 /* A chunk's lines, by key; made by a worker, written (and emptied) by whoever writes. */
 struct chunk_lines {
-	struct outbuf text;
-	struct line *lines, *tmp;	/* tmp: the sort's */
-	size_t nr, alloc, alloc_tmp;
+	_Alignas(64) struct outbuf text;	/* lines of their own: workers fill theirs at once */
+	struct line *lines;
+	size_t nr, alloc;
 	/* the first samples in the kernel's map and in its stretch only, of every chunk its
 	 * worker ran by then (a superset of the chunks before: keys tell) */
 	struct model_key hit, stretch;
@@ -44,6 +55,7 @@ struct run {
 	struct script *s;
 	struct passes ps;
 	struct script_printer *printers;	/* by pass worker */
+	struct sort_room *rooms;	/* by pass worker */
 	struct chunk_lines *slots;	/* chunk i's in slots[i % nr_slots] */
 	size_t nr_slots;
 	pthread_mutex_t lock;
@@ -102,16 +114,16 @@ static const void *line_comm(void *data, const struct thread_version *v)
 
 /*
  * A chunk's lines by key: they come in runs already sorted (a round holds each cpu's
- * buffer in turn), merged pairwise, from one array to the other, until one is left. The
- * lines end up in out->lines.
+ * buffer in turn), merged pairwise, from one array to the other (out's and the worker's
+ * room), until one is left; the two arrays trade places if it is the room.
  */
-static void sort_lines(struct chunk_lines *out)
+static void sort_lines(struct chunk_lines *out, struct sort_room *room)
 {
 	size_t nr = out->nr, *runs = xmalloc((nr + 1) * sizeof(*runs)), nr_runs = 0;
 	struct line *v = out->lines, *tmp;
 
-	ARRAY_GROW(out->tmp, out->alloc_tmp, MAX(nr, out->alloc));
-	tmp = out->tmp;
+	ARRAY_GROW(room->v, room->alloc, nr);
+	tmp = room->v;
 	for (size_t i = 0; i < nr; i++)
 		if (!i || model_key_less(v[i].key, v[i - 1].key))
 			runs[nr_runs++] = i;
@@ -135,13 +147,13 @@ static void sort_lines(struct chunk_lines *out)
 		nr_runs = merged;
 		swap = v, v = tmp, tmp = swap;
 	}
-	if (v != out->lines) {	/* the sorted ones are the other array's: they trade places */
+	if (v != out->lines) {
 		size_t alloc = out->alloc;
 
-		out->tmp = out->lines;
+		room->v = out->lines;
 		out->lines = v;
-		out->alloc = out->alloc_tmp;
-		out->alloc_tmp = alloc;
+		out->alloc = room->alloc;
+		room->alloc = alloc;
 	}
 	free(runs);
 }
@@ -178,7 +190,7 @@ static bool chunk_sample(void *arg, struct pass_worker *w, struct perf_event_hea
 	}
 	script_print_line(job->pr, &item);
 	ARRAY_GROW(out->lines, out->alloc, out->nr + 1);
-	out->lines[out->nr++] = (struct line){ ps.key, from, job->pr->out.len - from };
+	out->lines[out->nr++] = (struct line){ ps.key, (u32)from, (u32)(job->pr->out.len - from) };
 	return true;
 }
 
@@ -209,7 +221,7 @@ static void put_line(struct run *r, const struct chunk_lines *from, const struct
 		return;
 	}
 	ARRAY_GROW(c->lines, c->alloc, c->nr + 1);
-	c->lines[c->nr++] = (struct line){ l->key, c->text.len, l->len };
+	c->lines[c->nr++] = (struct line){ l->key, (u32)c->text.len, l->len };
 	outbuf_put(&c->text, from->text.buf + l->off, l->len);
 }
 
@@ -303,8 +315,8 @@ static void chunk_lines(size_t i, void *arg)
 	out->hit = w->kernel_hit;
 	out->stretch = w->kernel_stretch;
 	failed = w->fallback;
+	sort_lines(out, &r->rooms[w->index]);
 	passes__release(w);
-	sort_lines(out);
 	progress_add(r->ps.bounds[r->ps.chunks[i + 1]] - r->ps.bounds[r->ps.chunks[i]]);
 
 	pthread_mutex_lock(&r->lock);
@@ -326,10 +338,12 @@ static void run_exit(struct run *r)
 	for (size_t i = 0; i < r->nr_slots; i++) {
 		outbuf_exit(&r->slots[i].text);
 		free(r->slots[i].lines);
-		free(r->slots[i].tmp);
 	}
 	free(r->slots);
 	free(r->printers);
+	for (size_t w = 0; r->rooms && w < r->ps.nr_workers; w++)
+		free(r->rooms[w].v);
+	free(r->rooms);
 	outbuf_exit(&r->carry.text);
 	free(r->carry.lines);
 	outbuf_exit(&r->spare.text);
@@ -353,14 +367,17 @@ int script__run_parallel(struct script *s, struct workqueue *wq)
 	pthread_cond_init(&r.written, NULL);
 	outbuf_init_memory(&r.carry.text, 64 << 10);
 	outbuf_init_memory(&r.spare.text, 64 << 10);
-	if (passes__start(&r.ps, &s->session, &s->machine, &s->consumer, wq)) {
+	if (passes__start(&r.ps, &s->session, &s->machine, &s->consumer, wq, CHUNK_BYTES)) {
 		history__set_entry_comms(&r.ps.history, line_comm, s);
 		r.printers = xaligned_alloc(64, r.ps.nr_workers * sizeof(*r.printers));
+		r.rooms = xaligned_alloc(64, r.ps.nr_workers * sizeof(*r.rooms));
+		memset(r.rooms, 0, r.ps.nr_workers * sizeof(*r.rooms));
 		for (size_t w = 0; w < r.ps.nr_workers; w++)
 			r.printers[w] = (struct script_printer){ .s = s };
 		/* a chunk's text for each worker and one more: a worker ahead waits for it */
 		r.nr_slots = r.ps.nr_workers + 1;
-		r.slots = xcalloc(r.nr_slots, sizeof(*r.slots));
+		r.slots = xaligned_alloc(64, r.nr_slots * sizeof(*r.slots));
+		memset(r.slots, 0, r.nr_slots * sizeof(*r.slots));
 		for (size_t i = 0; i < r.nr_slots; i++)
 			outbuf_init_memory(&r.slots[i].text, TEXT_START);
 		progress_phase("printing", r.ps.bounds[r.ps.nr_bounds - 1] - r.ps.bounds[0]);
