@@ -392,6 +392,14 @@ void hists__reserve(struct hists *hists, size_t nr, bool lookups)
 		index_grow_to(&hists->index, hists->entries, hists->nr, nr);
 }
 
+struct hist_entry *hists__append_n(struct hists *hists, size_t n)
+{
+	ARRAY_GROW(hists->entries, hists->alloc, hists->nr + n);
+	hists->nr += n;
+	hists->index_stale = true;
+	return &hists->entries[hists->nr - n];
+}
+
 void hists__append(struct hists *hists, const struct hist_entry *he, u64 order)
 {
 	ARRAY_GROW(hists->entries, hists->alloc, hists->nr + 1);

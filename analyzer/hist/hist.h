@@ -228,6 +228,12 @@ void hists__add(struct hists *hists, struct hist_entry *proto, u32 chain, u64 ma
  */
 u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *created);
 /*
+ * n entries appended, for the caller to fill (each equal to no other entry, its hash and
+ * first set, references taken): hists__append for many at once, from any threads. The
+ * index is made again by hists__merge_done.
+ */
+struct hist_entry *hists__append_n(struct hists *hists, size_t n);
+/*
  * Room for nr entries (and, for lookups, their index) taken at once: what grows by doubling
  * copies, and each copy's pages are fresh ones to fault in.
  */

@@ -11,6 +11,35 @@
 #include "lib/containers/rbtree.h"
 #include "lib/xalloc.h"
 
+/*
+ * v[0, n) sorted, stably, by before (a strict order): a bottom-up merge sort of 4-byte
+ * items between v and a buffer, the comparison reading whatever it keys them by. glibc's
+ * qsort moves the elements themselves, and the output order sorts tens of thousands.
+ */
+static void sort_u32(u32 *v, size_t n, bool (*before)(const void *ctx, u32 a, u32 b),
+		     const void *ctx)
+{
+	u32 *buf = xmalloc((n ? n : 1) * sizeof(*buf)), *src = v, *dst = buf, *swap;
+
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n);
+			size_t a = lo, b = mid, at = lo;
+
+			while (a < mid && b < hi)
+				dst[at++] = before(ctx, src[b], src[a]) ? src[b++] : src[a++];
+			while (a < mid)
+				dst[at++] = src[a++];
+			while (b < hi)
+				dst[at++] = src[b++];
+		}
+		swap = src, src = dst, dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(buf);
+}
+
 /* perf's se_sort ?: se_cmp, used for the output order. */
 static s64 key_sort(const struct sort_list *sort, enum sort_key key, const struct hist_entry *a,
 		    const struct hist_entry *b, const struct name_ranks *rk)
@@ -46,17 +75,16 @@ static u32 *rank_names(const struct hists *hists,
 }
 
 /* by the sample that first reached an entry, then where in that sample */
-static int by_first(const void *pa, const void *pb, void *arg)
+static bool first_before(const void *ctx, u32 ia, u32 ib)
 {
-	const struct hist_entry *e = arg;
-	u32 ia = *(const u32 *)pa, ib = *(const u32 *)pb;
-	const struct hist_entry *a = &e[ia], *b = &e[ib];
+	const struct hist_entry *a = (const struct hist_entry *)ctx + ia;
+	const struct hist_entry *b = (const struct hist_entry *)ctx + ib;
 
 	if (a->first != b->first)
-		return a->first < b->first ? -1 : 1;
+		return a->first < b->first;
 	if (a->first_pos != b->first_pos)
-		return a->first_pos < b->first_pos ? -1 : 1;
-	return ia < ib ? -1 : ia > ib;
+		return a->first_pos < b->first_pos;
+	return ia < ib;
 }
 
 /* ---- ordering ---- */
@@ -235,21 +263,21 @@ struct in_key {
 	u64 a, b;	/* resolved: start, end; unresolved: the address, 0 */
 };
 
-static int in_key_cmp(const void *pa, const void *pb)
+static bool in_key_before(const void *ctx, u32 a, u32 b)
 {
-	const struct in_key *x = pa, *y = pb;
+	const struct in_key *x = (const struct in_key *)ctx + a, *y = (const struct in_key *)ctx + b;
 
 	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
+		return x->comm < y->comm;
 	if (x->dso != y->dso)
-		return x->dso < y->dso ? -1 : 1;
+		return x->dso < y->dso;
 	if (x->null_sym != y->null_sym)
-		return x->null_sym < y->null_sym ? -1 : 1;
+		return x->null_sym < y->null_sym;
 	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
+		return x->a < y->a;
 	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+		return x->b < y->b;
+	return x->pos < y->pos;
 }
 
 /*
@@ -330,11 +358,15 @@ static bool fast_in_order(const struct hists *hists, const struct name_ranks *rk
 		}
 	}
 	if (ok) {
-		qsort(keys, nr, sizeof(*keys), in_key_cmp);
+		u32 *by = xmalloc((nr ? nr : 1) * sizeof(*by));
+
 		for (size_t i = 0; i < nr; i++)
-			keys[i].pos = order[keys[i].pos];
+			by[i] = (u32)i;
+		sort_u32(by, nr, in_key_before, keys);
 		for (size_t i = 0; i < nr; i++)
-			order[i] = keys[i].pos;
+			by[i] = order[by[i]];
+		memcpy(order, by, nr * sizeof(*order));
+		free(by);
 	}
 	for (int k = 0; k < 3; k++) {
 		free(sp[k].lo);
@@ -344,20 +376,18 @@ static bool fast_in_order(const struct hists *hists, const struct name_ranks *rk
 	return ok;
 }
 
-/* An entry in the output tree's fast way: its keys and its place in the insertion order. */
-struct out_item {
+/* The output tree's fast way: a before b in its order (positions in the insertion order). */
+struct out_sort {
 	const struct order_ctx *c;
-	u32 entry, pos;
+	const u32 *order;
 };
 
-static int out_item_cmp(const void *pa, const void *pb)
+static bool out_before(const void *ctx, u32 a, u32 b)
 {
-	const struct out_item *x = pa, *y = pb;
-	s64 d = key_entry_sort(x->c, &x->c->keys[x->entry], &x->c->keys[y->entry]);
+	const struct out_sort *o = ctx;
+	s64 d = key_entry_sort(o->c, &o->c->keys[o->order[a]], &o->c->keys[o->order[b]]);
 
-	if (d)
-		return d > 0 ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+	return d ? d > 0 : a < b;
 }
 
 /*
@@ -366,14 +396,16 @@ static int out_item_cmp(const void *pa, const void *pb)
  */
 static void fast_out_order(const struct order_ctx *c, u32 *order, size_t nr)
 {
-	struct out_item *items = xmalloc((nr ? nr : 1) * sizeof(*items));
+	u32 *by = xmalloc((nr ? nr : 1) * sizeof(*by));
+	struct out_sort o = { c, order };
 
 	for (size_t i = 0; i < nr; i++)
-		items[i] = (struct out_item){ c, order[i], (u32)i };
-	qsort(items, nr, sizeof(*items), out_item_cmp);
+		by[i] = (u32)i;
+	sort_u32(by, nr, out_before, &o);
 	for (size_t i = 0; i < nr; i++)
-		order[i] = items[i].entry;
-	free(items);
+		by[i] = order[by[i]];
+	memcpy(order, by, nr * sizeof(*order));
+	free(by);
 }
 
 /* The entries (not merged) in perf's output order, into order: how many. */
@@ -407,7 +439,7 @@ size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u3
 		ranks.dso = rank_names(hists, dso_name);
 	c.ranks = &ranks;
 	if (!hists->in_order) {
-		qsort_r(order, nr, sizeof(*order), by_first, hists->entries);
+		sort_u32(order, nr, first_before, hists->entries);
 		hists->in_sorted = !hists->order_by_trees && fast_in_order(hists, &ranks, order, nr);
 		if (!hists->in_sorted) {
 			rbtree__init(&t, hists->nr);

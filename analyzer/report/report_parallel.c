@@ -209,8 +209,9 @@ static void resolve_chunk(size_t i, void *arg)
  * perf made them in.
  */
 struct shard {
-	struct hists hists;	/* the entries' references are the history's */
+	_Alignas(64) struct hists hists;	/* the entries' references are the history's */
 	struct entry_keys keys;
+	u32 *order;	/* its entries by their first samples */
 };
 
 struct fold_job {
@@ -220,6 +221,10 @@ struct fold_job {
 	/* by partial, by shard: the partial's entries that go to that shard */
 	u32 **bucket;
 	size_t *nr_bucket;
+	/* the last step: every entry in the order of first samples, and where they go */
+	struct fold_item *items;
+	size_t nr_items;
+	struct hist_entry *into;
 };
 
 /* Partial pt's histogram of event ev emptied, its memory freed. */
@@ -283,6 +288,15 @@ static void fold_bucket(size_t w, void *arg)
 	}
 }
 
+/* Two entries of a shard by their first samples (distinct keys). */
+static int by_first_key(const void *a, const void *b, void *arg)
+{
+	const struct entry_keys *k = arg;
+	struct model_key x = k->v[*(const u32 *)a].first, y = k->v[*(const u32 *)b].first;
+
+	return model_key_less(x, y) ? -1 : model_key_less(y, x) ? 1 : 0;
+}
+
 static void fold_shard(size_t s, void *arg)
 {
 	struct fold_job *job = arg;
@@ -303,21 +317,66 @@ static void fold_shard(size_t s, void *arg)
 			shard_add(sh, &pt->hists[job->ev].entries[bucket[i]],
 				  &pt->keys[job->ev].v[bucket[i]]);
 	}
+	sh->order = xreallocarray(NULL, sh->hists.nr ? sh->hists.nr : 1, sizeof(*sh->order));
+	for (u32 e = 0; e < sh->hists.nr; e++)
+		sh->order[e] = e;
+	qsort_r(sh->order, sh->hists.nr, sizeof(*sh->order), by_first_key, &sh->keys);
 }
 
 /* A shard's entry, for the second step. */
 struct fold_item {
-	struct model_key first;
 	u32 shard, entry;
 };
 
-static int fold_cmp(const void *a, const void *b)
+/*
+ * The shards' orders merged into one: the entries by their first samples (a few shards:
+ * the least head of them found by looking at each).
+ */
+static void merge_orders(struct fold_job *job)
 {
-	const struct fold_item *x = a, *y = b;
+	size_t *at = xcalloc(job->nr_shards, sizeof(*at));
 
-	if (model_key_less(x->first, y->first))
-		return -1;
-	return model_key_less(y->first, x->first) ? 1 : 0;
+	for (size_t i = 0; i < job->nr_items; i++) {
+		size_t best = SIZE_MAX;
+		struct model_key key = MODEL_KEY_MAX;
+
+		for (size_t s = 0; s < job->nr_shards; s++) {
+			struct shard *sh = &job->shards[s];
+
+			if (at[s] < sh->hists.nr &&
+			    (best == SIZE_MAX ||
+			     model_key_less(sh->keys.v[sh->order[at[s]]].first, key))) {
+				best = s;
+				key = sh->keys.v[sh->order[at[s]]].first;
+			}
+		}
+		job->items[i] = (struct fold_item){ (u32)best, job->shards[best].order[at[best]++] };
+	}
+	free(at);
+}
+
+#define APPEND_BLOCK 1024	/* entries a worker copies at once */
+
+/* Block b of the entries copied to their places in the report's histogram. */
+static void fold_place(size_t b, void *arg)
+{
+	struct fold_job *job = arg;
+	size_t end = MIN(job->nr_items, (b + 1) * APPEND_BLOCK);
+
+	for (size_t i = b * APPEND_BLOCK; i < end; i++) {
+		struct shard *sh = &job->shards[job->items[i].shard];
+		struct hist_entry *he = &job->into[i];
+		const struct entry_key *k = &sh->keys.v[job->items[i].entry];
+
+		*he = sh->hists.entries[job->items[i].entry];
+		/* perf's entry keeps the map of its latest sample */
+		he->map = k->last_map;
+		he->dso = k->last_dso;
+		he->first = i + 1;
+		/* the entry's references, of what the history holds */
+		thread__get(he->thread);
+		map__get(he->map);
+	}
 }
 
 /* The partials of event ev folded into the report's histogram, first samples first. */
@@ -325,10 +384,9 @@ static void fold(struct par *p, size_t ev)
 {
 	struct hists *into = &p->rep->hists[ev];
 	struct fold_job job = { .p = p, .ev = ev, .nr_shards = p->nr_partials * 4 };
-	struct fold_item *items;
-	size_t nr = 0;
 
-	job.shards = xcalloc(job.nr_shards, sizeof(*job.shards));
+	job.shards = xaligned_alloc(64, job.nr_shards * sizeof(*job.shards));
+	memset(job.shards, 0, job.nr_shards * sizeof(*job.shards));
 	for (size_t s = 0; s < job.nr_shards; s++)
 		hists__init(&job.shards[s].hists, into->sort);
 	for (size_t w = 0; w < p->nr_partials; w++) {
@@ -351,29 +409,13 @@ static void fold(struct par *p, size_t ev)
 	for (size_t w = 0; w < p->nr_partials; w++)
 		partial_release(&p->partials[w], ev);
 	for (size_t s = 0; s < job.nr_shards; s++)
-		nr += job.shards[s].hists.nr;
-	items = xreallocarray(NULL, nr ? nr : 1, sizeof(*items));
-	nr = 0;
-	for (size_t s = 0; s < job.nr_shards; s++)
-		for (size_t e = 0; e < job.shards[s].hists.nr; e++)
-			items[nr++] = (struct fold_item){ job.shards[s].keys.v[e].first, (u32)s,
-							  (u32)e };
-	qsort(items, nr, sizeof(*items), fold_cmp);
-	hists__reserve(into, nr, false);
-	/* the shards' entries are distinct: appended, not looked up (the report's is empty) */
-	for (size_t i = 0; i < nr; i++) {
-		struct shard *sh = &job.shards[items[i].shard];
-		struct hist_entry *he = &sh->hists.entries[items[i].entry];
-		const struct entry_key *k = &sh->keys.v[items[i].entry];
-
-		/* perf's entry keeps the map of its latest sample */
-		he->map = k->last_map;
-		he->dso = k->last_dso;
-		hists__append(into, he, i + 1);
-		/* the entry's references, of what the history holds */
-		thread__get(he->thread);
-		map__get(he->map);
-	}
+		job.nr_items += job.shards[s].hists.nr;
+	job.items = xreallocarray(NULL, job.nr_items ? job.nr_items : 1, sizeof(*job.items));
+	merge_orders(&job);
+	/* the shards' entries are distinct: placed, not looked up (the report's is empty) */
+	job.into = hists__append_n(into, job.nr_items);
+	workqueue__parallel_for(p->rep->wq, 0, (job.nr_items + APPEND_BLOCK - 1) / APPEND_BLOCK, 1,
+				fold_place, &job);
 	hists__merge_done(into);
 	for (size_t s = 0; s < job.nr_shards; s++) {
 		for (size_t e = 0; e < job.shards[s].hists.nr; e++) {
@@ -382,9 +424,10 @@ static void fold(struct par *p, size_t ev)
 		}
 		hists__exit(&job.shards[s].hists);
 		free(job.shards[s].keys.v);
+		free(job.shards[s].order);
 	}
 	free(job.shards);
-	free(items);
+	free(job.items);
 }
 
 static void partials_exit(struct par *p)
