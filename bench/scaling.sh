@@ -116,6 +116,8 @@ WARM=$FILE
 best_busy "$SCALING_RUNS" f1 report -j 1 -i "$FILE" ::: f2 report -j 2 -i "$FILE"
 WARM=$DIR
 best_busy "$SCALING_RUNS" d1 report -j 1 -i "$DIR" ::: d2 report -j 2 -i "$DIR"
+WARM=$FILE
+best_busy "$SCALING_RUNS" s1 script -j 1 -i "$FILE" ::: s2 script -j 2 -i "$FILE"
 
 # 2. against perf (analyze at its default -j: one thread a CPU)
 WARM=$FILE
@@ -135,6 +137,9 @@ nf=$(samples "$FILE")
 
 row() {	# LABEL PERF-TIME PERF-KB ANALYZE-TIME ANALYZE-KB TARGET
 	echo "| $1 | $2 s, $(($3 / 1024)) MB | $4 s, $(($5 / 1024)) MB | $(ratio "$2" "$4")x | $6 |"
+}
+srow() {	# LABEL TAG-J1 TAG-J2: no projection (script writes its lines one chunk at a time)
+	echo "| $1 | $(way "$3") | $(busy "$2" wall) s | $(busy "$3" wall) s | $(ratio "$(busy "$2" wall)" "$(busy "$3" wall)")x | $(busy "$3" main) s | $(busy "$3" workers) s | $(busy "$3" pwall) s, $(busy "$3" pcpu) s | | | |"
 }
 jrow() {	# LABEL TAG-J1 TAG-J2
 	echo "| $1 | $(way "$3") | $(busy "$2" wall) s | $(busy "$3" wall) s | $(ratio "$(busy "$2" wall)" "$(busy "$3" wall)")x | $(busy "$3" main) s | $(busy "$3" workers) s | $(busy "$3" pwall) s, $(busy "$3" pcpu) s | $(path "$3") | $(project "$2" "$3" 8)x | $(project "$2" "$3" 16)x |"
@@ -164,14 +169,19 @@ two passes and all threads' CPU time in them). CPU time per sample at -j1: $(awk
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 $(jrow 'file' f1 f2)
 $(jrow 'directory' d1 d2)
+$(srow 'file, script' s1 s2)
 
 A file goes the parallel way (\`analyze(1)\`, HOW THE ENGINE READS): pass 1 walks the file in
 pieces on every worker and keeps the side-band records; they build the model, which knows
 each thread's, comm's and map's time of validity; pass 2 resolves the samples of stretches
 of whole rounds on every worker into per-worker histograms, folded in the order of their
 entries' first samples. What is left serial is the side band into the model, the fold (its
-shards merge on the workers, its last step does not), the output and the start. The
-projection: T(N) = serial + CPU of the two passes / N, against the -j1 run's wall time.
+shards merge and sort on the workers, the entries are copied to their places on them, the
+shards' orders merge on one thread; all of it counted serial here), the output and the
+start. The projection: T(N) = serial + CPU of the two passes / N, against the -j1 run's
+wall time. \`script\` of the file goes the same two passes, its lines printed on every
+worker and merged in delivery order as they are written (under a lock, one chunk at a
+time: no projection for it).
 A directory still goes the streaming way: every sample through the reading thread
 (ordering, the model, its thread and map), then the one aggregator (symbol, histogram):
 T(N) = max(reading thread, aggregator, CPU / N).

@@ -373,9 +373,6 @@ static void fold_place(size_t b, void *arg)
 		he->map = k->last_map;
 		he->dso = k->last_dso;
 		he->first = i + 1;
-		/* the entry's references, of what the history holds */
-		thread__get(he->thread);
-		map__get(he->map);
 	}
 }
 
@@ -416,6 +413,11 @@ static void fold(struct par *p, size_t ev)
 	job.into = hists__append_n(into, job.nr_items);
 	workqueue__parallel_for(p->rep->wq, 0, (job.nr_items + APPEND_BLOCK - 1) / APPEND_BLOCK, 1,
 				fold_place, &job);
+	/* the entries' references, of what the history holds: here, counts are one thread's */
+	for (size_t i = 0; i < job.nr_items; i++) {
+		thread__get(job.into[i].thread);
+		map__get(job.into[i].map);
+	}
 	hists__merge_done(into);
 	for (size_t s = 0; s < job.nr_shards; s++) {
 		for (size_t e = 0; e < job.shards[s].hists.nr; e++) {
