@@ -51,10 +51,17 @@ void passes__add_bound(struct passes *ps, u64 pos)
 
 struct pass_worker *passes__claim(struct passes *ps)
 {
+	/* the thread's last one first: what it holds (window, caches) is in its core's caches */
+	static __thread size_t last;
+
+	if (last < ps->nr_workers && !__atomic_exchange_n(&ps->workers[last].busy, 1, __ATOMIC_ACQUIRE))
+		return &ps->workers[last];
 	for (;;)
 		for (size_t i = 0; i < ps->nr_workers; i++)
-			if (!__atomic_exchange_n(&ps->workers[i].busy, 1, __ATOMIC_ACQUIRE))
+			if (!__atomic_exchange_n(&ps->workers[i].busy, 1, __ATOMIC_ACQUIRE)) {
+				last = i;
 				return &ps->workers[i];
+			}
 }
 
 void passes__release(struct pass_worker *w)

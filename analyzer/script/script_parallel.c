@@ -11,9 +11,11 @@
  */
 #include "analyzer/script/script_internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "analyzer/passes/passes.h"
 #include "lib/busy.h"
@@ -27,6 +29,8 @@
  */
 #define CHUNK_BYTES (256u << 10)
 #define TEXT_START (2 * CHUNK_BYTES)	/* a chunk's text to begin with: it grows as it must */
+#define IOV_BATCH 1024	/* IOV_MAX */
+#define NR_BUFS 2	/* a worker's chunks made and not yet written, at most */
 
 /* A sample's line in its chunk's text (len 0: its event prints no fields). */
 struct line {
@@ -48,7 +52,7 @@ struct chunk_lines {
 	/* the first samples in the kernel's map and in its stretch only, of every chunk its
 	 * worker ran by then (a superset of the chunks before: keys tell) */
 	struct model_key hit, stretch;
-	bool ready;
+	bool busy, ready;	/* taken by a chunk; made, to be written */
 };
 
 struct run {
@@ -56,8 +60,14 @@ struct run {
 	struct passes ps;
 	struct script_printer *printers;	/* by pass worker */
 	struct sort_room *rooms;	/* by pass worker */
-	struct chunk_lines *slots;	/* chunk i's in slots[i % nr_slots] */
-	size_t nr_slots;
+	/*
+	 * Each worker's own chunk buffers, NR_BUFS of them: a buffer written by one core and
+	 * then by another moves its lines between the caches, and the text is all of the
+	 * output (its lines cost 60% more CPU when the slots went round the workers). Chunk
+	 * i's is bufs_of[i] once a worker took it.
+	 */
+	struct chunk_lines *bufs;	/* worker w's: bufs[w * NR_BUFS, (w + 1) * NR_BUFS) */
+	struct chunk_lines **bufs_of;
 	pthread_mutex_t lock;
 	pthread_cond_t written;
 	size_t next;	/* the next chunk to write */
@@ -69,6 +79,8 @@ struct run {
 	struct chunk_lines carry, spare;	/* the lines that wait; the other buffer */
 	const char *span;	/* lines to write, in one text, and their length */
 	size_t span_len;
+	struct iovec iov[IOV_BATCH];	/* spans to write at once */
+	size_t nr_iov;
 	u64 written_samples;
 	bool stop;	/* given up, or the output went away: no more writing */
 };
@@ -194,11 +206,47 @@ static bool chunk_sample(void *arg, struct pass_worker *w, struct perf_event_hea
 	return true;
 }
 
-/* The lines gathered to go out at once: out (a large run without a copy). */
+/*
+ * The spans gathered written, straight from the chunks' texts (no copy into the output's
+ * buffer, whose text goes first): the lines of two cpus alternate, so spans are short.
+ */
+static void iov_out(struct run *r)
+{
+	struct outbuf *ob = &r->s->pr.out;
+	struct iovec *v = r->iov;
+	size_t n = r->nr_iov;
+
+	r->nr_iov = 0;
+	if (outbuf_flush(ob))
+		return;
+	while (n && !ob->error) {
+		ssize_t w = writev(ob->fd, v, (int)n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			ob->error = w < 0 ? errno : EIO;
+			break;
+		}
+		while (n && (size_t)w >= v->iov_len) {
+			w -= (ssize_t)v->iov_len;
+			v++, n--;
+		}
+		if (n) {
+			v->iov_base = (char *)v->iov_base + w;
+			v->iov_len -= (size_t)w;
+		}
+	}
+}
+
+/* The lines gathered to go out at once: a span for writev. */
 static void span_out(struct run *r)
 {
-	if (r->span_len)
-		outbuf_put(&r->s->pr.out, r->span, r->span_len);
+	if (r->span_len) {
+		r->iov[r->nr_iov++] = (struct iovec){ (void *)r->span, r->span_len };
+		if (r->nr_iov == IOV_BATCH)
+			iov_out(r);
+	}
 	r->span = NULL;
 	r->span_len = 0;
 }
@@ -258,7 +306,7 @@ static bool check_chunk(struct run *r, size_t i, u64 *bound)
  */
 static bool write_chunk(struct run *r, size_t i)
 {
-	struct chunk_lines *c = &r->slots[i % r->nr_slots];
+	struct chunk_lines *c = r->bufs_of[i];
 	struct chunk_lines old = r->carry;
 	size_t a = 0, b = 0;
 	u64 bound;
@@ -282,10 +330,11 @@ static bool write_chunk(struct run *r, size_t i)
 		put_line(r, from_old ? &old : c, l, l->key.time <= bound);
 	}
 	span_out(r);
+	iov_out(r);	/* before the texts are used again */
 	old.nr = old.text.len = 0;
 	r->spare = old;
 	c->nr = c->text.len = 0;
-	c->ready = false;
+	c->ready = c->busy = false;
 	return !r->s->pr.out.error;
 }
 
@@ -298,15 +347,28 @@ static void chunk_lines(size_t i, void *arg)
 	struct chunk_lines *out;
 	bool failed;
 
-	pthread_mutex_lock(&r->lock);
-	while (!r->stop && i >= r->next + r->nr_slots)	/* its slot still waits to be written */
-		pthread_cond_wait(&r->written, &r->lock);
-	pthread_mutex_unlock(&r->lock);
-	if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
-		return;
 	w = passes__claim(&r->ps);
+	pthread_mutex_lock(&r->lock);
+	for (;;) {	/* a buffer of its own that is free: its chunks before are written */
+		out = NULL;
+		for (size_t b = 0; b < NR_BUFS && !out; b++)
+			if (!r->bufs[w->index * NR_BUFS + b].busy)
+				out = &r->bufs[w->index * NR_BUFS + b];
+		if (out || r->stop)
+			break;
+		pthread_cond_wait(&r->written, &r->lock);
+	}
+	if (out) {
+		out->busy = true;
+		r->bufs_of[i] = out;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (!out) {
+		passes__release(w);
+		return;
+	}
 	job.pr = &r->printers[w->index];
-	job.out = out = &r->slots[i % r->nr_slots];
+	job.out = out;
 	job.pr->out = out->text;
 	job.pr->worker = w;
 	passes__walk_chunk(&r->ps, w, i, chunk_sample, &job);
@@ -323,7 +385,8 @@ static void chunk_lines(size_t i, void *arg)
 	out->ready = true;
 	if (failed)
 		__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);	/* passes__check names why */
-	while (!r->stop && r->next < r->ps.nr_chunks && r->slots[r->next % r->nr_slots].ready) {
+	while (!r->stop && r->next < r->ps.nr_chunks && r->bufs_of[r->next] &&
+	       r->bufs_of[r->next]->ready) {
 		if (!write_chunk(r, r->next))
 			__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
 		else
@@ -335,11 +398,12 @@ static void chunk_lines(size_t i, void *arg)
 
 static void run_exit(struct run *r)
 {
-	for (size_t i = 0; i < r->nr_slots; i++) {
-		outbuf_exit(&r->slots[i].text);
-		free(r->slots[i].lines);
+	for (size_t i = 0; r->bufs && i < r->ps.nr_workers * NR_BUFS; i++) {
+		outbuf_exit(&r->bufs[i].text);
+		free(r->bufs[i].lines);
 	}
-	free(r->slots);
+	free(r->bufs);
+	free(r->bufs_of);
 	free(r->printers);
 	for (size_t w = 0; r->rooms && w < r->ps.nr_workers; w++)
 		free(r->rooms[w].v);
@@ -374,12 +438,11 @@ int script__run_parallel(struct script *s, struct workqueue *wq)
 		memset(r.rooms, 0, r.ps.nr_workers * sizeof(*r.rooms));
 		for (size_t w = 0; w < r.ps.nr_workers; w++)
 			r.printers[w] = (struct script_printer){ .s = s };
-		/* a chunk's text for each worker and one more: a worker ahead waits for it */
-		r.nr_slots = r.ps.nr_workers + 1;
-		r.slots = xaligned_alloc(64, r.nr_slots * sizeof(*r.slots));
-		memset(r.slots, 0, r.nr_slots * sizeof(*r.slots));
-		for (size_t i = 0; i < r.nr_slots; i++)
-			outbuf_init_memory(&r.slots[i].text, TEXT_START);
+		r.bufs = xaligned_alloc(64, r.ps.nr_workers * NR_BUFS * sizeof(*r.bufs));
+		memset(r.bufs, 0, r.ps.nr_workers * NR_BUFS * sizeof(*r.bufs));
+		for (size_t i = 0; i < r.ps.nr_workers * NR_BUFS; i++)
+			outbuf_init_memory(&r.bufs[i].text, TEXT_START);
+		r.bufs_of = xcalloc(r.ps.nr_chunks, sizeof(*r.bufs_of));
 		progress_phase("printing", r.ps.bounds[r.ps.nr_bounds - 1] - r.ps.bounds[0]);
 		t0 = clock_ns(CLOCK_MONOTONIC);
 		workqueue__parallel_for(wq, 0, r.ps.nr_chunks, 1, chunk_lines, &r);
