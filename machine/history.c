@@ -187,6 +187,26 @@ const struct thread_version *history__thread_at(const struct history *h, s32 tid
 	return h->versions[lo].thread ? &h->versions[lo] : NULL;
 }
 
+const struct thread_version *history__thread_at_cached(const struct history *h, s32 tid,
+						       struct model_key key,
+						       struct version_cache *c)
+{
+	const struct thread_version *v;
+	size_t i;
+
+	if (c->v && c->tid == tid && model_key_less(c->v->key, key) && !model_key_less(c->to, key))
+		return c->v;
+	v = history__thread_at(h, tid, key);
+	if (!v)
+		return NULL;
+	/* what it holds for: up to the key of the tid's next version, that one included */
+	i = (size_t)(v - h->versions);
+	*c = (struct version_cache){ .v = v, .tid = tid, .to = MODEL_KEY_MAX };
+	if (i + 1 < h->nr_versions && h->versions[i + 1].tid == tid)
+		c->to = h->versions[i + 1].key;
+	return v;
+}
+
 static bool span_holds(const struct map_span *s, u64 ip, struct model_key key)
 {
 	return ip >= s->start && ip < s->end && model_key_less(s->from, key) &&

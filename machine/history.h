@@ -76,6 +76,18 @@ void history__thread_gone(struct history *h, s32 tid);
 const struct thread_version *history__thread_at(const struct history *h, s32 tid,
 						struct model_key key);
 
+/* history__thread_at's last answer, one per reading thread: samples come in runs of a tid. */
+struct version_cache {
+	const struct thread_version *v;	/* NULL: none yet */
+	s32 tid;
+	struct model_key to;	/* v answers for keys after its own up to this one */
+};
+
+/* history__thread_at, through c. */
+const struct thread_version *history__thread_at_cached(const struct history *h, s32 tid,
+						       struct model_key key,
+						       struct version_cache *c);
+
 /* A lookup's memory of its last answer, one per reading thread. */
 struct span_cache {
 	const struct maps_history *mh;

@@ -262,7 +262,7 @@ bool passes__resolve(struct passes *ps, struct pass_worker *w, struct perf_event
 		return false;
 	}
 	out->key = (struct model_key){ sample->time, pos };
-	out->v = history__thread_at(&ps->history, (s32)sample->tid, out->key);
+	out->v = history__thread_at_cached(&ps->history, (s32)sample->tid, out->key, &w->versions);
 	/* a thread the sample would make, or tell its process: the model would change */
 	if (!out->v || (out->v->pid == -1 && (s32)sample->pid != -1)) {
 		w->why = "a sample that changes the model";

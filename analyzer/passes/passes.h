@@ -39,6 +39,7 @@ struct sym_slot {
 struct pass_worker {
 	_Alignas(64) struct window win;	/* of the file, read by pread: no faults, no mapping */
 	struct span_cache cache;
+	struct version_cache versions;
 	struct model_key kernel_hit;	/* the first sample in the kernel's map as recorded */
 	struct model_key kernel_stretch;	/* the first only in its stretch (prepare_kernel) */
 	u64 first_sample_pos;	/* the earliest sample it met */

@@ -130,3 +130,38 @@ Test(history, maps_as_they_were)
 	cr_assert_null(history__find_map(&f.h, v->maps, 0x6000, key(350, 0), &cache));
 	feed_exit(&f);
 }
+
+/*
+ * The cached lookup answers as the plain one, whatever the order of the questions: the
+ * cache holds for the keys after its version's up to the tid's next version's own key.
+ */
+Test(history, cached_lookups_answer_as_plain_ones)
+{
+	struct feed f;
+	struct version_cache c = { 0 };
+	unsigned int seed = 26;
+
+	feed_init(&f);
+	for (u64 t = 100; t < 1000; t += 100) {
+		s32 tid = 40 + (s32)(t / 300);
+
+		at(&f, t);
+		put_task(&f.m, PERF_RECORD_FORK, tid, 1, tid, 1, t);
+		at(&f, t + 10);
+		put_comm_at(&f.m, tid, tid, t % 200 ? "odd" : "even", t + 10);
+		at(&f, t + 50);
+		put_task(&f.m, PERF_RECORD_EXIT, tid, tid, tid, tid, t + 50);
+	}
+	history__finish(&f.h, &f.m);
+	for (int i = 0; i < 20000; i++) {
+		s32 tid = 40 + rand_r(&seed) % 5;
+		/* runs of one tid, keys around the records' own (time and place) */
+		struct model_key k = key(90 + (u64)(rand_r(&seed) % 1000), (u64)(rand_r(&seed) % 200));
+
+		for (int run = 0; run < 3; run++, k.time += (u64)(rand_r(&seed) % 20))
+			cr_assert_eq(history__thread_at_cached(&f.h, tid, k, &c),
+				     history__thread_at(&f.h, tid, k), "tid %d at %llu.%llu", tid,
+				     (unsigned long long)k.time, (unsigned long long)k.pos);
+	}
+	feed_exit(&f);
+}
