@@ -256,7 +256,9 @@ bool passes__resolve(struct passes *ps, struct pass_worker *w, struct perf_event
 	u8 cpumode;
 
 	out->evsel = perf_session__evsel_of(ps->session, ev);
-	if (!out->evsel || sample_parse(&out->evsel->attr, ev, sample) ||
+	if (!out->evsel ||
+	    (!sample_parse_basic(&out->evsel->layout, &out->evsel->attr, ev, sample) &&
+	     sample_parse(&out->evsel->attr, ev, sample)) ||
 	    sample_time_untimed(sample->time)) {
 		w->why = "a sample it cannot read";
 		return false;

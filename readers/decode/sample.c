@@ -318,6 +318,24 @@ void sample_layout_init(struct sample_layout *l, const struct perf_event_attr *a
 		if (type & PERF_SAMPLE_TIME)
 			l->trailer_time_word = (s8)!!(type & PERF_SAMPLE_TID);
 	}
+	/* the fields before PERIOD are one u64 each: IDENTIFIER IP TID TIME ADDR ID STREAM_ID
+	 * CPU */
+	l->ip_word = type & PERF_SAMPLE_IP ? (s8)!!(type & PERF_SAMPLE_IDENTIFIER) : -1;
+	l->tid_word = type & PERF_SAMPLE_TID ?
+			      (s8)__builtin_popcountll(type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP)) :
+			      -1;
+	l->cpu_word = type & PERF_SAMPLE_CPU ?
+			      (s8)__builtin_popcountll(type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+							       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+							       PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+							       PERF_SAMPLE_STREAM_ID)) :
+			      -1;
+	l->period_word = type & PERF_SAMPLE_PERIOD ?
+				 (s8)__builtin_popcountll(type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+								  PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+								  PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+								  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)) :
+				 -1;
 	l->fixed_words = FIXED_VARIABLE;
 	if (!(type & SAMPLE_VARIABLE))
 		l->fixed_words = (u8)(__builtin_popcountll(known) +

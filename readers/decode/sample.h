@@ -67,10 +67,39 @@ struct sample_layout {
 	s8 trailer_time_word;	/* TIME's index in the sample_id_all trailer, or -1 */
 	u8 trailer_words;	/* the trailer's size in u64s (0 without sample_id_all) */
 	u8 fixed_words;		/* a sample's size in u64s, or FIXED_VARIABLE: it depends */
+	/* the indexes of IP, TID, CPU and PERIOD in a sample, or -1 (sample_parse_basic) */
+	s8 ip_word, tid_word, cpu_word, period_word;
 };
 #define FIXED_VARIABLE 0xff
 
 void sample_layout_init(struct sample_layout *layout, const struct perf_event_attr *attr);
+
+/*
+ * A sample of a fixed layout: its ip, pid, tid, time, cpu, period and misc into sample
+ * (nothing else of it), as sample_parse would set them; false when the layout is not
+ * fixed or the record too short, for sample_parse to say.
+ */
+static inline bool sample_parse_basic(const struct sample_layout *l,
+				      const struct perf_event_attr *attr,
+				      const struct perf_event_header *event,
+				      struct perf_sample *sample)
+{
+	const u64 *w = (const u64 *)(event + 1);
+	u64 tid;
+
+	if (l->fixed_words == FIXED_VARIABLE || event->type != PERF_RECORD_SAMPLE ||
+	    (event->size & ~7u) < sizeof(*event) + (size_t)l->fixed_words * sizeof(u64))
+		return false;
+	sample->misc = event->misc;
+	sample->ip = l->ip_word >= 0 ? w[l->ip_word] : 0;
+	tid = l->tid_word >= 0 ? w[l->tid_word] : (u64)-1;
+	sample->pid = (u32)tid;
+	sample->tid = (u32)(tid >> 32);
+	sample->time = l->time_word >= 0 ? w[l->time_word] : (u64)-1;
+	sample->cpu = l->cpu_word >= 0 ? (u32)w[l->cpu_word] : (u32)-1;
+	sample->period = l->period_word >= 0 ? w[l->period_word] : attr->sample_period;
+	return true;
+}
 
 /*
  * Just the timestamp of a record (what ordering needs), or -1 when it has none.
