@@ -13,6 +13,7 @@
 
 #include "lib/busy.h"
 #include "lib/xalloc.h"
+#include "readers/decode/evsel_name.h"
 
 
 bool passes__eligible(const struct perf_session *s)
@@ -179,6 +180,9 @@ bool passes__start(struct passes *ps, struct perf_session *s, struct machine *m,
 		passes__give_up(ps, "a file it cannot read whole");
 		return false;
 	}
+	/* the events' names made now: evsel__name makes one on first use, and workers print */
+	for (size_t i = 0; i < s->nr_evsels; i++)
+		evsel__name(&s->evsels[i]);
 	if (!passes__scan(ps))
 		return false;
 	name_threads(&ps->history, m);
