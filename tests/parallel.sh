@@ -14,12 +14,14 @@ export ANALYZE_DEBUG_DIR=$WORK/no-debuginfo	# the host's debuginfo stays out, as
 unset PERF_BUILDID_DIR
 pass=0 fail=0
 
-# path FIXTURE ARGS...: the "busy: path" line of a report of FIXTURE
+# path FIXTURE ARGS...: the "busy: path" line of a run of $cmd (report, then script) on
+# FIXTURE
+cmd=report
 path() {
 	local fix=$1
 	shift
-	ANALYZE_BUSY=1 "$ANALYZE" --buildid-dir "$FIX/buildid-cache" report -i "$FIX/$fix/perf.data" \
-		--kallsyms "$FIX/$fix/kallsyms" --stdio "$@" 2>&1 >/dev/null | sed -n 's/^busy: path //p'
+	ANALYZE_BUSY=1 "$ANALYZE" --buildid-dir "$FIX/buildid-cache" "$cmd" -i "$FIX/$fix/perf.data" \
+		--kallsyms "$FIX/$fix/kallsyms" "$@" 2>&1 >/dev/null | sed -n 's/^busy: path //p'
 }
 
 # expect FIXTURE WANT ARGS...: the run goes the way WANT says
@@ -30,7 +32,24 @@ expect() {
 	if [ "$got" = "$want" ]; then
 		pass=$((pass + 1))
 	else
-		echo "FAIL parallel: $fix $*: path '$got', want '$want'"
+		echo "FAIL parallel: $cmd $fix $*: path '$got', want '$want'"
+		fail=$((fail + 1))
+	fi
+}
+
+# pieces FIXTURE CASE BYTES J ARGS...: the run of ARGS (a command and its options) with the
+# file cut in pieces and chunks of BYTES bytes (ANALYZE_PARALLEL_BYTES), at -jJ, prints
+# perf's output for CASE
+tipless() { sed -E 's/^# \(Tip: .*\)$/# (Tip: <random>)/' "$1"; }
+pieces() {
+	local fix=$1 name=$2 bytes=$3 j=$4
+	shift 4
+	ANALYZE_PARALLEL_BYTES=$bytes "$ANALYZE" --buildid-dir "$FIX/buildid-cache" "$@" -j "$j" \
+		-i "$FIX/$fix/perf.data" --kallsyms "$FIX/$fix/kallsyms" >"$WORK/out" 2>/dev/null
+	if cmp -s <(tipless "$WORK/out") <(tipless "$FIX/$fix/expected/$name.out"); then
+		pass=$((pass + 1))
+	else
+		echo "FAIL parallel: $fix/$name in pieces of $bytes bytes at -j$j: not perf's output"
 		fail=$((fail + 1))
 	fi
 }
@@ -90,59 +109,32 @@ done
 
 # pieces and chunks cut small (ANALYZE_PARALLEL_BYTES): many pieces falling in step, many
 # partials folded; perf's output all the same, for every report case of these fixtures
-tipless() { sed -E 's/^# \(Tip: .*\)$/# (Tip: <random>)/' "$1"; }
 for fix in sysw sysw_exit threads twoev gen_churn gen_lost gen_late gen_unannounced; do
 	touch -d '2026-01-01 00:00:00 UTC' "$FIX/$fix/perf.data"	# perf's "captured on", as golden.sh
 	while read -r name args; do
 		case " $args " in *" script "* | *" -D "* | *" --stats "* | *" --header-only "* | *" --tasks "*) continue ;; esac
 		for bytes in 64 4096; do
-			for j in 3; do
-				set -f
-				# shellcheck disable=SC2086
-				ANALYZE_PARALLEL_BYTES=$bytes "$ANALYZE" --buildid-dir "$FIX/buildid-cache" report \
-					-j $j -i "$FIX/$fix/perf.data" --kallsyms "$FIX/$fix/kallsyms" $args \
-					>"$WORK/out" 2>/dev/null
-				set +f
-				if cmp -s <(tipless "$WORK/out") <(tipless "$FIX/$fix/expected/$name.out"); then
-					pass=$((pass + 1))
-				else
-					echo "FAIL parallel: $fix/$name in pieces of $bytes bytes at -j$j: not perf's output"
-					fail=$((fail + 1))
-				fi
-			done
+			set -f
+			# shellcheck disable=SC2086
+			pieces "$fix" "$name" $bytes 3 report $args
+			set +f
 		done
 	done <"$FIX/$fix/cases"
 done
 
 # script: the same ways (analyzer/script/script_parallel.c), its lines merged by key
-spath() {
-	local fix=$1
-	shift
-	ANALYZE_BUSY=1 "$ANALYZE" --buildid-dir "$FIX/buildid-cache" script -i "$FIX/$fix/perf.data" \
-		--kallsyms "$FIX/$fix/kallsyms" "$@" 2>&1 >/dev/null | sed -n 's/^busy: path //p'
-}
-sexpect() {
-	local fix=$1 want=$2 got
-	shift 2
-	got=$(spath "$fix" "$@")
-	if [ "$got" = "$want" ]; then
-		pass=$((pass + 1))
-	else
-		echo "FAIL parallel: script $fix $*: path '$got', want '$want'"
-		fail=$((fail + 1))
-	fi
-}
+cmd=script
 for fix in sysw sysw_exit threads twoev gen_small gen_churn gen_turnover gen_lost; do
-	sexpect "$fix" parallel
+	expect "$fix" parallel
 done
-sexpect twoev parallel -F sw:comm,tid,event,period
-sexpect sysw streaming -C 1
-sexpect sysw streaming --tid 24033
-sexpect tracepoint streaming
-sexpect sysw_g streaming
-sexpect gen_lost streaming --show-lost-events
-sexpect gen_unannounced "streaming, the parallel run given up: a sample that changes the model"
-sexpect gen_late "streaming, the parallel run given up: records out of order"
+expect twoev parallel -F sw:comm,tid,event,period
+expect sysw streaming -C 1
+expect sysw streaming --tid 24033
+expect tracepoint streaming
+expect sysw_g streaming
+expect gen_lost streaming --show-lost-events
+expect gen_unannounced "streaming, the parallel run given up: a sample that changes the model"
+expect gen_late "streaming, the parallel run given up: records out of order"
 
 # every script case in pieces and chunks cut small, at -j1 and -j3: a run given up after
 # it wrote some lines (gen_late, gen_unannounced) leaves the rest to the streaming path
@@ -156,16 +148,8 @@ for fix in sysw sysw_exit threads twoev gen_small gen_churn gen_turnover gen_los
 			for j in 1 3; do
 				set -f
 				# shellcheck disable=SC2086
-				ANALYZE_PARALLEL_BYTES=$bytes "$ANALYZE" --buildid-dir "$FIX/buildid-cache" \
-					$args -j $j -i "$FIX/$fix/perf.data" --kallsyms "$FIX/$fix/kallsyms" \
-					>"$WORK/out" 2>/dev/null
+				pieces "$fix" "$name" $bytes $j $args
 				set +f
-				if cmp -s "$WORK/out" "$FIX/$fix/expected/$name.out"; then
-					pass=$((pass + 1))
-				else
-					echo "FAIL parallel: $fix/$name in pieces of $bytes bytes at -j$j: not perf's output"
-					fail=$((fail + 1))
-				fi
 			done
 		done
 	done <"$FIX/$fix/cases"

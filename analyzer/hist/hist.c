@@ -385,10 +385,10 @@ u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *cr
 	return (u32)i;
 }
 
-void hists__reserve(struct hists *hists, size_t nr, bool lookups)
+void hists__reserve(struct hists *hists, size_t nr)
 {
 	ARRAY_GROW(hists->entries, hists->alloc, nr);
-	if (lookups && !hists->tree_mode && !hists->index_stale && 2 * (nr + 1) > hists->index.cap)
+	if (!hists->tree_mode && !hists->index_stale && 2 * (nr + 1) > hists->index.cap)
 		index_grow_to(&hists->index, hists->entries, hists->nr, nr);
 }
 

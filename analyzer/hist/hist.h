@@ -234,10 +234,10 @@ u32 hists__merge(struct hists *hists, struct hist_entry *he, u64 order, bool *cr
  */
 struct hist_entry *hists__append_n(struct hists *hists, size_t n);
 /*
- * Room for nr entries (and, for lookups, their index) taken at once: what grows by doubling
- * copies, and each copy's pages are fresh ones to fault in.
+ * Room for nr entries and their index taken at once: what grows by doubling copies, and
+ * each copy's pages are fresh ones to fault in.
  */
-void hists__reserve(struct hists *hists, size_t nr, bool lookups);
+void hists__reserve(struct hists *hists, size_t nr);
 /*
  * Append he (its hash kept), known to be equal to no entry, as made by the sample of rank
  * order: hists__merge without the lookup. The index is made again by hists__merge_done.

@@ -306,7 +306,7 @@ static void fold_shard(size_t s, void *arg)
 	/* as many entries as the partials bring at most: no copies as it grows */
 	for (size_t w = 0; w < job->p->nr_partials; w++)
 		most += job->nr_bucket[w * job->nr_shards + s];
-	hists__reserve(&sh->hists, most, true);
+	hists__reserve(&sh->hists, most);
 	ARRAY_GROW(sh->keys.v, sh->keys.alloc, most);
 
 	for (size_t w = 0; w < job->p->nr_partials; w++) {
