@@ -309,10 +309,12 @@ static void round_times(struct passes *ps, size_t round, u64 *rmin, u64 *rmax)
 }
 
 void passes__walk_chunk(struct passes *ps, struct pass_worker *w, size_t i,
-			bool (*sample)(void *arg, struct pass_worker *w,
-				       struct perf_event_header *ev, u64 pos),
+			void (*sample)(void *arg, struct pass_worker *w,
+				       const struct pass_sample *ps),
 			void *arg)
 {
+	struct pass_sample one;
+
 	u64 from = ps->bounds[ps->chunks[i]], to = ps->bounds[ps->chunks[i + 1]];
 	u64 t0 = busy__thread_ns();
 	size_t round = ps->chunks[i];
@@ -334,10 +336,12 @@ void passes__walk_chunk(struct passes *ps, struct pass_worker *w, size_t i,
 		}
 		if (ev->type == PERF_RECORD_SAMPLE) {
 			w->first_sample_pos = MIN(w->first_sample_pos, pos);
-			evsel = perf_session__evsel_of(ps->session, ev);
-			ts = evsel ? sample_layout_time(&evsel->layout, ev) : 0;
-			if (!sample(arg, w, ev, pos))
+			if (!passes__resolve(ps, w, ev, pos, &one)) {
 				w->fallback = true;
+				break;
+			}
+			sample(arg, w, &one);
+			ts = one.sample.time;
 		} else if (ev->type && ev->type < PERF_RECORD_KERNEL_MAX) {
 			ts = (evsel = perf_session__evsel_of(ps->session, ev)) ?
 				     sample_layout_time(&evsel->layout, ev) : 0;

@@ -105,15 +105,6 @@ void passes__give_up(struct passes *ps, const char *why);
 struct pass_worker *passes__claim(struct passes *ps);
 void passes__release(struct pass_worker *w);
 
-/*
- * Pass 2, chunk i, on worker w: sample(arg, w, ev, pos) for each sample in file order (false
- * gives the run up, w->why set); the rounds' times noted for passes__check.
- */
-void passes__walk_chunk(struct passes *ps, struct pass_worker *w, size_t i,
-			bool (*sample)(void *arg, struct pass_worker *w,
-				       struct perf_event_header *ev, u64 pos),
-			void *arg);
-
 /* What a sample saw: its thread's version, its map (or NULL) and perf's level letter. */
 struct pass_sample {
 	struct perf_sample sample;
@@ -123,6 +114,16 @@ struct pass_sample {
 	const struct map_span *span;
 	char level;
 };
+
+/*
+ * Pass 2, chunk i, on worker w: each sample, in file order, resolved (passes__resolve: one
+ * it cannot gives the run up, w->why set) and handed to sample(arg, w, ps); the rounds'
+ * times noted for passes__check.
+ */
+void passes__walk_chunk(struct passes *ps, struct pass_worker *w, size_t i,
+			void (*sample)(void *arg, struct pass_worker *w,
+				       const struct pass_sample *ps),
+			void *arg);
 
 /* Sample ev at pos parsed and resolved against the model at its key: false to give up. */
 bool passes__resolve(struct passes *ps, struct pass_worker *w, struct perf_event_header *ev,

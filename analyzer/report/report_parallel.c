@@ -81,35 +81,31 @@ struct pending {
 	u32 hists;
 };
 
-/* One sample resolved into out; false to give the run up. */
-static bool resolve_sample(struct par *p, struct pass_worker *w, struct perf_event_header *ev,
-			   u64 pos, struct pending *out)
+/* One resolved sample into out, an entry to add. */
+static void resolve_sample(struct par *p, struct pass_worker *w, const struct pass_sample *ps,
+			   struct pending *out)
 {
 	struct report *rep = p->rep;
 	struct hist_entry *he = &out->he;
-	struct pass_sample ps;
 
-	if (!passes__resolve(&p->ps, w, ev, pos, &ps))
-		return false;
 	hist_entry__clear(he);
-	he->thread = ps.v->thread;
-	he->comm = ps.v->entry_comm;	/* entry_comm's */
-	he->ip = ps.sample.ip;
-	if (ps.span) {
-		he->map = ps.span->map;
-		he->dso = ps.span->map->dso;
-		he->ip = map__map_ip(ps.span->map, ps.sample.ip);
+	he->thread = ps->v->thread;
+	he->comm = ps->v->entry_comm;	/* entry_comm's */
+	he->ip = ps->sample.ip;
+	if (ps->span) {
+		he->map = ps->span->map;
+		he->dso = ps->span->map->dso;
+		he->ip = map__map_ip(ps->span->map, ps->sample.ip);
 		he->symtab = dso__symtab(he->dso, &rep->machine.symsrc);
 		if (he->symtab)
 			he->sym = passes__find_symbol(w, he->symtab, he->ip);
 	}
-	he->cpu = (s32)ps.sample.cpu;
+	he->cpu = (s32)ps->sample.cpu;
 	he->socket = he->cpu >= 0 && he->cpu < rep->nr_cpus ? rep->sockets[he->cpu] : -1;
-	he->level = (u8)ps.level;
-	he->period = ps.sample.period;
-	out->key = ps.key;
-	out->hists = (u32)ps.evsel->idx;
-	return true;
+	he->level = (u8)ps->level;
+	he->period = ps->sample.period;
+	out->key = ps->key;
+	out->hists = (u32)ps->evsel->idx;
 }
 
 /* An earlier sample than the one that made entry x: the entry is that sample's. */
@@ -175,17 +171,15 @@ struct chunk_run {
 	size_t nr;
 };
 
-static bool chunk_sample(void *arg, struct pass_worker *w, struct perf_event_header *ev, u64 pos)
+static void chunk_sample(void *arg, struct pass_worker *w, const struct pass_sample *ps)
 {
 	struct chunk_run *run = arg;
 
-	if (!resolve_sample(run->p, w, ev, pos, &run->batch[run->nr]))
-		return false;
+	resolve_sample(run->p, w, ps, &run->batch[run->nr]);
 	if (++run->nr == BATCH) {
 		add_batch(run->pt, run->batch, run->nr);
 		run->nr = 0;
 	}
-	return true;
 }
 
 /* Pass 2, chunk i: its samples into the partial of the worker that runs it. */

@@ -177,33 +177,30 @@ struct chunk_job {
 	struct chunk_lines *out;
 };
 
-static bool chunk_sample(void *arg, struct pass_worker *w, struct perf_event_header *ev, u64 pos)
+static void chunk_sample(void *arg, struct pass_worker *w, const struct pass_sample *ps)
 {
 	struct chunk_job *job = arg;
 	struct chunk_lines *out = job->out;
-	struct pass_sample ps;
 	struct line_item item;
 	size_t from = job->pr->out.len;
 
-	if (!passes__resolve(&job->r->ps, w, ev, pos, &ps))
-		return false;
+	(void)w;
 	memset(&item, 0, sizeof(item));
-	item.evsel = ps.evsel;
-	item.comm = ps.v->entry_comm;
-	item.ip = item.addr = ps.sample.ip;
-	item.time = ps.sample.time;
-	item.period = ps.sample.period;
-	item.pid = ps.sample.pid;
-	item.tid = ps.sample.tid;
-	item.cpu = ps.sample.cpu;
-	if (ps.span) {
-		item.dso = ps.span->map->dso;
-		item.addr = map__map_ip(ps.span->map, ps.sample.ip);
+	item.evsel = ps->evsel;
+	item.comm = ps->v->entry_comm;
+	item.ip = item.addr = ps->sample.ip;
+	item.time = ps->sample.time;
+	item.period = ps->sample.period;
+	item.pid = ps->sample.pid;
+	item.tid = ps->sample.tid;
+	item.cpu = ps->sample.cpu;
+	if (ps->span) {
+		item.dso = ps->span->map->dso;
+		item.addr = map__map_ip(ps->span->map, ps->sample.ip);
 	}
 	script_print_line(job->pr, &item);
 	ARRAY_GROW(out->lines, out->alloc, out->nr + 1);
-	out->lines[out->nr++] = (struct line){ ps.key, (u32)from, (u32)(job->pr->out.len - from) };
-	return true;
+	out->lines[out->nr++] = (struct line){ ps->key, (u32)from, (u32)(job->pr->out.len - from) };
 }
 
 /*
