@@ -74,6 +74,18 @@ struct side_record {
 	size_t at;	/* in its piece's copies */
 };
 
+/*
+ * The earliest sample of a pid and tid in a piece: the streaming path makes a sample's
+ * thread if it has none, or tells it its process (machine__findnew_thread), so the replay
+ * does that just before that sample's key.
+ */
+struct tid_first {
+	struct model_key key;
+	s32 pid, tid;
+};
+
+#define TID_SLOTS 256	/* the tids met last, by hash: samples come in runs of a few */
+
 struct piece {
 	u64 from, to;	/* the piece; its walk starts at start, ends at end (>= to) */
 	u64 start, end;
@@ -88,6 +100,10 @@ struct piece {
 	u64 *rounds;	/* where each FINISHED_ROUND ends */
 	size_t nr_rounds, alloc_rounds;
 	u64 counts[PERF_RECORD_HEADER_MAX], nr_unknown;
+	struct tid_first *tids;
+	size_t nr_tids, alloc_tids;
+	struct hashmap tid_index;	/* tid -> 1 + its index in tids */
+	u32 tid_slots[TID_SLOTS];	/* 1 + an index in tids, or 0 */
 	bool late_bad;	/* a record it cannot take after its first SYNC_HEADS */
 	bool lost;	/* its walk stopped on a record the file does not hold */
 	const char *why;
@@ -147,6 +163,45 @@ static u64 plausible_start(struct passes *p, struct window *win, u64 from, u64 e
 	return from;
 }
 
+static u64 pid_tid(s32 pid, s32 tid)
+{
+	return (u64)(u32)pid << 32 | (u32)tid;
+}
+
+/* The sample ev at pos: its pid and tid's earliest so far in the piece? */
+static void note_sample(struct passes *p, struct piece *pc, const struct perf_event_header *ev,
+			u64 pos)
+{
+	struct evsel *evsel = perf_session__evsel_of(p->session, ev);
+	const u64 *words = (const u64 *)(ev + 1);
+	size_t nr_words = (ev->size - sizeof(*ev)) / sizeof(u64);
+	struct model_key key;
+	s32 pid, tid;
+	u32 *slot;
+	uintptr_t i;
+
+	if (!evsel || evsel->layout.tid_word < 0 || (size_t)evsel->layout.tid_word >= nr_words)
+		return;	/* pass 2 says what is wrong with it */
+	pid = (s32)(u32)words[evsel->layout.tid_word];
+	tid = (s32)(words[evsel->layout.tid_word] >> 32);
+	key = (struct model_key){ sample_layout_time(&evsel->layout, ev), pos };
+	slot = &pc->tid_slots[(u32)tid * 0x9e3779b1u >> 24];
+	if (*slot && pc->tids[*slot - 1].tid == tid && pc->tids[*slot - 1].pid == pid) {
+		i = *slot;
+	} else {
+		i = (uintptr_t)hashmap_find(&pc->tid_index, pid_tid(pid, tid));
+		if (!i) {
+			ARRAY_GROW(pc->tids, pc->alloc_tids, pc->nr_tids + 1);
+			pc->tids[pc->nr_tids++] = (struct tid_first){ key, pid, tid };
+			i = pc->nr_tids;
+			hashmap_insert(&pc->tid_index, pid_tid(pid, tid), (void *)i);
+		}
+		*slot = (u32)i;
+	}
+	if (model_key_less(key, pc->tids[i - 1].key))
+		pc->tids[i - 1] = (struct tid_first){ key, pid, tid };
+}
+
 /* One piece walked from its start to past its end. */
 static void walk_piece(struct passes *p, struct window *win, struct piece *pc)
 {
@@ -183,6 +238,8 @@ static void walk_piece(struct passes *p, struct window *win, struct piece *pc)
 				pc->late_bad = true;
 			if (!pc->why)
 				pc->why = why;
+		} else if (ev->type == PERF_RECORD_SAMPLE) {
+			note_sample(p, pc, ev, pos);
 		} else if (ev->type == PERF_RECORD_FINISHED_ROUND) {
 			ARRAY_GROW(pc->rounds, pc->alloc_rounds, pc->nr_rounds + 1);
 			pc->rounds[pc->nr_rounds++] = pos + ev->size;
@@ -220,6 +277,23 @@ static void piece_clear(struct piece *pc)
 	pc->nr_unknown = 0;
 	pc->late_bad = pc->lost = false;
 	pc->why = NULL;
+	pc->nr_tids = 0;
+	hashmap_exit(&pc->tid_index);
+	hashmap_init(&pc->tid_index);
+	memset(pc->tid_slots, 0, sizeof(pc->tid_slots));
+}
+
+/*
+ * Whether the walk took something before at for a tid's earliest sample (a walk begun
+ * elsewhere falls in step after a few records that may be none): the piece is walked
+ * again then.
+ */
+static bool noted_before(const struct piece *pc, u64 at)
+{
+	for (size_t i = 0; i < pc->nr_tids; i++)
+		if (pc->tids[i].key.pos < at)
+			return true;
+	return false;
 }
 
 /*
@@ -233,7 +307,7 @@ static bool piece_settle(struct passes *p, struct piece *pc, u64 at)
 
 	while (j < pc->nr_heads && pc->heads[j] != at)
 		j++;
-	if (pc->start != at && (j == pc->nr_heads || pc->lost)) {
+	if (pc->start != at && (j == pc->nr_heads || pc->lost || noted_before(pc, at))) {
 		struct pass_worker *w = passes__claim(p);
 
 		piece_clear(pc);
@@ -272,12 +346,55 @@ static bool piece_settle(struct passes *p, struct piece *pc, u64 at)
 	return true;
 }
 
-/* A side-band record to replay, by its key. */
+/* A side-band record to replay, by its key; or (ev NULL) the first sample of a tid. */
 struct replay_item {
 	struct model_key key;
 	const struct perf_event_header *ev;
 	struct evsel *evsel;
+	s32 pid, tid;
 };
+
+/* Each pid and tid's first sample in the file: the pieces' merged. */
+static struct tid_first *first_samples(struct passes *p, size_t *nr)
+{
+	struct hashmap index;
+	struct tid_first *v = NULL;
+	size_t alloc = 0;
+
+	*nr = 0;
+	hashmap_init(&index);
+	for (size_t i = 0; i < p->nr_pieces; i++) {
+		for (size_t k = 0; k < p->pieces[i].nr_tids; k++) {
+			const struct tid_first *t = &p->pieces[i].tids[k];
+			uintptr_t at = (uintptr_t)hashmap_find(&index, pid_tid(t->pid, t->tid));
+
+			if (!at) {
+				ARRAY_GROW(v, alloc, *nr + 1);
+				v[(*nr)++] = *t;
+				hashmap_insert(&index, pid_tid(t->pid, t->tid), (void *)(uintptr_t)*nr);
+			} else if (model_key_less(t->key, v[at - 1].key)) {
+				v[at - 1] = *t;
+			}
+		}
+	}
+	hashmap_exit(&index);
+	return v;
+}
+
+/*
+ * What the streaming path's machine__findnew_thread does at a pid and tid's first sample:
+ * make the thread if it has none, or tell it its process.
+ */
+static void sample_thread(struct passes *p, s32 pid, s32 tid)
+{
+	struct thread *t = machine__find_thread(p->machine, tid);
+
+	if (!t || (t->pid == -1 && pid != -1)) {
+		thread__put(t);
+		t = machine__findnew_thread(p->machine, pid, tid);
+	}
+	thread__put(t);
+}
 
 static int replay_cmp(const void *a, const void *b)
 {
@@ -297,13 +414,21 @@ static bool replay_side_band(struct passes *p)
 {
 	struct perf_session *s = p->session;
 	struct replay_item *items;
-	size_t nr = 0;
+	size_t nr = 0, nr_tids;
+	struct tid_first *tids = first_samples(p, &nr_tids);
 	bool ok = true;
 
 	for (size_t i = 0; i < p->nr_pieces; i++)
 		nr += p->pieces[i].nr_side;
-	items = xreallocarray(NULL, nr ? nr : 1, sizeof(*items));
+	items = xreallocarray(NULL, nr + nr_tids ? nr + nr_tids : 1, sizeof(*items));
 	nr = 0;
+	/* just before the sample (no record starts at an odd place): the sample sees it */
+	for (size_t i = 0; i < nr_tids; i++)
+		if (!sample_time_untimed(tids[i].key.time))
+			items[nr++] = (struct replay_item){
+				.key = { tids[i].key.time, tids[i].key.pos - 1 },
+				.pid = tids[i].pid, .tid = tids[i].tid };
+	free(tids);
 	for (size_t i = 0; i < p->nr_pieces && ok; i++) {
 		struct piece *pc = &p->pieces[i];
 
@@ -335,6 +460,11 @@ static bool replay_side_band(struct passes *p)
 		struct event_ctx ctx = { .event = items[i].ev, .evsel = items[i].evsel,
 					 .file_offset = items[i].key.pos };
 
+		p->history.now = items[i].key;
+		if (!items[i].ev) {
+			sample_thread(p, items[i].pid, items[i].tid);
+			continue;
+		}
 		if (sample_parse(&items[i].evsel->attr, items[i].ev, &ctx.sample)) {
 			ok = false;
 			break;
@@ -361,6 +491,7 @@ bool passes__scan(struct passes *p)
 	for (size_t i = 0; i < p->nr_pieces; i++) {
 		p->pieces[i].from = p->data_start + data * i / p->nr_pieces;
 		p->pieces[i].to = p->data_start + data * (i + 1) / p->nr_pieces;
+		hashmap_init(&p->pieces[i].tid_index);
 	}
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	progress_phase("reading", data);
@@ -399,6 +530,8 @@ void passes__scan_exit(struct passes *p)
 		free(p->pieces[i].side);
 		free(p->pieces[i].copies);
 		free(p->pieces[i].rounds);
+		free(p->pieces[i].tids);
+		hashmap_exit(&p->pieces[i].tid_index);
 	}
 	free(p->pieces);
 	p->pieces = NULL;
