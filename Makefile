@@ -139,7 +139,7 @@ checks: all $(UNIT_BIN)
 	$(Q)$(MAKE) --no-print-directory check-layers unit
 	$(Q)$(MAKE) --no-print-directory -j2 --output-sync=target golden check-bad check-sweep
 	$(Q)$(MAKE) --no-print-directory check-fuzz check-flamegraph check-record check-progress \
-	  check-parallel check-symcache check-man check-help
+	  check-parallel check-symcache check-man check-help check-options
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -163,6 +163,10 @@ check-sweep: tools
 # -h, --help (the manual pages through man), help CMD, --version
 check-help: $(BIN) man
 	$(TEST_ENV) MAN_DIR=$(O)/man tests/help.sh
+
+# perf's options, each in the manual's table, taken with a test or refused with a reason
+check-options: $(BIN)
+	tests/options.sh
 
 # the progress line under a pseudo-terminal: drawn, cleared, never in the output
 check-progress: $(BIN)

@@ -11,7 +11,14 @@
 
 #include "lib/compiler.h"
 
-enum option_type { OPT_BOOL, OPT_STRING, OPT_INCR, OPT_NOOP_ARG, OPT_NOOP, OPT_CALLBACK };
+/*
+ * OPT_REFUSED: one of perf's options analyze does not take: its help says why (one line);
+ * giving it stops with that reason. Listed in the table so that abbreviations are ambiguous
+ * exactly where perf's are; not in the usage.
+ */
+enum option_type {
+	OPT_BOOL, OPT_STRING, OPT_INCR, OPT_NOOP_ARG, OPT_NOOP, OPT_CALLBACK, OPT_REFUSED
+};
 
 /*
  * OPT_CALLBACK: value points to one of these; fn sees each value as it is parsed (an option
@@ -35,6 +42,11 @@ struct option {
 };
 
 #define OPT_END_MARK { 0, NULL, OPT_BOOL, NULL, NULL, NULL, false, false }
+#define OPT_REFUSE(s, l, why) { s, l, OPT_REFUSED, NULL, NULL, why, false, false }
+/* the reasons OPT_REFUSE gives (the manuals' tables of perf's options say the same) */
+#define REFUSED_UI "needs perf's interactive interface; analyze prints text (perf's --stdio)"
+#define REFUSED_SCRIPTING "runs perf's Python or Perl scripts; analyze has no interpreter"
+#define REFUSED_NOT_YET "not supported yet"
 /*
  * --progress (the default) and --no-progress, for every command that reads a recording
  * (lib/progress.h): a boolean, so --no-p stays the ambiguous prefix it was
