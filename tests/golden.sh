@@ -10,6 +10,9 @@
 # word (--folded): make-fixtures.sh folded perf script's output into its expected output.
 # Cases listed in tests/fixtures/PENDING need work not done yet (the file says which): they
 # are run and counted, but do not fail the suite. GOLDEN_ONLY="name ..." runs those fixtures only.
+# --dlfilter cases load the filters tests/fixtures/build-dlfilters.sh builds here against
+# analyze's perf_dlfilter.h (perf's expected outputs: the same sources against perf's); a case's
+# argument @NAME.so is one of them.
 set -u
 cd "$(dirname "$0")/.."
 ANALYZE=${ANALYZE:-./analyze}
@@ -24,6 +27,9 @@ unset PERF_BUILDID_DIR
 # the host's own debuginfo must not leak in: the fixtures ship every symbol file they need
 export ANALYZE_DEBUG_DIR=$HOME/no-debuginfo
 . tests/runner.sh	# run_analyze, runner_stop: RUNNER runs the cases in one process
+export PERF_EXEC_PATH=$HOME/exec	# where --list-dlfilters and a bare --dlfilter name look
+dlfilters_built=1
+tests/fixtures/build-dlfilters.sh "$PERF_EXEC_PATH" analyzer/script || dlfilters_built=0
 
 # GOLDEN_ONLY: the fixtures to run (all when unset)
 only() { [ -z "${GOLDEN_ONLY:-}" ] || [[ " $GOLDEN_ONLY " == *" ${1##*/} "* ]]; }
@@ -61,6 +67,7 @@ run_case() {
 	local dir=$1 case=$2 args=$3 exp="$1/expected/$2.out" out=$HOME/run.out status want=0
 	local quiet=${4:-} data=${DATA:-$1/perf.data}
 	[ -f "$exp" ] || { echo "FAIL ${DATA:+swapped }${dir##*/}/$case: no expected output"; return 1; }
+	args=${args// @/ $PERF_EXEC_PATH/dlfilters/}	# the filters built above
 	set -f	# case arguments such as [kernel.kallsyms] are not globs
 	case " $args " in
 	" script "*)
@@ -247,6 +254,7 @@ else
 fi
 
 runner_stop || fail=$((fail + 1))
+[ $dlfilters_built = 1 ] || { echo "FAIL tests/fixtures/build-dlfilters.sh"; fail=$((fail + 1)); }
 echo "golden: $threaded cases also match with -j1 (symbol index warm) and -j8 (corrupt); cold runs -j2"
 echo "golden: $states cases also match with the symbol index off; $warm_hits warm runs mapped indexes"
 if [ -z "${GOLDEN_ONLY:-}" ] && [ "$warm_hits" -eq 0 ]; then

@@ -13,6 +13,10 @@ export HOME=$WORK LC_ALL=C TZ=UTC ANALYZE_SYMBOL_CACHE=$WORK/symcache
 export ANALYZE_DEBUG_DIR=$WORK/no-debuginfo	# the host's debuginfo stays out, as in golden.sh
 unset PERF_BUILDID_DIR
 pass=0 fail=0
+# the --dlfilter cases' filters, as golden.sh builds them (@NAME.so in a case)
+export PERF_EXEC_PATH=$WORK/exec
+tests/fixtures/build-dlfilters.sh "$PERF_EXEC_PATH" analyzer/script ||
+	{ echo "FAIL parallel: tests/fixtures/build-dlfilters.sh"; fail=$((fail + 1)); }
 
 # path FIXTURE ARGS...: the "busy: path" line of a run of $cmd (report, then script) on
 # FIXTURE
@@ -133,6 +137,7 @@ expect sysw streaming --tid 24033
 expect tracepoint streaming
 expect sysw_g streaming
 expect gen_lost streaming --show-lost-events
+expect gen_small streaming --dlfilter "$PERF_EXEC_PATH/dlfilters/dlfilter_test.so"
 expect gen_unannounced parallel
 expect gen_late "streaming, the parallel run given up: records out of order"
 
@@ -144,6 +149,7 @@ for fix in sysw sysw_exit threads twoev gen_small gen_churn gen_turnover gen_los
 	while read -r name args; do
 		case "$args " in "script "*) ;; *) continue ;; esac
 		case " $args " in *" -D "*) continue ;; esac
+		args=${args// @/ $PERF_EXEC_PATH/dlfilters/}
 		for bytes in 64 4096; do
 			for j in 1 3; do
 				set -f

@@ -8,6 +8,7 @@
  */
 #include "analyzer/commands.h"
 #include "analyzer/script/script_internal.h"
+#include "analyzer/script/script_dlfilter.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,13 +31,6 @@ static const char *const script_usage = "analyze script [<options>]";
 
 #define OUTPUT_BUFFER (64 << 10)	/* stays in the core's cache between writes */
 
-static bool thread_filtered(struct script *s, const struct thread *t)
-{
-	return (s->comms.nr && !name_list__has(&s->comms, thread__comm_str(t))) ||
-	       (s->pids.nr && !int_list__has(&s->pids, t->pid)) ||
-	       (s->tids.nr && !int_list__has(&s->tids, t->tid));
-}
-
 /* The aggregator's work: a line. */
 static void finish_line(void *data, void *item)
 {
@@ -56,6 +50,18 @@ static bool script_keeps_sample(struct event_consumer *consumer, const struct ev
 
 	return !time_filter__skip(&s->time, ctx->sample.time) &&
 	       !(s->cpus && (cpu >= MAX_CPUS || !s->cpus[cpu]));
+}
+
+/* --dlfilter leaves the sample out (early: before any filtering); its error ends the run. */
+static bool dlfilter_drops(struct script *s, struct event_ctx *ctx, struct thread *t, bool early)
+{
+	int ret;
+
+	if (!s->dlfilter)
+		return false;
+	ret = dlfilter__filter(s->dlfilter, s, ctx, t, early);
+	s->dlfilter_failed = ret < 0;
+	return ret != 0;
 }
 
 static int process_sample(struct script *s, struct event_ctx *ctx)
@@ -85,14 +91,16 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	if ((evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 	    evsel->idx >= (int)s->session.nr_evsels)
 		s->use_callchain = true;
+	if (dlfilter_drops(s, ctx, NULL, true))
+		return s->dlfilter_failed;
 	callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 		    sample->callchain;
 	if (!script_keeps_sample(&s->consumer, ctx))
 		return 0;
 	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
-	if (thread_filtered(s, t)) {
+	if (script_thread_filtered(s, t) || dlfilter_drops(s, ctx, t, false)) {
 		thread__put(t);
-		return 0;
+		return s->dlfilter_failed;
 	}
 	/* perf resolves the frames only to print them (with the ip) */
 	callchain &= !!(s->f.fields[script_output_type(evsel->attr.type)] & SF_IP);
@@ -454,9 +462,11 @@ static int parse_call_ret_trace(const char *arg, void *data)
 /* The command line's values struct script does not hold, and what the run is given. */
 struct script_cmd {
 	const char *input, *jobs, *symfs, *kallsyms, *comms, *pids, *tids, *cpus, *time_str,
-		*max_stack;
+		*max_stack, *dlfilter;
 	bool ns, hide_callgraph, task_events, mmap_events, switch_events, lost_events, header,
-	     dump_raw, show_inline, progress;
+	     dump_raw, show_inline, progress, list_dlfilters;
+	const char **dlargv;	/* --dlarg, each in turn */
+	int dlargc;
 	int nr_jobs;
 	struct dump dump;
 	struct symsrc_config symsrc;
@@ -465,6 +475,15 @@ struct script_cmd {
 	char *symfs_cache;
 	bool bad_time;
 };
+
+static int parse_dlarg(const char *arg, void *data)
+{
+	struct script_cmd *c = data;
+
+	c->dlargv = xrealloc(c->dlargv, (c->dlargc + 1) * sizeof(*c->dlargv));
+	c->dlargv[c->dlargc++] = arg;
+	return 0;
+}
 
 /* The options, each -F in turn editing perf's defaults: 0, or the exit status. */
 static int script_parse_options(struct script *s, struct script_cmd *c, int argc,
@@ -475,6 +494,7 @@ static int script_parse_options(struct script *s, struct script_cmd *c, int argc
 	struct option_callback insn_trace_cb = { parse_insn_trace, s };
 	struct option_callback call_trace_cb = { parse_call_trace, s };
 	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, s };
+	struct option_callback dlarg_cb = { parse_dlarg, c };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &c->input, "file", "input file name" },
 		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
@@ -502,6 +522,9 @@ static int script_parse_options(struct script *s, struct script_cmd *c, int argc
 		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
 		{ 0, "call-trace", OPT_CALLBACK, &call_trace_cb, NULL, "Show call trace from itrace", false, true },
 		{ 0, "call-ret-trace", OPT_CALLBACK, &call_ret_trace_cb, NULL, "Show call and return trace from itrace", false, true },
+		{ 0, "dlfilter", OPT_STRING, &c->dlfilter, "file", "filter .so file name" },
+		{ 0, "dlarg", OPT_CALLBACK, &dlarg_cb, "argument", "filter argument" },
+		{ 0, "list-dlfilters", OPT_BOOL, &c->list_dlfilters, NULL, "list available dlfilters" },
 		OPT_PROGRESS(&c->progress),
 		/* the rest of perf 6.1's options (the manual's table lists every one) */
 		OPT_REFUSE('g', "gen-script", REFUSED_SCRIPTING),
@@ -517,8 +540,6 @@ static int script_parse_options(struct script *s, struct script_cmd *c, int argc
 		OPT_REFUSE(0, "deltatime", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "demangle", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "demangle-kernel", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "dlarg", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "dlfilter", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "dsos", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "dump-unsorted-raw-trace", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "full-source-path", REFUSED_NOT_YET),
@@ -529,7 +550,6 @@ static int script_parse_options(struct script *s, struct script_cmd *c, int argc
 		OPT_REFUSE(0, "guestmount", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "guestvmlinux", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "header-only", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "list-dlfilters", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "max-blocks", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "per-event-dump", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "reltime", REFUSED_NOT_YET),
@@ -553,6 +573,8 @@ static int script_parse_options(struct script *s, struct script_cmd *c, int argc
 	nr_args = parse_options(argc, argv, opts, script_usage);
 	if (nr_args < 0)
 		return 129;
+	if (c->list_dlfilters)	/* perf lists them and exits as it parses the option */
+		return 0;
 	if (!options__input(nr_args, argv, &c->input, script_usage, opts))
 		return 129;
 	c->nr_jobs = options__jobs(c->jobs, script_usage, opts);
@@ -585,6 +607,14 @@ static int script_apply_options(struct script *s, const struct script_cmd *c)
 	s->show_mmap_events = c->mmap_events;
 	s->show_switch_events = c->switch_events;
 	s->show_lost_events = c->lost_events;
+	/* perf loads the filter before it opens the file */
+	if (c->dlfilter) {
+		s->dlfilter = dlfilter__new(c->dlfilter, c->dlargc, c->dlargv);
+		if (!s->dlfilter) {
+			free(s->cpus);
+			return 255;
+		}
+	}
 	return 0;
 }
 
@@ -593,6 +623,7 @@ static int script_open(struct script *s, const struct script_cmd *c)
 {
 	if (perf_session__open(&s->session, c->input)) {
 		free(s->cpus);
+		dlfilter__delete(s->dlfilter, s);
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
@@ -601,6 +632,7 @@ static int script_open(struct script *s, const struct script_cmd *c)
 		if (s->trace_failed)
 			fprintf(stderr, "analyze: %s\n", error_get());
 		free(s->cpus);
+		dlfilter__delete(s->dlfilter, s);
 		perf_session__close(&s->session);
 		return s->trace_failed ? 1 : 255;
 	}
@@ -630,7 +662,7 @@ static void script_setup(struct script *s, struct script_cmd *c, const struct an
 	outbuf_init(&s->pr.out, STDOUT_FILENO, OUTPUT_BUFFER);
 	s->tty = isatty(STDOUT_FILENO);
 	/* a terminal sees each line as it is made; -D's dump lines are made on this thread */
-	s->pipelined = c->wq && !s->tty && !c->dump_raw && !s->tf;
+	s->pipelined = c->wq && !s->tty && !c->dump_raw && !s->tf && !s->dlfilter;
 	aggregate__init(&s->agg, s->pipelined ? c->wq : NULL, finish_line, NULL, s);
 	/* perf report --header-only's block first; a pipe's features come with their records */
 	if (c->header)
@@ -702,6 +734,8 @@ static int script_end(struct script *s, const struct script_cmd *c, int ret)
 		ret = 1;
 	} else if (s->check_failed) {
 		ret = s->itrace_refused ? 256 - EINVAL : 255;
+	} else if (s->dlfilter_failed) {
+		ret = 255;	/* perf says nothing more */
 	} else if (ret) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
@@ -716,6 +750,7 @@ static int script_end(struct script *s, const struct script_cmd *c, int ret)
 
 static void script_exit(struct script *s, struct script_cmd *c)
 {
+	dlfilter__delete(s->dlfilter, s);	/* its stop() after the last line */
 	if (c->dump_raw && !c->bad_time)
 		dump__exit(&c->dump);
 	time_filter__exit(&s->time);
@@ -745,14 +780,24 @@ int cmd_script(int argc, const char **argv, const struct analyze_config *cfg)
 
 	s.pr.s = &s;
 	ret = script_parse_options(&s, &c, argc, argv);
-	if (!ret)
+	if (!ret && c.list_dlfilters)
+		dlfilter__list();
+	else if (!ret)
 		ret = script_apply_options(&s, &c);
-	if (!ret)
+	free(c.dlargv);	/* the filter has its copies */
+	if (!ret && !c.list_dlfilters)
 		ret = script_open(&s, &c);
-	if (ret)
+	if (ret || c.list_dlfilters)
 		return ret;
 	script_setup(&s, &c, cfg);
-	ret = script_end(&s, &c, script_run(&s, &c));
+	/* perf stops at start()'s error, its status the error's */
+	ret = s.dlfilter ? dlfilter__start(s.dlfilter, &s) & 0xff : 0;
+	if (!ret) {
+		ret = script_end(&s, &c, script_run(&s, &c));
+	} else {
+		aggregate__exit(&s.agg);
+		outbuf_exit(&s.pr.out);
+	}
 	script_exit(&s, &c);
 	return ret;
 }

@@ -87,6 +87,8 @@ struct script {
 	struct inlines *inlines;	/* frames' inlined functions (used where lines are made) */
 	struct inlines *lines;		/* -F srcline: where source lines come from (inlines, or
 					   its own with --no-inline) */
+	struct dlfilter *dlfilter;	/* --dlfilter (script_dlfilter.h), or NULL */
+	bool dlfilter_failed;	/* it returned an error: the run ends, perf's status 255 */
 	/*
 	 * What making a line writes, last and on cache lines of its own: with workers it is the
 	 * aggregator's, and the reading thread reads the fields above for every sample (a line
@@ -148,6 +150,14 @@ static inline bool bts_shows_addr(const struct script *s, const struct perf_even
 
 	return (s->f.fields[t] & SF_ADDR) ||
 	       ((attr->sample_type & PERF_SAMPLE_ADDR) && !s->f.user_set[t]);
+}
+
+/* --comms, --pid, --tid: perf's thread__is_filtered */
+static inline bool script_thread_filtered(const struct script *s, const struct thread *t)
+{
+	return (s->comms.nr && !name_list__has(&s->comms, thread__comm_str(t))) ||
+	       (s->pids.nr && !int_list__has(&s->pids, t->pid)) ||
+	       (s->tids.nr && !int_list__has(&s->tids, t->tid));
 }
 
 /* Before this thread writes: every line handed on is out. */

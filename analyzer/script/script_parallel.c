@@ -96,6 +96,8 @@ static bool eligible(const struct script *s)
 		return false;
 	if (s->comms.nr || s->pids.nr || s->tids.nr || s->cpus || s->time.nr)
 		return false;
+	if (s->dlfilter)	/* one filter, called in delivery order */
+		return false;
 	if (s->show_task_events || s->show_mmap_events || s->show_switch_events ||
 	    s->show_lost_events)
 		return false;
