@@ -73,6 +73,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	struct line_item *item;
 	bool here;	/* the line is made on this thread */
 	struct thread *t;
+	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
+	u32 nr_branches = 0;
+	size_t size;
 
 	if (!s->checked && script_check_fields(s)) {
 		s->check_failed = true;
@@ -101,11 +104,23 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 					     s->max_stack, &nr_frames, &user_at);
 		callchain = chain != NULL;
 	}
+	if ((fields & (SF_BRSTACK | SF_BRSTACKSYM | SF_BRSTACKOFF)) && sample->branch_stack)
+		nr_branches = (u32)sample->branch_stack[0];
+	size = sizeof(*item) + nr_frames * sizeof(struct sample_frame) +
+	       nr_branches * sizeof(struct line_branch);
 	/* a tracepoint's fields are read from the record, which is not kept */
 	here = !s->pipelined || evsel->attr.type == PERF_TYPE_TRACEPOINT;
-	item = !here ? aggregate__slot(&s->agg,
-				       sizeof(*item) + nr_frames * sizeof(struct sample_frame))
-		     : &local.item;
+	if (!here) {
+		item = aggregate__slot(&s->agg, size);
+	} else if (size <= sizeof(local)) {
+		item = &local.item;
+	} else {	/* a long branch stack: room kept from sample to sample */
+		if (size > s->big_line_size) {
+			s->big_line = xrealloc(s->big_line, size);
+			s->big_line_size = size;
+		}
+		item = s->big_line;
+	}
 	item->evsel = evsel;
 	item->comm = thread__comm_str(t);
 	item->ip = sample->ip;
@@ -134,6 +149,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->sample_addr = sample->addr;
 	item->addr_dso = NULL;
 	item->addr_in_dso = sample->addr;
+	script_item_memory(item, &evsel->attr, sample);
+	if (evsel->idx >= (int)s->session.nr_evsels)
+		item->misc = 0;	/* perf's AUX decoders leave their samples' misc unset */
 	if (((s->f.fields[script_output_type(evsel->attr.type)] & (SF_ADDR | SF_CALLINDENT)) ||
 	     (is_bts_event(&evsel->attr) && bts_shows_addr(s, &evsel->attr))) &&
 	    addr_correlates_sym(&evsel->attr)) {	/* perf's thread__resolve */
@@ -154,6 +172,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		item->dso = al.map ? al.map->dso : NULL;
 		item->addr = al.addr;
 	}
+	item->nr_branches = nr_branches;
+	if (nr_branches)
+		script_resolve_branches(s, t, sample, item);
 	thread__put(t);
 	if (s->skip_samples) {	/* a parallel run printed it */
 		s->skip_samples--;
@@ -530,7 +551,7 @@ static int script_apply_options(struct script *s, const struct script_cmd *c)
 	s->ns |= c->ns;
 	s->dump = c->dump_raw;
 	for (int t = 0; t < SCRIPT_TYPES; t++) {
-		s->itrace_opts.insn_bytes |= !!(s->f.fields[t] & SF_INSN);
+		s->itrace_opts.insn_bytes |= !!(s->f.fields[t] & (SF_INSN | SF_INSNLEN));
 		s->itrace_opts.thread_stack |= !!(s->f.fields[t] & SF_CALLINDENT);
 	}
 	if (!s->itrace_opts.set)	/* perf script's default: calls and errors */
@@ -681,6 +702,7 @@ static void script_exit(struct script *s, struct script_cmd *c)
 	name_list__free(&s->pids);
 	name_list__free(&s->tids);
 	free(s->cpus);
+	free(s->big_line);
 	free(c->symfs_cache);
 	if (c->wq)
 		workqueue__destroy(c->wq);	/* symbol tables still loading refer to dsos */
