@@ -498,7 +498,7 @@ static int script_parse_options(struct script *s, struct script_cmd *c, int argc
 	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, s };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &c->input, "file", "input file name" },
-		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
+		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period,addr,flags,callindent,insn,insnlen,synth,srcline,misc,brstack,brstacksym,brstackoff,weight,ins_lat,data_src,phys_addr,data_page_size,code_page_size,bpf-output" },
 		{ 0, "comms", OPT_STRING, &c->comms, "comm[,comm...]", "only display events for these comms" },
 		{ 0, "pid", OPT_STRING, &c->pids, "pid[,pid...]", "only consider symbols in these pids" },
 		{ 0, "tid", OPT_STRING, &c->tids, "tid[,tid...]", "only consider symbols in these tids" },
