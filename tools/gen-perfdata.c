@@ -78,7 +78,7 @@
 	"  --late N              samples, spread over the file, timed three rounds before the\n" \
 	"                        records around them (a buffer read late: out of order) (0)\n" \
 	"  --branch-stack N      N taken branches a sample (PERF_SAMPLE_BRANCH_STACK, as perf\n" \
-	"                        record -b) (0; at most 32)\n" \
+	"                        record -b) (0; at most 128)\n" \
 	"  --hw-idx              the branch stacks carry their hardware index (BRANCH_HW_INDEX)\n" \
 	"  --sample-fields LIST  more sample fields, comma-separated: addr, weight, weight_struct,\n" \
 	"                        data_src, phys_addr, cgroup, data_page_size, code_page_size\n" \
@@ -102,7 +102,7 @@
 #define MAX_TIDS 0x7fffffffull	/* perf keeps tids in an int */
 #define MAX_EVENTS 16
 #define ID_BASE 100	/* sample id of event e on cpu c: ID_BASE + e * cpus + c */
-#define MAX_BRANCHES 32
+#define MAX_BRANCHES 128
 #define PIE_BASE 0x555555554000ull	/* where a position-independent --elf is mapped */
 #define CGROUP_ID_BASE 0x1000	/* cgroup k's id */
 #define UNMAPPED_IP 0x7000ull	/* a branch address no map covers */
