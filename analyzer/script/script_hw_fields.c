@@ -175,9 +175,13 @@ __attribute__((format(printf, 3, 4))) static size_t scn(char *buf, size_t size, 
 	return n < 0 ? 0 : MIN((size_t)n, size - 1);
 }
 
+/* the room left after l of sz, never "negative" */
+#define LEFT(sz, l) ((l) < (sz) ? (sz) - (l) : 0)
+
 /*
- * The names of the bits set in m (bit i: names[i]) after out[0..l), " or " between them
- * unchecked as perf's strcat puts it (perf's callers keep out sz - 1 long: see mem_decode).
+ * The names of the bits set in m (bit i: names[i]) after out[0..l), " or " between them.
+ * perf puts " or " with strcat, unchecked: where that differs from this, perf writes past
+ * its buffer (a data source no PMU gives, with many bits of a field set).
  */
 static size_t bit_names(char *out, size_t sz, size_t l, u64 m, const char *const *names,
 			size_t nr)
@@ -185,11 +189,9 @@ static size_t bit_names(char *out, size_t sz, size_t l, u64 m, const char *const
 	for (size_t i = 0; m && i < nr; i++, m >>= 1) {
 		if (!(m & 1))
 			continue;
-		if (l) {
-			memcpy(out + l, " or ", 5);
-			l += 4;
-		}
-		l += scn(out + l, l < sz ? sz - l : 0, "%s", names[i]);
+		if (l)
+			l += scn(out + l, LEFT(sz, l), " or ");
+		l += scn(out + l, LEFT(sz, l), "%s", names[i]);
 	}
 	return l;
 }
@@ -205,9 +207,6 @@ static size_t bit_names(char *out, size_t sz, size_t l, u64 m, const char *const
 #define DS_SNOOPX(d) (((d) >> 38) & 0x3)
 #define DS_BLK(d) (((d) >> 40) & 0x7)
 #define DS_HOPS(d) (((d) >> 43) & 0x7)
-
-/* the room left after l of sz, never "negative" */
-#define LEFT(sz, l) ((l) < (sz) ? (sz) - (l) : 0)
 
 /*
  * perf 6.1's perf_mem__lvl_scnprintf: "Remote ", then the hops or else the level bits, the
@@ -229,30 +228,20 @@ static size_t mem_lvl(char *out, size_t sz, u64 d)
 
 	sz -= 1;
 	out[0] = '\0';
-	if (DS_REMOTE(d)) {
-		memcpy(out, "Remote ", 8);
-		l += 7;
-	}
+	if (DS_REMOTE(d))
+		l += scn(out, sz, "Remote ");
 	if (DS_HOPS(d)) {
 		l += scn(out + l, LEFT(sz, l), "%s ",
 			 DS_HOPS(d) < ARRAY_SIZE(hops) ? hops[DS_HOPS(d)] : "");
 	} else {	/* (" or " between levels only: "Remote " is not one) */
-		for (size_t i = 0, b = m & ~(u64)(PERF_MEM_LVL_HIT | PERF_MEM_LVL_MISS);
-		     b && i < ARRAY_SIZE(lvl); i++, b >>= 1) {
-			if (!(b & 1))
-				continue;
-			if (printed++) {
-				memcpy(out + l, " or ", 5);
-				l += 4;
-			}
-			l += scn(out + l, LEFT(sz, l), "%s", lvl[i]);
-		}
+		printed = bit_names(out + l, LEFT(sz, l), 0,
+				    m & ~(u64)(PERF_MEM_LVL_HIT | PERF_MEM_LVL_MISS), lvl,
+				    ARRAY_SIZE(lvl));
+		l += printed;
 	}
 	if (n) {
-		if (printed++) {
-			memcpy(out + l, " or ", 5);
-			l += 4;
-		}
+		if (printed)
+			l += scn(out + l, LEFT(sz, l), " or ");
 		if (lvlnum[n])
 			l += scn(out + l, LEFT(sz, l), "%s", lvlnum[n]);
 		else
