@@ -80,12 +80,13 @@
 	"  --branch-stack N      N taken branches a sample (PERF_SAMPLE_BRANCH_STACK, as perf\n" \
 	"                        record -b) (0; at most 128)\n" \
 	"  --hw-idx              the branch stacks carry their hardware index (BRANCH_HW_INDEX)\n" \
-	"  --sample-fields LIST  more sample fields, comma-separated: addr, weight, weight_struct,\n" \
-	"                        data_src, phys_addr, cgroup, data_page_size, code_page_size\n" \
+	"  --sample-fields LIST  more sample fields, comma-separated: addr, weight,\n" \
+	"                        weight_struct, data_src, phys_addr, cgroup, data_page_size,\n" \
+	"                        code_page_size\n" \
 	"  --cgroups N           CGROUP records of N cgroups /gen/cg0.. the samples' cgroup ids\n" \
 	"                        pick from (one id in eight is none of them) (4)\n" \
-	"  --elf PATH            every process also maps PATH's executable segment (its build-id\n" \
-	"                        in the MMAP2); branches land in its functions\n" \
+	"  --elf PATH            every process also maps PATH's executable segment (its\n" \
+	"                        build-id in the MMAP2); branches land in its functions\n" \
 	"Counts take a k, M or G suffix (10^3, 10^6, 10^9).\n"
 
 #define TID_BASE 1000u	/* first tid given out; pid 1 is the launcher */
@@ -452,15 +453,16 @@ static u64 branch_flags(u64 h)
 
 /*
  * A data source (perf_event.h's perf_mem_data_src): op, then either a level bit with hit or
- * miss or a level number (remote, hops), one snoop bit (and snoopx's forward), one TLB bit
- * with hit or miss, lock, block. One bit a field keeps perf's decoded text short: its
+ * miss or a level number (remote, hops), one snoop bit (and snoopx's forward), a TLB bit
+ * with N/A or hit, lock, block. Few bits a field keep perf's decoded text short: its
  * decoders write " or " between bits unchecked, past their buffer.
  */
 static u64 data_src(u64 h)
 {
 	u64 op = 1ull << (h % 6) >> 1, lvl = 0, lvl_num = 0, remote = 0, hops = 0;
 	u64 snoop = 1ull << ((h >> 8) % 6) >> 1, snoopx = (h >> 11) % 2;
-	u64 tlb = (1ull << ((h >> 12) % 6) >> 1) << 2 | ((h >> 15) % 3 ? 1ull << ((h >> 15) % 3 - 1) : 0);
+	u64 tlb = (1ull << ((h >> 12) % 6) >> 1) << 2 |
+		  ((h >> 15) % 3 ? 1ull << ((h >> 15) % 3 - 1) : 0);
 	u64 lock = (h >> 17) % 4, blk = (h >> 19) % 8, hit_miss = (h >> 22) % 3;
 
 	if (h % 32 == 0)
@@ -510,8 +512,9 @@ static size_t sample_extras(const struct gen *g, u64 n, u64 p, u64 addr, u64 *re
 	if (st & PERF_SAMPLE_PHYS_ADDR)
 		rec[nr++] = (mix(h + 5) & 0xffffff000ull) | (addr & 0xfff);
 	if (st & PERF_SAMPLE_CGROUP)
-		rec[nr++] = mix(h + 6) % 8 && g->o.cgroups ? CGROUP_ID_BASE + mix(h + 6) % g->o.cgroups
-							    : 0x999;
+		rec[nr++] = mix(h + 6) % 8 && g->o.cgroups
+				    ? CGROUP_ID_BASE + mix(h + 6) % g->o.cgroups
+				    : 0x999;
 	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
 		rec[nr++] = page_size(mix(h + 7));
 	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
@@ -548,7 +551,8 @@ static int sample(struct gen *g, u64 n)
 	if (g->o.samples && (n + 1) * g->o.late / g->o.samples > n * g->o.late / g->o.samples)
 		rec[nr - 1] = MAX(g->first_sample, g->time - 3 * g->o.round * (PERIOD / g->o.cpus));
 	if (g->o.extra_fields & PERF_SAMPLE_ADDR) {	/* a data address: the stack's */
-		addr = 0x7ffc00000000ull + mix(g->o.seed ^ (n * 0x9e3779b97f4a7c15ull)) % 0x100000 * 8;
+		addr = 0x7ffc00000000ull +
+		       mix(g->o.seed ^ (n * 0x9e3779b97f4a7c15ull)) % 0x100000 * 8;
 		rec[nr++] = addr;
 	}
 	if (g->with_id)	/* the events take the samples in turn */
@@ -926,13 +930,15 @@ static int load_elf(struct gen *g, const char *path)
 		GElf_Shdr sh;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(data = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !(data = elf_getdata(scn, NULL)))
 			continue;
 		for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 1); i++) {
 			GElf_Sym sym;
 
-			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_size || sym.st_value < seg_lo || sym.st_value >= seg_hi)
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
+			    sym.st_value < seg_lo || sym.st_value >= seg_hi)
 				continue;
 			if (g->elf.nr_funcs == cap) {
 				cap = cap ? cap * 2 : 16;
@@ -967,7 +973,8 @@ int main(int argc, char **argv)
 	g.with_id = g.o.nr_events > 1;
 	g.rng = mix(g.o.seed);
 	g.slot_tid = xcalloc(g.o.processes * g.o.threads, sizeof(u32));
-	if ((g.o.kallsyms && write_kallsyms(&g, g.o.kallsyms)) || (g.o.elf && load_elf(&g, g.o.elf)))
+	if ((g.o.kallsyms && write_kallsyms(&g, g.o.kallsyms)) ||
+	    (g.o.elf && load_elf(&g, g.o.elf)))
 		goto out;
 	g.w = perf_writer__new(g.o.output);
 	if (!g.w || add_header(&g, argc, argv) || generate(&g))

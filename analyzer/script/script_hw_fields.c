@@ -44,15 +44,14 @@ void script_item_memory(struct line_item *item, const struct perf_event_attr *at
  * (map__map_ip; for the kernel's map, whose symbols analyze keeps absolute, from its start).
  */
 static void resolve_branch_end(struct script *s, struct thread *t, u8 cpumode, u64 ip,
-			       struct sample_frame *at, bool *kernel, u64 *off)
+			       struct sample_frame *at, u64 *off)
 {
 	struct addr_location al;
 
 	machine__resolve_map(&s->machine, t, cpumode, ip, &al);
 	at->dso = al.map ? al.map->dso : NULL;
 	at->addr = al.addr;
-	*kernel = al.map && al.map == s->machine.kernel_map;
-	*off = !al.map ? ip : *kernel ? ip - al.map->start : al.addr;
+	*off = !al.map ? ip : al.map == s->machine.kernel_map ? ip - al.map->start : al.addr;
 }
 
 void script_resolve_branches(struct script *s, struct thread *t, const struct perf_sample *sample,
@@ -69,8 +68,8 @@ void script_resolve_branches(struct script *s, struct thread *t, const struct pe
 		b->from = e[0];
 		b->to = e[1];
 		b->flags = e[2];
-		resolve_branch_end(s, t, cpumode, b->from, &b->from_at, &b->from_kernel, &b->from_off);
-		resolve_branch_end(s, t, cpumode, b->to, &b->to_at, &b->to_kernel, &b->to_off);
+		resolve_branch_end(s, t, cpumode, b->from, &b->from_at, &b->from_off);
+		resolve_branch_end(s, t, cpumode, b->to, &b->to_at, &b->to_off);
 	}
 }
 

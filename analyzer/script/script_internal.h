@@ -102,7 +102,6 @@ struct script {
 struct line_branch {
 	u64 from, to, flags;	/* flags: perf_branch_entry's bits after from and to */
 	struct sample_frame from_at, to_at;	/* dso (NULL: no map) and address in it */
-	bool from_kernel, to_kernel;	/* in the kernel's map (brstackoff's offsets) */
 	u64 from_off, to_off;	/* perf's map__map_ip of them (brstackoff) */
 };
 
