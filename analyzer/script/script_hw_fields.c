@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer/output/dump.h"
 #include "lib/fmt.h"
 
 /* perf_event.h's perf_branch_entry flags, after from and to */
@@ -18,8 +19,6 @@
 #define BR_IN_TX(f) (((f) >> 2) & 1)
 #define BR_ABORT(f) (((f) >> 3) & 1)
 #define BR_CYCLES(f) (((f) >> 4) & 0xffff)
-#define BR_TYPE(f) (((f) >> 20) & 0xf)
-#define BR_NEW_TYPE(f) (((f) >> 26) & 0xf)
 
 void script_item_memory(struct line_item *item, const struct perf_event_attr *attr,
 			const struct perf_sample *sample)
@@ -73,21 +72,6 @@ void script_resolve_branches(struct script *s, struct thread *t, const struct pe
 	}
 }
 
-/* perf's branch_type_name and branch_new_type_name (branch.c), "" for an unknown type */
-static const char *branch_type(u64 flags)
-{
-	static const char *const names[] = { "", "COND", "UNCOND", "IND", "CALL", "IND_CALL",
-					     "RET", "SYSCALL", "SYSRET", "COND_CALL", "COND_RET",
-					     "ERET", "IRQ", "SERROR", "NO_TX" };
-	static const char *const new_names[] = { "FAULT_ALGN", "FAULT_DATA", "FAULT_INST",
-						 "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5" };
-	u64 type = BR_TYPE(flags), new_type = BR_NEW_TYPE(flags);
-
-	if (type == PERF_BR_EXTEND_ABI)
-		return new_type < ARRAY_SIZE(new_names) ? new_names[new_type] : "";
-	return names[type];
-}
-
 /* print_bstack_flags: "/%c/%c/%c/%d/%s " */
 static void print_branch_flags(struct outbuf *ob, u64 f)
 {
@@ -100,7 +84,7 @@ static void print_branch_flags(struct outbuf *ob, u64 f)
 	outbuf_putc(ob, '/');
 	fmt_put_u64(ob, BR_CYCLES(f), 0);
 	outbuf_putc(ob, '/');
-	fmt_put_str(ob, branch_type(f));
+	fmt_put_str(ob, branch_flags__type_name(f));
 	outbuf_putc(ob, ' ');
 }
 
