@@ -29,6 +29,7 @@
 static const char *const script_usage = "analyze script [<options>]";
 
 #define OUTPUT_BUFFER (64 << 10)	/* stays in the core's cache between writes */
+#define LINE_SLOT_MAX (8 << 10)	/* the largest line handed to the aggregator */
 
 static bool thread_filtered(struct script *s, const struct thread *t)
 {
@@ -108,8 +109,11 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		nr_branches = (u32)sample->branch_stack[0];
 	size = sizeof(*item) + nr_frames * sizeof(struct sample_frame) +
 	       nr_branches * sizeof(struct line_branch);
-	/* a tracepoint's fields are read from the record, which is not kept */
-	here = !s->pipelined || evsel->attr.type == PERF_TYPE_TRACEPOINT;
+	/*
+	 * a tracepoint's fields are read from the record, which is not kept; a line with a long
+	 * branch stack (up to 2730 entries) would not fit the aggregator's batches
+	 */
+	here = !s->pipelined || evsel->attr.type == PERF_TYPE_TRACEPOINT || size > LINE_SLOT_MAX;
 	if (!here) {
 		item = aggregate__slot(&s->agg, size);
 	} else if (size <= sizeof(local)) {
