@@ -18,23 +18,35 @@
  * --unannounced N leaves the last N processes out of the side band, as tasks perf record did
  * not see start: their samples make their threads (named ":tid", no maps). --late N times N
  * samples three rounds back, as a CPU's buffer read late: records out of order.
+ * --branch-stack N gives every sample N taken branches (perf record -b, LBR; --hw-idx adds
+ * the stack's hardware index, as LBR call stacks have it); --sample-fields adds the fields of
+ * memory samples (perf mem: addr, weight, data source, physical address, page sizes) and
+ * cgroups (with CGROUP records naming them); --elf PATH maps an ELF file into every process,
+ * its build-id in the MMAP2 record, so that branches land in real functions. Their values are
+ * hashes of the sample's number, never draws from the random stream: the files without them
+ * stay what they were.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "readers/writer.h"
+#include "symtab/symtab.h"
 
 #define USAGE "usage: gen-perfdata -o PATH [--processes N] [--threads N] [--mmaps N] [--dsos N] " \
 	      "[--samples N] [--churn N] [--seed N] [--cpus N] [--comms N] [--ips N] " \
 	      "[--kernel-percent P] [--kfuncs N] [--round N] [--kallsyms FILE] [--event SPEC]... " \
-	      "[--no-event-desc] [--lost N] [--lost-samples N] [--unannounced N] [--late N]"
+	      "[--no-event-desc] [--lost N] [--lost-samples N] [--unannounced N] [--late N] " \
+	      "[--branch-stack N] [--hw-idx] [--sample-fields LIST] [--cgroups N] [--elf PATH]"
 
 #define HELP \
 	"  -o, --output PATH     the perf.data to write (required)\n" \
@@ -65,6 +77,16 @@
 	"                        theirs, only their samples (0)\n" \
 	"  --late N              samples, spread over the file, timed three rounds before the\n" \
 	"                        records around them (a buffer read late: out of order) (0)\n" \
+	"  --branch-stack N      N taken branches a sample (PERF_SAMPLE_BRANCH_STACK, as perf\n" \
+	"                        record -b) (0; at most 128)\n" \
+	"  --hw-idx              the branch stacks carry their hardware index (BRANCH_HW_INDEX)\n" \
+	"  --sample-fields LIST  more sample fields, comma-separated: addr, weight,\n" \
+	"                        weight_struct, data_src, phys_addr, cgroup, data_page_size,\n" \
+	"                        code_page_size\n" \
+	"  --cgroups N           CGROUP records of N cgroups /gen/cg0.. the samples' cgroup ids\n" \
+	"                        pick from (one id in eight is none of them) (4)\n" \
+	"  --elf PATH            every process also maps PATH's executable segment (its\n" \
+	"                        build-id in the MMAP2); branches land in its functions\n" \
 	"Counts take a k, M or G suffix (10^3, 10^6, 10^9).\n"
 
 #define TID_BASE 1000u	/* first tid given out; pid 1 is the launcher */
@@ -81,6 +103,10 @@
 #define MAX_TIDS 0x7fffffffull	/* perf keeps tids in an int */
 #define MAX_EVENTS 16
 #define ID_BASE 100	/* sample id of event e on cpu c: ID_BASE + e * cpus + c */
+#define MAX_BRANCHES 128
+#define PIE_BASE 0x555555554000ull	/* where a position-independent --elf is mapped */
+#define CGROUP_ID_BASE 0x1000	/* cgroup k's id */
+#define UNMAPPED_IP 0x7000ull	/* a branch address no map covers */
 
 struct gen_event {
 	struct perf_event_attr attr;	/* type, config and modifiers only */
@@ -89,8 +115,10 @@ struct gen_event {
 
 struct gen_opts {
 	u64 processes, threads, mmaps, dsos, samples, churn, seed, cpus, comms, ips, kfuncs, round;
-	u64 kernel_percent, lost, lost_samples, unannounced, late;
-	const char *output, *kallsyms;
+	u64 kernel_percent, lost, lost_samples, unannounced, late, branches, cgroups;
+	u64 extra_fields;	/* --sample-fields: PERF_SAMPLE_* bits */
+	bool hw_idx;
+	const char *output, *kallsyms, *elf;
 	struct gen_event events[MAX_EVENTS];	/* --event; none: cpu-clock */
 	size_t nr_events;
 	bool no_event_desc;
@@ -114,6 +142,13 @@ struct gen {
 	u64 first_sample, last_sample;
 	u32 cpu;	/* cpu of the next side-band record: round robin */
 	bool with_id;	/* PERF_SAMPLE_ID: more than one event */
+	struct {	/* --elf: its executable segment as mapped, and its functions */
+		u64 start, len, pgoff;
+		u8 build_id[20];
+		u8 build_id_size;
+		u64 *func_start, *func_size;
+		size_t nr_funcs;
+	} elf;
 };
 
 /* splitmix64: a good 64-bit mix, used both as the stream generator and as a stateless hash. */
@@ -253,6 +288,50 @@ static int emit_kernel_mmap(struct gen *g)
 	return emit_sideband(g, buf, sizeof(*m) + ALIGN_UP(sizeof(name), 8), 0, 0);
 }
 
+/* --elf: PATH's executable segment in process pid, its build-id in the record (MMAP2's) */
+static int emit_elf_mmap(struct gen *g, u32 pid)
+{
+	u8 buf[512] = { 0 };	/* emit_sideband's size: parse_opts bounds the path */
+	struct perf_record_mmap2 *m = (struct perf_record_mmap2 *)buf;
+	size_t len = strlen(g->o.elf) + 1;
+
+	m->header.type = PERF_RECORD_MMAP2;
+	m->header.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
+	m->pid = m->tid = pid;
+	m->start = g->elf.start;
+	m->len = g->elf.len;
+	m->pgoff = g->elf.pgoff;
+	m->build_id_size = g->elf.build_id_size;
+	memcpy(m->build_id, g->elf.build_id, sizeof(m->build_id));
+	m->prot = 5;	/* PROT_READ | PROT_EXEC */
+	m->flags = 2;	/* MAP_PRIVATE */
+	memcpy(m->filename, g->o.elf, len);
+	return emit_sideband(g, buf, sizeof(*m) + ALIGN_UP(len, 8), pid, pid);
+}
+
+/*
+ * The CGROUP records perf record synthesizes at its start (perf_event.h: id, path): the
+ * root, then /gen/cg0.. with ids CGROUP_ID_BASE + k.
+ */
+static int emit_cgroups(struct gen *g)
+{
+	for (u64 k = 0; k <= g->o.cgroups; k++) {
+		u64 rec[8] = { 0 };
+		struct perf_event_header *h = (struct perf_event_header *)rec;
+		char *path = (char *)&rec[2];
+
+		*h = (struct perf_event_header){ .type = PERF_RECORD_CGROUP };
+		rec[1] = k ? CGROUP_ID_BASE + k - 1 : 1;
+		if (k)
+			snprintf(path, 48, "/gen/cg%u", (u32)(k - 1));
+		else
+			strcpy(path, "/");
+		if (emit_sideband(g, rec, 2 * sizeof(u64) + ALIGN_UP(strlen(path) + 1, 8), 0, 0))
+			return -1;
+	}
+	return 0;
+}
+
 static u32 new_tid(struct gen *g)
 {
 	g->nr_threads_total++;
@@ -280,6 +359,8 @@ static int spawn_process(struct gen *g, u64 p)
 		if (emit_mmap2(g, pid, p, k))
 			return -1;
 	}
+	if (g->o.elf && emit_elf_mmap(g, pid))
+		return -1;
 	for (u64 t = 1; t < g->o.threads; t++) {
 		slots[t] = new_tid(g);
 		if (emit_task(g, PERF_RECORD_FORK, pid, pid, slots[t], pid))
@@ -338,10 +419,114 @@ static int emit_lost_samples(struct gen *g, u64 n)
 	return emit(g, rec, nr * sizeof(u64));
 }
 
+/* A branch address of process p for hash h: mostly in --elf's functions, some elsewhere. */
+static u64 branch_addr(const struct gen *g, u64 p, u64 h)
+{
+	u64 r = h % 20, k = (h >> 8) % g->o.mmaps;
+
+	if (r < 14 && g->elf.nr_funcs) {
+		size_t f = (size_t)((h >> 8) % g->elf.nr_funcs);
+
+		return g->elf.func_start[f] + (h >> 24) % g->elf.func_size[f];
+	}
+	if (r < 17)
+		return KERNEL_TEXT + KFUNC_START + (h >> 8) % g->o.kfuncs * KFUNC_SIZE +
+		       (h >> 24) % (KFUNC_SIZE / 4) * 4;
+	if (r < 19)
+		return USER_BASE + k * MMAP_STRIDE +
+		       dso_hot_offset(g, mmap_dso(g, p, k), (h >> 16) % g->o.ips);
+	return UNMAPPED_IP + (h >> 8) % 0x100;
+}
+
+/*
+ * perf_event.h's perf_branch_entry flags: mispred, predicted, in_tx, abort, cycles:16, type:4,
+ * spec:2, new_type:4, priv:3.
+ */
+static u64 branch_flags(u64 h)
+{
+	u64 cycles = (h >> 20) % 4 ? (h >> 9) % 400 : 0, type = (h >> 24) % 16;
+
+	return (h & 3) | (u64)((h >> 2) % 8 == 0) << 2 | (u64)((h >> 5) % 16 == 0) << 3 |
+	       cycles << 4 | type << 20 | ((h >> 28) & 3) << 24 |
+	       (type == PERF_BR_EXTEND_ABI ? (h >> 30) % 8 : 0) << 26 | ((h >> 33) % 4) << 30;
+}
+
+/*
+ * A data source (perf_event.h's perf_mem_data_src): op, then either a level bit with hit or
+ * miss or a level number (remote, hops), one snoop bit (and snoopx's forward), a TLB bit
+ * with N/A or hit, lock, block. Few bits a field keep perf's decoded text short: its
+ * decoders write " or " between bits unchecked, past their buffer.
+ */
+static u64 data_src(u64 h)
+{
+	u64 op = 1ull << (h % 6) >> 1, lvl = 0, lvl_num = 0, remote = 0, hops = 0;
+	u64 snoop = 1ull << ((h >> 8) % 6) >> 1, snoopx = (h >> 11) % 2;
+	u64 tlb = (1ull << ((h >> 12) % 6) >> 1) << 2 |
+		  ((h >> 15) % 3 ? 1ull << ((h >> 15) % 3 - 1) : 0);
+	u64 lock = (h >> 17) % 4, blk = (h >> 19) % 8, hit_miss = (h >> 22) % 3;
+
+	if (h % 32 == 0)
+		return 0;
+	if ((h >> 24) % 2) {
+		lvl_num = (h >> 25) % 16;
+		remote = (h >> 29) % 2;
+		hops = (h >> 30) % 5;
+		lvl = hit_miss ? 1ull << hit_miss : 1;	/* NA, HIT or MISS */
+	} else {
+		lvl = (1ull << ((h >> 25) % 12 + 3)) | (hit_miss ? 1ull << hit_miss : 0);
+	}
+	return op | lvl << 5 | snoop << 19 | lock << 24 | tlb << 26 | lvl_num << 33 |
+	       remote << 37 | snoopx << 38 | blk << 40 | hops << 43;
+}
+
+static u64 page_size(u64 h)
+{
+	static const u64 sizes[] = { 0, 4096, 16384, 65536, 2 << 20, 1 << 30 };
+
+	return sizes[h % ARRAY_SIZE(sizes)];
+}
+
+/* --branch-stack and --sample-fields: the fields after PERIOD, in perf_event.h's order */
+static size_t sample_extras(const struct gen *g, u64 n, u64 p, u64 addr, u64 *rec)
+{
+	u64 st = g->o.extra_fields, h = mix(g->o.seed ^ (n * 0x2545f4914f6cdd1dull)), nr = 0;
+
+	if (g->o.branches) {
+		rec[nr++] = g->o.branches;
+		if (g->o.hw_idx)
+			rec[nr++] = h % g->o.branches;
+		for (u64 j = 0; j < g->o.branches; j++) {
+			u64 b = mix(h + j * 3);
+
+			rec[nr++] = branch_addr(g, p, mix(b));
+			rec[nr++] = branch_addr(g, p, mix(b + 1));
+			rec[nr++] = branch_flags(mix(b + 2));
+		}
+	}
+	if (st & PERF_SAMPLE_WEIGHT)
+		rec[nr++] = mix(h + 1) % 2000;
+	else if (st & PERF_SAMPLE_WEIGHT_STRUCT)	/* var1_dw, var2_w (ins_lat), var3_w */
+		rec[nr++] = mix(h + 1) % 2000 | (mix(h + 2) % 500) << 32 | (mix(h + 3) % 300) << 48;
+	if (st & PERF_SAMPLE_DATA_SRC)
+		rec[nr++] = data_src(mix(h + 4));
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		rec[nr++] = (mix(h + 5) & 0xffffff000ull) | (addr & 0xfff);
+	if (st & PERF_SAMPLE_CGROUP)
+		rec[nr++] = mix(h + 6) % 8 && g->o.cgroups
+				    ? CGROUP_ID_BASE + mix(h + 6) % g->o.cgroups
+				    : 0x999;
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		rec[nr++] = page_size(mix(h + 7));
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		rec[nr++] = page_size(mix(h + 8));
+	return nr;
+}
+
 static int sample(struct gen *g, u64 n)
 {
 	u64 slot = rnd(g, g->o.processes * g->o.threads), p = slot / g->o.threads;
-	u64 rec[7], nr = 0, cpu = n % g->o.cpus, period = PERIOD - 1000 + rnd(g, 2001), ip;
+	u64 rec[16 + 2 + 3 * MAX_BRANCHES], nr = 0, cpu = n % g->o.cpus;
+	u64 period = PERIOD - 1000 + rnd(g, 2001), ip, addr = 0;
 	struct perf_event_header *h = (struct perf_event_header *)&rec[nr++];
 	u16 misc;
 
@@ -365,10 +550,16 @@ static int sample(struct gen *g, u64 n)
 	/* a late one: its time three rounds back (of samples; side band aside) */
 	if (g->o.samples && (n + 1) * g->o.late / g->o.samples > n * g->o.late / g->o.samples)
 		rec[nr - 1] = MAX(g->first_sample, g->time - 3 * g->o.round * (PERIOD / g->o.cpus));
+	if (g->o.extra_fields & PERF_SAMPLE_ADDR) {	/* a data address: the stack's */
+		addr = 0x7ffc00000000ull +
+		       mix(g->o.seed ^ (n * 0x9e3779b97f4a7c15ull)) % 0x100000 * 8;
+		rec[nr++] = addr;
+	}
 	if (g->with_id)	/* the events take the samples in turn */
 		rec[nr++] = ID_BASE + (n % g->o.nr_events) * g->o.cpus + cpu;
 	rec[nr++] = cpu;
 	rec[nr++] = period;
+	nr += sample_extras(g, n, p, addr, &rec[nr]);
 	*h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .misc = misc,
 					 .size = (u16)(nr * sizeof(u64)) };
 	return emit(g, rec, nr * sizeof(u64));
@@ -379,7 +570,8 @@ static int generate(struct gen *g)
 	static const char init[] = "gen-init";
 	u64 churned = 0, lost = 0;
 
-	if (emit_kernel_mmap(g) || emit_comm(g, INIT_PID, INIT_PID, init, false))
+	if (emit_kernel_mmap(g) || emit_comm(g, INIT_PID, INIT_PID, init, false) ||
+	    ((g->o.extra_fields & PERF_SAMPLE_CGROUP) && emit_cgroups(g)))
 		return -1;
 	for (u64 p = 0; p < g->o.processes; p++) {
 		if (spawn_process(g, p))
@@ -446,7 +638,11 @@ static int add_header(struct gen *g, int argc, char **argv)
 			.sample_freq = 4000,
 			.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				       (g->with_id ? PERF_SAMPLE_ID : 0) | PERF_SAMPLE_CPU |
-				       PERF_SAMPLE_PERIOD,
+				       PERF_SAMPLE_PERIOD | g->o.extra_fields |
+				       (g->o.branches ? PERF_SAMPLE_BRANCH_STACK : 0),
+			/* perf record -b: any taken branch */
+			.branch_sample_type = g->o.branches ? PERF_SAMPLE_BRANCH_ANY |
+				(g->o.hw_idx ? PERF_SAMPLE_BRANCH_HW_INDEX : 0) : 0,
 			.read_format = PERF_FORMAT_ID,
 			.disabled = 1, .inherit = 1, .freq = 1, .enable_on_exec = 1,
 			.sample_id_all = 1, .precise_ip = ev->attr.precise_ip,
@@ -460,6 +656,7 @@ static int add_header(struct gen *g, int argc, char **argv)
 		/* the first event tracks the side band, as perf record's first one */
 		if (e == 0) {
 			attr.mmap = attr.comm = attr.task = attr.mmap2 = attr.comm_exec = 1;
+			attr.cgroup = !!(g->o.extra_fields & PERF_SAMPLE_CGROUP);
 		} else {
 			attr.disabled = 0;
 			attr.enable_on_exec = 0;
@@ -470,6 +667,9 @@ static int add_header(struct gen *g, int argc, char **argv)
 					    g->o.no_event_desc ? NULL : ev->name);
 	}
 	free(ids);
+	/* perf record -b marks the file (an empty section): report then sorts by branch */
+	if (!ret && g->o.branches)
+		ret = perf_writer__set_feature(g->w, HEADER_BRANCH_STACK, NULL, 0);
 	return ret || perf_writer__set_string(g->w, HEADER_HOSTNAME, "gen-perfdata") ||
 	       perf_writer__set_string(g->w, HEADER_OSRELEASE, "6.1.0-gen") ||
 	       perf_writer__set_string(g->w, HEADER_VERSION, "6.1.0") ||
@@ -558,6 +758,38 @@ static void parse_event(struct gen_event *ev, const char *spec)
 	free(copy);
 }
 
+/* --sample-fields LIST: the PERF_SAMPLE_* bits named */
+static u64 parse_sample_fields(const char *list)
+{
+	static const struct {
+		const char *name;
+		u64 bit;
+	} fields[] = {
+		{ "addr", PERF_SAMPLE_ADDR },
+		{ "weight", PERF_SAMPLE_WEIGHT },
+		{ "weight_struct", PERF_SAMPLE_WEIGHT_STRUCT },
+		{ "data_src", PERF_SAMPLE_DATA_SRC },
+		{ "phys_addr", PERF_SAMPLE_PHYS_ADDR },
+		{ "cgroup", PERF_SAMPLE_CGROUP },
+		{ "data_page_size", PERF_SAMPLE_DATA_PAGE_SIZE },
+		{ "code_page_size", PERF_SAMPLE_CODE_PAGE_SIZE },
+	};
+	char *copy = xstrdup(list), *save = NULL;
+	u64 bits = 0;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t f;
+
+		for (f = 0; f < ARRAY_SIZE(fields) && strcmp(tok, fields[f].name); f++)
+			;
+		if (f == ARRAY_SIZE(fields))
+			usage_error("bad field '%s' in --sample-fields", tok);
+		bits |= fields[f].bit;
+	}
+	free(copy);
+	return bits;
+}
+
 static void parse_opts(struct gen_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -582,6 +814,11 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 		{ "lost-samples", required_argument, NULL, 'L' },
 		{ "unannounced", required_argument, NULL, 'u' },
 		{ "late", required_argument, NULL, 'a' },
+		{ "branch-stack", required_argument, NULL, 'b' },
+		{ "hw-idx", no_argument, NULL, 'x' },
+		{ "sample-fields", required_argument, NULL, 'F' },
+		{ "cgroups", required_argument, NULL, 'g' },
+		{ "elf", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -589,7 +826,7 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 
 	*o = (struct gen_opts){ .processes = 10, .threads = 4, .mmaps = 8, .dsos = 16,
 				.samples = 10000, .seed = 1, .cpus = 4, .comms = 8, .ips = 16,
-				.kernel_percent = 10, .kfuncs = 64, .round = 1000 };
+				.kernel_percent = 10, .kfuncs = 64, .round = 1000, .cgroups = 4 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		const char *name = "";
@@ -624,6 +861,11 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 		case 'L': o->lost_samples = parse_count(name, optarg, 0, UINT32_MAX); break;
 		case 'u': o->unannounced = parse_count(name, optarg, 0, UINT32_MAX); break;
 		case 'a': o->late = parse_count(name, optarg, 0, UINT64_MAX / 2); break;
+		case 'b': o->branches = parse_count(name, optarg, 0, MAX_BRANCHES); break;
+		case 'x': o->hw_idx = true; break;
+		case 'F': o->extra_fields |= parse_sample_fields(optarg); break;
+		case 'g': o->cgroups = parse_count(name, optarg, 0, 1000); break;
+		case 'X': o->elf = optarg; break;
 		case 'h': printf("%s\n\n%s", USAGE, HELP); exit(0);
 		case ':': usage_error("option '%s' needs a value", argv[optind - 1]); break;
 		default: usage_error("unknown option '%s'", argv[optind - 1]); break;
@@ -640,6 +882,12 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 	}
 	if (!o->output)
 		usage_error("no output path (-o PATH)");
+	if (o->elf && strlen(o->elf) > 256)
+		usage_error("--elf path longer than 256 bytes");
+	if (o->hw_idx && !o->branches)
+		usage_error("--hw-idx needs --branch-stack");
+	if ((o->extra_fields & PERF_SAMPLE_WEIGHT) && (o->extra_fields & PERF_SAMPLE_WEIGHT_STRUCT))
+		usage_error("weight and weight_struct in --sample-fields: one or the other");
 	if (o->unannounced > o->processes)
 		usage_error("--unannounced is more than --processes");
 	if (o->churn && o->threads < 2)
@@ -647,6 +895,73 @@ static void parse_opts(struct gen_opts *o, int argc, char **argv)
 	if (o->processes * o->threads + o->churn > MAX_TIDS - TID_BASE ||
 	    o->processes > MAX_TIDS / o->threads)
 		usage_error("too many threads in all (processes * threads + churn)");
+}
+
+/*
+ * --elf PATH: its executable PT_LOAD as the loader maps it (a position-independent file at
+ * PIE_BASE), its build-id, and the sized functions of its .symtab in that segment.
+ */
+static int load_elf(struct gen *g, const char *path)
+{
+	int fd = open(path, O_RDONLY), ret = -1, bid;
+	Elf *elf = NULL;
+	GElf_Ehdr ehdr;
+	GElf_Phdr ph;
+	Elf_Scn *scn = NULL;
+	size_t n, cap = 0;
+	u64 base = 0, seg_lo = 0, seg_hi = 0;
+
+	elf_version(EV_CURRENT);
+	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL)) || !gelf_getehdr(elf, &ehdr) ||
+	    elf_getphdrnum(elf, &n))
+		goto out;
+	base = ehdr.e_type == ET_DYN ? PIE_BASE : 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		g->elf.start = base + (ph.p_vaddr & ~0xfffull);
+		g->elf.pgoff = ph.p_offset & ~0xfffull;
+		g->elf.len = ALIGN_UP(ph.p_memsz + (ph.p_vaddr & 0xfff), 0x1000);
+		seg_lo = ph.p_vaddr;
+		seg_hi = ph.p_vaddr + ph.p_memsz;
+		break;
+	}
+	while (g->elf.len && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 1); i++) {
+			GElf_Sym sym;
+
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
+			    sym.st_value < seg_lo || sym.st_value >= seg_hi)
+				continue;
+			if (g->elf.nr_funcs == cap) {
+				cap = cap ? cap * 2 : 16;
+				g->elf.func_start = xrealloc(g->elf.func_start, cap * sizeof(u64));
+				g->elf.func_size = xrealloc(g->elf.func_size, cap * sizeof(u64));
+			}
+			g->elf.func_start[g->elf.nr_funcs] = base + sym.st_value;
+			g->elf.func_size[g->elf.nr_funcs++] = sym.st_size;
+		}
+	}
+	bid = symtab__filename_build_id(path, g->elf.build_id);
+	if (g->elf.nr_funcs && bid > 0) {
+		g->elf.build_id_size = (u8)bid;
+		ret = 0;
+	}
+out:
+	if (ret)
+		fprintf(stderr, "gen-perfdata: %s: not an ELF file with functions and a build-id\n",
+			path);
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -658,7 +973,8 @@ int main(int argc, char **argv)
 	g.with_id = g.o.nr_events > 1;
 	g.rng = mix(g.o.seed);
 	g.slot_tid = xcalloc(g.o.processes * g.o.threads, sizeof(u32));
-	if (g.o.kallsyms && write_kallsyms(&g, g.o.kallsyms))
+	if ((g.o.kallsyms && write_kallsyms(&g, g.o.kallsyms)) ||
+	    (g.o.elf && load_elf(&g, g.o.elf)))
 		goto out;
 	g.w = perf_writer__new(g.o.output);
 	if (!g.w || add_header(&g, argc, argv) || generate(&g))
@@ -674,5 +990,7 @@ fail:
 out:
 	perf_writer__delete(g.w);
 	free(g.slot_tid);
+	free(g.elf.func_start);
+	free(g.elf.func_size);
 	return ret;
 }

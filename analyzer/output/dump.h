@@ -60,4 +60,11 @@ void dump_fprintf_details(FILE *fp, const struct perf_event_header *event);
 void dump_fprintf_sample(FILE *fp, const struct perf_event_header *event,
 			 const struct perf_sample *sample, const struct perf_event_attr *attr);
 
+/*
+ * A branch's kind from its perf_branch_entry flags (the u64 after from and to), as perf 6.1
+ * names it (branch_type_name, and branch_new_type_name for PERF_BR_EXTEND_ABI): "COND",
+ * "IND_CALL", "FAULT_DATA", ...; "" for an unknown one.
+ */
+const char *branch_flags__type_name(u64 flags);
+
 #endif

@@ -88,6 +88,20 @@ static void fprintf_callchain(FILE *fp, const struct perf_sample *s,
 		fprintf(fp, "..... %2d: %016" PRIx64 "\n", (int)i, chain[1 + i]);
 }
 
+const char *branch_flags__type_name(u64 flags)
+{
+	static const char *const names[] = { "", "COND", "UNCOND", "IND", "CALL", "IND_CALL",
+					     "RET", "SYSCALL", "SYSRET", "COND_CALL", "COND_RET",
+					     "ERET", "IRQ", "SERROR", "NO_TX" };
+	static const char *const new_names[] = { "FAULT_ALGN", "FAULT_DATA", "FAULT_INST",
+						 "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5" };
+	u64 type = (flags >> 20) & 0xf, new_type = (flags >> 26) & 0xf;
+
+	if (type == PERF_BR_EXTEND_ABI)
+		return new_type < ARRAY_SIZE(new_names) ? new_names[new_type] : "";
+	return names[type];
+}
+
 static void fprintf_branch_stack(FILE *fp, const struct perf_sample *s,
 				 const struct perf_event_attr *attr)
 {
@@ -103,12 +117,15 @@ static void fprintf_branch_stack(FILE *fp, const struct perf_sample *s,
 		u64 from = e[i * 3], to = e[i * 3 + 1], flags = e[i * 3 + 2];
 
 		if (!callstack) {
-			/* perf_branch_entry flags: mispred, predicted, in_tx, abort, cycles:16 */
+			/*
+			 * perf_branch_entry flags: mispred, predicted, in_tx, abort, cycles:16,
+			 * type:4, spec:2, new_type:4, priv:3, reserved:31
+			 */
 			fprintf(fp, "..... %2" PRIu64 ": %016" PRIx64 " -> %016" PRIx64
-				" %hu cycles %s%s%s%s %x\n", i, from, to,
+				" %hu cycles %s%s%s%s %x %s\n", i, from, to,
 				(unsigned short)((flags >> 4) & 0xffff), flags & 1 ? "M" : " ",
 				flags & 2 ? "P" : " ", flags & 8 ? "A" : " ", flags & 4 ? "T" : " ",
-				(unsigned)(flags >> 24));
+				(unsigned)(flags >> 33), branch_flags__type_name(flags));
 		} else if (i == 0) {
 			fprintf(fp, "..... %2" PRIu64 ": %016" PRIx64 "\n..... %2" PRIu64
 				": %016" PRIx64 "\n", i, to, i + 1, from);
@@ -183,9 +200,10 @@ void dump_fprintf_sample(FILE *fp, const struct perf_event_header *event,
 			s->user_stack.size ? s->user_stack.dyn_size : 0, (unsigned)off);
 	}
 	if (type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		/* x86 perf's arch_perf_parse_sample_weight: no p_stage_cyc (powerpc's), 0 */
 		if (type & PERF_SAMPLE_WEIGHT_STRUCT)
-			fprintf(fp, "... weight: %" PRIu64 ",0x%x,0x%x\n", s->weight & 0xffffffff,
-				(unsigned)((s->weight >> 32) & 0xffff), (unsigned)(s->weight >> 48));
+			fprintf(fp, "... weight: %" PRIu64 ",0x%x,0x0\n", s->weight & 0xffffffff,
+				(unsigned)((s->weight >> 32) & 0xffff));
 		else
 			fprintf(fp, "... weight: %" PRIu64 "\n", s->weight);
 	}

@@ -30,6 +30,7 @@
 static const char *const script_usage = "analyze script [<options>]";
 
 #define OUTPUT_BUFFER (64 << 10)	/* stays in the core's cache between writes */
+#define LINE_SLOT_MAX (8 << 10)	/* the largest line handed to the aggregator */
 
 /* The aggregator's work: a line. */
 static void finish_line(void *data, void *item)
@@ -79,6 +80,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	struct line_item *item;
 	bool here;	/* the line is made on this thread */
 	struct thread *t;
+	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
+	u32 nr_branches = 0;
+	size_t size;
 
 	if (!s->checked && script_check_fields(s)) {
 		s->check_failed = true;
@@ -109,11 +113,26 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 					     s->max_stack, &nr_frames, &user_at);
 		callchain = chain != NULL;
 	}
-	/* a tracepoint's fields are read from the record, which is not kept */
-	here = !s->pipelined || evsel->attr.type == PERF_TYPE_TRACEPOINT;
-	item = !here ? aggregate__slot(&s->agg,
-				       sizeof(*item) + nr_frames * sizeof(struct sample_frame))
-		     : &local.item;
+	if ((fields & (SF_BRSTACK | SF_BRSTACKSYM | SF_BRSTACKOFF)) && sample->branch_stack)
+		nr_branches = (u32)sample->branch_stack[0];
+	size = sizeof(*item) + nr_frames * sizeof(struct sample_frame) +
+	       nr_branches * sizeof(struct line_branch);
+	/*
+	 * a tracepoint's fields are read from the record, which is not kept; a line with a long
+	 * branch stack (up to 2730 entries) would not fit the aggregator's batches
+	 */
+	here = !s->pipelined || evsel->attr.type == PERF_TYPE_TRACEPOINT || size > LINE_SLOT_MAX;
+	if (!here) {
+		item = aggregate__slot(&s->agg, size);
+	} else if (size <= sizeof(local)) {
+		item = &local.item;
+	} else {	/* a long branch stack: room kept from sample to sample */
+		if (size > s->big_line_size) {
+			s->big_line = xrealloc(s->big_line, size);
+			s->big_line_size = size;
+		}
+		item = s->big_line;
+	}
 	item->evsel = evsel;
 	item->comm = thread__comm_str(t);
 	item->ip = sample->ip;
@@ -142,6 +161,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	item->sample_addr = sample->addr;
 	item->addr_dso = NULL;
 	item->addr_in_dso = sample->addr;
+	script_item_memory(item, &evsel->attr, sample);
+	if (evsel->idx >= (int)s->session.nr_evsels)
+		item->misc = 0;	/* perf's AUX decoders leave their samples' misc unset */
 	if (((s->f.fields[script_output_type(evsel->attr.type)] & (SF_ADDR | SF_CALLINDENT)) ||
 	     (is_bts_event(&evsel->attr) && bts_shows_addr(s, &evsel->attr))) &&
 	    addr_correlates_sym(&evsel->attr)) {	/* perf's thread__resolve */
@@ -162,6 +184,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		item->dso = al.map ? al.map->dso : NULL;
 		item->addr = al.addr;
 	}
+	item->nr_branches = nr_branches;
+	if (nr_branches)
+		script_resolve_branches(s, t, sample, item);
 	thread__put(t);
 	if (s->skip_samples) {	/* a parallel run printed it */
 		s->skip_samples--;
@@ -497,7 +522,7 @@ static int script_parse_options(struct script *s, struct script_cmd *c, int argc
 	struct option_callback dlarg_cb = { parse_dlarg, c };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &c->input, "file", "input file name" },
-		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period" },
+		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period,addr,flags,callindent,insn,insnlen,synth,srcline,misc,brstack,brstacksym,brstackoff,weight,ins_lat,data_src,phys_addr,data_page_size,code_page_size,bpf-output" },
 		{ 'c', "comms", OPT_STRING, &c->comms, "comm[,comm...]", "only display events for these comms" },
 		{ 0, "pid", OPT_STRING, &c->pids, "pid[,pid...]", "only consider symbols in these pids" },
 		{ 0, "tid", OPT_STRING, &c->tids, "tid[,tid...]", "only consider symbols in these tids" },
@@ -594,7 +619,7 @@ static int script_apply_options(struct script *s, const struct script_cmd *c)
 	s->ns |= c->ns;
 	s->dump = c->dump_raw;
 	for (int t = 0; t < SCRIPT_TYPES; t++) {
-		s->itrace_opts.insn_bytes |= !!(s->f.fields[t] & SF_INSN);
+		s->itrace_opts.insn_bytes |= !!(s->f.fields[t] & (SF_INSN | SF_INSNLEN));
 		s->itrace_opts.thread_stack |= !!(s->f.fields[t] & SF_CALLINDENT);
 	}
 	if (!s->itrace_opts.set)	/* perf script's default: calls and errors */
@@ -758,6 +783,7 @@ static void script_exit(struct script *s, struct script_cmd *c)
 	name_list__free(&s->pids);
 	name_list__free(&s->tids);
 	free(s->cpus);
+	free(s->big_line);
 	free(c->symfs_cache);
 	if (c->wq)
 		workqueue__destroy(c->wq);	/* symbol tables still loading refer to dsos */

@@ -33,6 +33,17 @@ enum script_field {
 	SF_INSN = 1 << 16,	/* AUX-trace samples: the instruction's bytes */
 	SF_SYNTH = 1 << 17,	/* perf's synthesized events (psb, cbr): their data as text */
 	SF_SRCLINE = 1 << 18,	/* each ip's source line, under it */
+	SF_BRSTACK = 1 << 19,	/* the branch stack: from/to addresses and flags */
+	SF_BRSTACKSYM = 1 << 20,	/* the same as symbols */
+	SF_BRSTACKOFF = 1 << 21,	/* the same as offsets in their dsos */
+	SF_WEIGHT = 1 << 22,
+	SF_DATA_SRC = 1 << 23,	/* the data source, raw and decoded (perf mem's fields) */
+	SF_PHYS_ADDR = 1 << 24,
+	SF_DATA_PAGE_SIZE = 1 << 25,
+	SF_CODE_PAGE_SIZE = 1 << 26,
+	SF_MISC = 1 << 27,	/* the record's misc bits as letters (cpumode, exec, ...) */
+	SF_INSNLEN = 1 << 28,	/* the instruction's length (AUX-trace samples; else 0) */
+	SF_INS_LAT = 1 << 29,	/* the instruction latency of a WEIGHT_STRUCT sample */
 };
 
 /* perf's output types: the attr types 0..5 (hw sw trace hw_cache raw break), then others,

@@ -20,12 +20,14 @@ static const struct {
 	{ "cpu", SF_CPU }, { "event", SF_EVNAME }, { "trace", SF_TRACE }, { "ip", SF_IP },
 	{ "sym", SF_SYM }, { "dso", SF_DSO }, { "addr", SF_ADDR }, { "symoff", SF_SYMOFFSET },
 	{ "srcline", SF_SRCLINE }, { "period", SF_PERIOD }, { "iregs", 0 }, { "uregs", 0 },
-	{ "brstack", 0 }, { "brstacksym", 0 }, { "data_src", 0 }, { "weight", 0 },
-	{ "bpf-output", SF_BPF_OUTPUT }, { "callindent", SF_CALLINDENT }, { "insn", SF_INSN }, { "insnlen", 0 },
-	{ "synth", SF_SYNTH }, { "phys_addr", 0 }, { "metric", 0 }, { "misc", 0 }, { "srccode", 0 },
-	{ "ipc", 0 }, { "tod", 0 }, { "data_page_size", 0 }, { "code_page_size", 0 },
-	{ "ins_lat", 0 }, { "brstackinsnlen", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
-	{ "cgroup", 0 }, { "retire_lat", 0 }, { "brstackoff", 0 }, { "flags", SF_FLAGS },
+	{ "brstack", SF_BRSTACK }, { "brstacksym", SF_BRSTACKSYM }, { "data_src", SF_DATA_SRC },
+	{ "weight", SF_WEIGHT }, { "bpf-output", SF_BPF_OUTPUT }, { "callindent", SF_CALLINDENT },
+	{ "insn", SF_INSN }, { "insnlen", SF_INSNLEN }, { "synth", SF_SYNTH },
+	{ "phys_addr", SF_PHYS_ADDR }, { "metric", 0 }, { "misc", SF_MISC }, { "srccode", 0 },
+	{ "ipc", 0 }, { "tod", 0 }, { "data_page_size", SF_DATA_PAGE_SIZE },
+	{ "code_page_size", SF_CODE_PAGE_SIZE }, { "ins_lat", SF_INS_LAT },
+	{ "brstackinsn", 0 }, { "brstackinsnlen", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
+	{ "brstackoff", SF_BRSTACKOFF }, { "flags", SF_FLAGS },
 };
 
 /* builtin-script.c's defaults: the same for every kind of sampled event but tracepoints */
@@ -39,6 +41,9 @@ void script_fields__init(struct script_fields *f)
 	for (int t = 0; t < SCRIPT_TYPES; t++)
 		f->fields[t] = SF_DEFAULT;
 	f->fields[PERF_TYPE_SOFTWARE] |= SF_BPF_OUTPUT;
+	/* raw events are perf mem's: their memory fields too (dropped where samples lack them) */
+	f->fields[PERF_TYPE_RAW] |= SF_ADDR | SF_DATA_SRC | SF_WEIGHT | SF_PHYS_ADDR |
+				    SF_DATA_PAGE_SIZE | SF_CODE_PAGE_SIZE | SF_INS_LAT;
 	f->fields[SCRIPT_TYPE_SYNTH] = (SF_DEFAULT & ~SF_PERIOD) | SF_SYNTH;
 	f->fields[PERF_TYPE_TRACEPOINT] = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_EVNAME | SF_TRACE;
 }
@@ -207,6 +212,15 @@ out:
 	return err;
 }
 
+/* perf's output_field2str: the name of one field, "unknown" for none or several */
+static const char *field_name(u32 field)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(field_names); i++)
+		if (field_names[i].field == field)
+			return field_names[i].name;
+	return "unknown";
+}
+
 static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, const char *what,
 		       u32 field)
 {
@@ -219,7 +233,7 @@ static int stype_check(struct script *s, int t, struct evsel *evsel, u64 bit, co
 	if (s->f.user_fields[t] & field) {
 		fprintf(stderr,
 			"Samples for '%s' event do not have %s attribute set. Cannot print '%s' field.\n",
-			evsel__name(evsel), what, what);
+			evsel__name(evsel), what, field_name(field));
 		return -1;
 	}
 	s->f.fields[t] &= ~field;	/* not asked for: dropped from the defaults */
@@ -255,7 +269,10 @@ int script_check_type(struct script *s, int t, struct evsel *evsel)
 	if (!s->f.fields[t])
 		return 0;
 	if (stype_check(s, t, evsel, PERF_SAMPLE_IP, "IP", SF_IP) ||
-	    stype_check(s, t, evsel, PERF_SAMPLE_ADDR, "ADDR", SF_ADDR))
+	    stype_check(s, t, evsel, PERF_SAMPLE_ADDR, "ADDR", SF_ADDR) ||
+	    stype_check(s, t, evsel, PERF_SAMPLE_DATA_SRC, "DATA_SRC", SF_DATA_SRC) ||
+	    stype_check(s, t, evsel, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT",
+			SF_WEIGHT))
 		return -1;
 	if ((s->f.fields[t] & SF_SYM) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR))) {
 		fprintf(stderr, "Display of symbols requested but neither sample IP nor sample address\navailable. Hence, no addresses to convert to symbols.\n");
@@ -275,7 +292,13 @@ int script_check_type(struct script *s, int t, struct evsel *evsel)
 	}
 	if (stype_check(s, t, evsel, PERF_SAMPLE_TID, "TID", SF_TID | SF_PID) ||
 	    stype_check(s, t, evsel, PERF_SAMPLE_TIME, "TIME", SF_TIME) ||
-	    stype_check(s, t, evsel, PERF_SAMPLE_CPU, "CPU", SF_CPU))
+	    stype_check(s, t, evsel, PERF_SAMPLE_CPU, "CPU", SF_CPU) ||
+	    stype_check(s, t, evsel, PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR", SF_PHYS_ADDR) ||
+	    stype_check(s, t, evsel, PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE",
+			SF_DATA_PAGE_SIZE) ||
+	    stype_check(s, t, evsel, PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE",
+			SF_CODE_PAGE_SIZE) ||
+	    stype_check(s, t, evsel, PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", SF_INS_LAT))
 		return -1;
 	return 0;
 }

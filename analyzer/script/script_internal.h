@@ -45,6 +45,7 @@ struct script_printer {
 		char text[80];
 	} start;
 	int callindent_spacing;	/* perf's static spacing of callindent */
+	int data_src_width;	/* perf's static maxlen of data_src__fprintf */
 };
 
 struct script {
@@ -89,12 +90,21 @@ struct script {
 					   its own with --no-inline) */
 	struct dlfilter *dlfilter;	/* --dlfilter (script_dlfilter.h), or NULL */
 	bool dlfilter_failed;	/* it returned an error: the run ends, perf's status 255 */
+	void *big_line;		/* a line made here too big for process_sample's own room */
+	size_t big_line_size;
 	/*
 	 * What making a line writes, last and on cache lines of its own: with workers it is the
 	 * aggregator's, and the reading thread reads the fields above for every sample (a line
 	 * shared with these moves between the cores at every line made).
 	 */
 	_Alignas(64) struct script_printer pr;
+};
+
+/* A branch of a sample's branch stack, both ends resolved to their maps (perf's _fb lookups). */
+struct line_branch {
+	u64 from, to, flags;	/* flags: perf_branch_entry's bits after from and to */
+	struct sample_frame from_at, to_at;	/* dso (NULL: no map) and address in it */
+	u64 from_off, to_off;	/* perf's map__map_ip of them (brstackoff) */
 };
 
 /*
@@ -123,8 +133,17 @@ struct line_item {
 	u64 addr_in_dso;
 	const void *raw_data;	/* a tracepoint's fields: only while the record is at hand */
 	u32 raw_size;		/* (lines with them are made on the reading thread) */
+	u16 misc;		/* the record's (-F misc) */
+	u16 ins_lat;		/* a WEIGHT_STRUCT's second word */
+	u64 weight, data_src, phys_addr, data_page_size, code_page_size;
+	u32 nr_branches;	/* line_branch entries after frames[] (line_item_branches) */
 	struct sample_frame frames[];
 };
+
+static inline struct line_branch *line_item_branches(const struct line_item *item)
+{
+	return (struct line_branch *)(item->frames + item->nr_frames);
+}
 
 /* perf's is_bts_event: branches with a period of 1, as the BTS decoder makes them */
 static inline bool is_bts_event(const struct perf_event_attr *attr)
@@ -181,8 +200,25 @@ int script_check_fields(struct script *s);
 int script_check_type(struct script *s, int t, struct evsel *evsel);
 void script_widen_name(struct script *s, struct evsel *evsel);
 
+/*
+ * script_hw_fields.c: branch stacks and memory samples' fields. On the reading thread: the
+ * sample's memory fields into item, its branches resolved (item->nr_branches of them, room
+ * for them after the frames); where the line is made: the branches (-F brstack, brstacksym,
+ * brstackoff), the fields printed before the ip (data_src, weight, ins_lat) and after the
+ * instruction (phys_addr, page sizes).
+ */
+void script_item_memory(struct line_item *item, const struct perf_event_attr *attr,
+			const struct perf_sample *sample);
+void script_resolve_branches(struct script *s, struct thread *t, const struct perf_sample *sample,
+			     struct line_item *item);
+void script_print_branches(struct script_printer *pr, const struct line_item *item, u32 fields);
+void script_print_mem_early(struct script_printer *pr, const struct line_item *item, u32 fields);
+void script_print_mem_late(struct script_printer *pr, const struct line_item *item, u32 fields);
+
 /* script_print.c: a sample's line (and frames), a side-band record's, an AUX-trace error's */
 void script_print_line(struct script_printer *pr, const struct line_item *item);
+/* al's symbol (al->dso, al->addr set) through the printer's caches */
+void script_resolve_symbol(struct script_printer *pr, struct addr_location *al);
 void script_print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32 tid, u64 time);
 void script_print_auxtrace_error(struct script *s, u32 type, const struct itrace_error *e,
 				 u64 time, bool fmt);

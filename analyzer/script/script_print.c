@@ -45,7 +45,7 @@ int script_time__format(char *buf, size_t size, u64 time, bool ns)
  * al's symbol: through the machine's caches, or a parallel run's worker's own (the dsos'
  * caches are for one thread).
  */
-static void resolve_symbol(struct script_printer *pr, struct addr_location *al)
+void script_resolve_symbol(struct script_printer *pr, struct addr_location *al)
 {
 	if (!pr->worker) {
 		machine__resolve_symbol(&pr->s->machine, al);
@@ -61,7 +61,7 @@ static void print_sym_dso(struct script_printer *pr, struct dso *dso, u64 addr, 
 	struct addr_location al = { .dso = dso, .addr = addr };
 
 	if (fields & SF_SYM) {
-		resolve_symbol(pr, &al);
+		script_resolve_symbol(pr, &al);
 		outbuf_putc(&pr->out, ' ');
 		if (al.sym) {
 			fmt_put_str(&pr->out, symbol__name(al.symtab, al.sym));
@@ -141,11 +141,57 @@ static void print_time(struct script_printer *pr, u64 time)
 }
 
 /*
- * perf's perf_sample__fprintf_start: comm, tid, cpu, time, for samples and side-band records
- * alike.
+ * perf_sample__fprintf_start's misc: the cpumode's letters (as perf tests them: all of a
+ * mode's bits set), the record's own flag, padded to 6.
+ */
+static void print_misc(struct outbuf *ob, const struct perf_event_header *header)
+{
+	static const struct {
+		u16 bits;
+		char c;
+	} modes[] = { { PERF_RECORD_MISC_KERNEL, 'K' }, { PERF_RECORD_MISC_USER, 'U' },
+		      { PERF_RECORD_MISC_HYPERVISOR, 'H' }, { PERF_RECORD_MISC_GUEST_KERNEL, 'G' },
+		      { PERF_RECORD_MISC_GUEST_USER, 'g' } };
+	u16 misc = header->misc;
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		if ((misc & modes[i].bits) == modes[i].bits) {
+			outbuf_putc(ob, modes[i].c);
+			n++;
+		}
+	}
+	switch (header->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (misc & PERF_RECORD_MISC_MMAP_DATA)
+			n += (outbuf_putc(ob, 'M'), 1);
+		break;
+	case PERF_RECORD_COMM:
+		if (misc & PERF_RECORD_MISC_COMM_EXEC)
+			n += (outbuf_putc(ob, 'E'), 1);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (misc & PERF_RECORD_MISC_SWITCH_OUT) {
+			n += (outbuf_putc(ob, 'S'), 1);
+			if (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+				n += (outbuf_putc(ob, 'p'), 1);
+		}
+		break;
+	default:
+		break;
+	}
+	/* "%*s", 6 - n, " " */
+	fmt_put_padded(ob, " ", 1, 6 - n, false);
+}
+
+/*
+ * perf's perf_sample__fprintf_start: comm, tid, cpu, misc, time, for samples and side-band
+ * records alike.
  */
 static void print_start(struct script_printer *pr, struct evsel *evsel, const char *comm, u32 pid, u32 tid,
-			u32 cpu, u64 time)
+			u32 cpu, u64 time, const struct perf_event_header *header)
 {
 	struct script *s = pr->s;
 	u32 fields = s->f.fields[script_output_type(evsel->attr.type)];
@@ -192,6 +238,8 @@ static void print_start(struct script_printer *pr, struct evsel *evsel, const ch
 		memcpy(pr->start.text, ob->buf + from, pr->start.len);
 	}
 time:
+	if (fields & SF_MISC)
+		print_misc(ob, header);
 	if (fields & SF_TIME)
 		print_time(pr, time);
 }
@@ -210,7 +258,7 @@ static void print_frame(struct script_printer *pr, const struct sample_frame *fr
 	struct outbuf *ob = &pr->out;
 	size_t n = 0;
 
-	resolve_symbol(pr, &al);
+	script_resolve_symbol(pr, &al);
 	if (unwound && al.sym && frame->dso && s->inlines)
 		n = inlines__find(s->inlines, frame->dso, frame->addr,
 				  symbol__name(al.symtab, al.sym), &names, &lines);
@@ -257,9 +305,14 @@ static void print_frame(struct script_printer *pr, const struct sample_frame *fr
 /* perf_sample__fprintf_insn: " insn: xx xx" when the decoder gave the instruction */
 static void print_insn(struct script_printer *pr, const struct line_item *item, u32 fields)
 {
+	static const char hex[] = "0123456789abcdef";
+
+	if (fields & SF_INSNLEN) {	/* " ilen: %d" */
+		fmt_put_str(&pr->out, " ilen: ");
+		fmt_put_u64(&pr->out, item->insn_len, 0);
+	}
 	if (!(fields & SF_INSN) || !item->insn_len)
 		return;
-	static const char hex[] = "0123456789abcdef";
 
 	fmt_put_str(&pr->out, " insn:");
 	for (u8 i = 0; i < item->insn_len; i++) {	/* " %02x" */
@@ -274,7 +327,7 @@ static const char *sym_name(struct script_printer *pr, struct dso *dso, u64 addr
 {
 	struct addr_location al = { .dso = dso, .addr = addr };
 
-	resolve_symbol(pr, &al);
+	script_resolve_symbol(pr, &al);
 	return al.sym ? symbol__name(al.symtab, al.sym) : NULL;
 }
 
@@ -333,7 +386,8 @@ void script_print_line(struct script_printer *pr, const struct line_item *item)
 
 	if (!fields)
 		return;
-	print_start(pr, evsel, item->comm, item->pid, item->tid, item->cpu, item->time);
+	print_start(pr, evsel, item->comm, item->pid, item->tid, item->cpu, item->time,
+		    &(struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .misc = item->misc });
 	if (fields & SF_PERIOD) {
 		fmt_put_u64(ob, item->period, 10);
 		outbuf_putc(ob, ' ');
@@ -390,6 +444,7 @@ void script_print_line(struct script_printer *pr, const struct line_item *item)
 		if (addr_correlates_sym(&evsel->attr))
 			print_sym_dso(pr, item->addr_dso, item->addr_in_dso, fields);
 	}
+	script_print_mem_early(pr, item, fields);
 	if ((fields & SF_IP) && item->callchain) {
 		outbuf_putc(ob, '\n');
 		for (u32 i = 0; i < item->nr_frames; i++)	/* sample__fprintf_callchain */
@@ -400,15 +455,18 @@ void script_print_line(struct script_printer *pr, const struct line_item *item)
 		print_sym_dso(pr, item->dso, item->addr, fields);
 		print_srcline(pr, item->dso, item->addr, fields);
 	}
+	if (item->nr_branches)
+		script_print_branches(pr, item, fields);
 	/*
 	 * perf prints a bpf-output event's raw data under it (a software event's default field
 	 * bpf-output): with none, that is one empty line. Raw data itself is not shown yet.
 	 * (Printed for software events only: the field is invalid for the other types.)
 	 */
-	print_insn(pr, item, fields);
 	if ((fields & SF_BPF_OUTPUT) && evsel->attr.type == PERF_TYPE_SOFTWARE &&
 	    evsel->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
 		outbuf_putc(ob, '\n');
+	print_insn(pr, item, fields);
+	script_print_mem_late(pr, item, fields);
 	outbuf_putc(ob, '\n');
 	if (ob->error)
 		__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
@@ -455,7 +513,7 @@ void script_print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32
 	script_sync(s);
 	if (evsel)
 		print_start(&s->pr, evsel, t ? thread__comm_str(t) : ":-1", sample.pid, sample.tid,
-			    sample.cpu, sample.time);
+			    sample.cpu, sample.time, ctx->event);
 	print_record(&s->pr, ctx->event);
 	thread__put(t);
 }

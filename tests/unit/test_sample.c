@@ -115,6 +115,36 @@ Test(sample, every_field_in_order)
 	cr_assert_eq(sample_check(&attr, finish(&b, PERF_RECORD_SAMPLE)), 0);
 }
 
+/* With BRANCH_HW_INDEX the stack's nr is followed by hw_idx, then the entries (perf 6.1). */
+Test(sample, branch_stack_with_hw_index)
+{
+	struct perf_event_attr attr = {
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_WEIGHT_STRUCT,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX,
+	};
+	struct builder b = { .n = 1 };
+	struct perf_sample s;
+
+	put(&b, 0x401000);
+	put(&b, 2); put(&b, 1);				/* nr 2, hw_idx 1 */
+	put(&b, 0x10); put(&b, 0x20); put(&b, 0x30);	/* from, to, flags */
+	put(&b, 0x40); put(&b, 0x50); put(&b, 0x60);
+	put(&b, (u64)7 << 32 | 300);			/* weight struct: ins_lat 7, weight 300 */
+	cr_assert_eq(sample_parse(&attr, finish(&b, PERF_RECORD_SAMPLE), &s), 0);
+	cr_assert_eq(s.branch_stack[0], 2);
+	cr_assert_eq(s.branch_stack[1], 1);
+	cr_assert_eq(s.branch_stack[2 + 3], 0x40);
+	cr_assert_eq(s.weight, (u64)7 << 32 | 300);
+	/* without the index bit the same words are one branch short of the record */
+	attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
+	b.n--;
+	cr_assert_eq(sample_parse(&attr, finish(&b, PERF_RECORD_SAMPLE), &s), 0);
+	cr_assert_eq(s.branch_stack[1], 1);
+	cr_assert_eq(s.weight, 0x60);
+	b.n -= 2;
+	cr_assert_eq(sample_parse(&attr, finish(&b, PERF_RECORD_SAMPLE), &s), -1);
+}
+
 Test(sample, trailer_of_non_sample_records)
 {
 	struct perf_event_attr attr = {

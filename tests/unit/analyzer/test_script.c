@@ -49,6 +49,10 @@ Test(script_fields, defaults)
 	cr_assert_eq(f.fields[PERF_TYPE_TRACEPOINT],
 		     SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_EVNAME | SF_TRACE);
 	cr_assert_not(f.user_set[PERF_TYPE_SOFTWARE]);
+	/* raw events (perf mem's) show their memory fields when their samples have them */
+	cr_assert_eq(f.fields[PERF_TYPE_RAW],
+		     (DEFAULT_SW & ~SF_BPF_OUTPUT) | SF_ADDR | SF_DATA_SRC | SF_WEIGHT |
+			     SF_PHYS_ADDR | SF_DATA_PAGE_SIZE | SF_CODE_PAGE_SIZE | SF_INS_LAT);
 	cr_assert_eq(script_output_type(PERF_TYPE_RAW), PERF_TYPE_RAW);
 	cr_assert_eq(script_output_type(42), SCRIPT_TYPE_OTHER);
 }
@@ -116,6 +120,20 @@ Test(script_fields, errors)
 	cr_assert_str_eq(bad, "iregs");
 	cr_assert_eq(script_fields__parse(&f, "comm,ip,srcline", bad, sizeof(bad)), SF_OK);
 	cr_assert_eq(f.fields[PERF_TYPE_SOFTWARE], SF_COMM | SF_IP | SF_SRCLINE);
+	/* the branch and memory fields; perf 6.1 has no cgroup field, brstackinsn not done */
+	cr_assert_eq(script_fields__parse(&f, "brstack,brstacksym,brstackoff,misc", bad,
+					  sizeof(bad)), SF_OK);
+	cr_assert_eq(f.fields[PERF_TYPE_HARDWARE], SF_BRSTACK | SF_BRSTACKSYM | SF_BRSTACKOFF |
+						   SF_MISC);
+	cr_assert_eq(script_fields__parse(&f, "weight,ins_lat,data_src,phys_addr,insnlen", bad,
+					  sizeof(bad)), SF_OK);
+	cr_assert_eq(f.fields[PERF_TYPE_RAW], SF_WEIGHT | SF_INS_LAT | SF_DATA_SRC |
+					      SF_PHYS_ADDR | SF_INSNLEN);
+	cr_assert_eq(script_fields__parse(&f, "data_page_size,code_page_size", bad, sizeof(bad)),
+		     SF_OK);
+	cr_assert_eq(script_fields__parse(&f, "ip,cgroup", bad, sizeof(bad)), SF_ERR_INVALID);
+	cr_assert_eq(script_fields__parse(&f, "ip,brstackinsn", bad, sizeof(bad)),
+		     SF_ERR_UNSUPPORTED);
 	cr_assert_eq(script_fields__parse(&f, "comm,addr,flags,callindent", bad, sizeof(bad)), SF_OK);
 	cr_assert_eq(f.fields[PERF_TYPE_SOFTWARE], SF_COMM | SF_ADDR | SF_FLAGS | SF_CALLINDENT);
 	cr_assert_str_eq(script_fields__strerror(SF_ERR_INVALID), "Invalid field requested.");

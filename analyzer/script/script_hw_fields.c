@@ -1,0 +1,372 @@
+/*
+ * script_hw_fields: the -F fields of hardware samples, as perf 6.1 prints them: branch stacks
+ * (brstack, brstacksym, brstackoff) and memory accesses (weight, ins_lat, data_src, phys_addr,
+ * page sizes). The branches' maps are found on the reading thread (the model as it is at the
+ * sample), their symbols where the line is printed.
+ */
+#include "analyzer/script/script_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyzer/output/dump.h"
+#include "lib/fmt.h"
+
+/* perf_event.h's perf_branch_entry flags, after from and to */
+#define BR_MISPRED(f) ((f) & 1)
+#define BR_PREDICTED(f) (((f) >> 1) & 1)
+#define BR_IN_TX(f) (((f) >> 2) & 1)
+#define BR_ABORT(f) (((f) >> 3) & 1)
+#define BR_CYCLES(f) (((f) >> 4) & 0xffff)
+
+void script_item_memory(struct line_item *item, const struct perf_event_attr *attr,
+			const struct perf_sample *sample)
+{
+	item->misc = sample->misc;
+	/* evsel__parse_sample: a WEIGHT_STRUCT's first word is the weight, its second ins_lat */
+	item->weight = sample->weight;
+	item->ins_lat = 0;
+	if (!(attr->sample_type & PERF_SAMPLE_WEIGHT) &&
+	    (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) {
+		item->weight = (u32)sample->weight;
+		item->ins_lat = (u16)(sample->weight >> 32);
+	}
+	item->data_src = sample->data_src;
+	item->phys_addr = sample->phys_addr;
+	item->data_page_size = sample->data_page_size;
+	item->code_page_size = sample->code_page_size;
+}
+
+/*
+ * An end of a branch: its map as perf's thread__find_map_fb finds it, and brstackoff's offset
+ * (map__map_ip; for the kernel's map, whose symbols analyze keeps absolute, from its start).
+ */
+static void resolve_branch_end(struct script *s, struct thread *t, u8 cpumode, u64 ip,
+			       struct sample_frame *at, u64 *off)
+{
+	struct addr_location al;
+
+	machine__resolve_map(&s->machine, t, cpumode, ip, &al);
+	at->dso = al.map ? al.map->dso : NULL;
+	at->addr = al.addr;
+	*off = !al.map ? ip : al.map == s->machine.kernel_map ? ip - al.map->start : al.addr;
+}
+
+void script_resolve_branches(struct script *s, struct thread *t, const struct perf_sample *sample,
+			     struct line_item *item)
+{
+	const struct perf_event_attr *attr = &item->evsel->attr;
+	/* nr, then hw_idx when the attr asks for it, then from, to, flags a branch */
+	const u64 *e = sample->branch_stack + 1 +
+		       !!(attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX);
+	struct line_branch *b = line_item_branches(item);
+	u8 cpumode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	for (u32 i = 0; i < item->nr_branches; i++, e += 3, b++) {
+		b->from = e[0];
+		b->to = e[1];
+		b->flags = e[2];
+		resolve_branch_end(s, t, cpumode, b->from, &b->from_at, &b->from_off);
+		resolve_branch_end(s, t, cpumode, b->to, &b->to_at, &b->to_off);
+	}
+}
+
+/* print_bstack_flags: "/%c/%c/%c/%d/%s " */
+static void print_branch_flags(struct outbuf *ob, u64 f)
+{
+	outbuf_putc(ob, '/');
+	outbuf_putc(ob, !(BR_MISPRED(f) || BR_PREDICTED(f)) ? '-' : BR_PREDICTED(f) ? 'P' : 'M');
+	outbuf_putc(ob, '/');
+	outbuf_putc(ob, BR_IN_TX(f) ? 'X' : '-');
+	outbuf_putc(ob, '/');
+	outbuf_putc(ob, BR_ABORT(f) ? 'A' : '-');
+	outbuf_putc(ob, '/');
+	fmt_put_u64(ob, BR_CYCLES(f), 0);
+	outbuf_putc(ob, '/');
+	fmt_put_str(ob, branch_flags__type_name(f));
+	outbuf_putc(ob, ' ');
+}
+
+/* map__fprintf_dsoname: "(dso)", or "([unknown])" without a map */
+static void print_dsoname(struct outbuf *ob, const struct dso *dso)
+{
+	outbuf_putc(ob, '(');
+	fmt_put_str(ob, dso ? dso->long_name : "[unknown]");
+	outbuf_putc(ob, ')');
+}
+
+/* symbol__fprintf_symname_offs: "name+0xoff", "[unknown]" */
+static void print_symname_offs(struct script_printer *pr, const struct sample_frame *at)
+{
+	struct addr_location al = { .dso = at->dso, .addr = at->addr };
+
+	script_resolve_symbol(pr, &al);
+	if (!al.sym) {
+		fmt_put_str(&pr->out, "[unknown]");
+		return;
+	}
+	fmt_put_str(&pr->out, symbol__name(al.symtab, al.sym));
+	fmt_put_str(&pr->out, "+0x");
+	fmt_put_hex(&pr->out, al.addr - al.sym->start, 0);
+}
+
+/* perf_sample__fprintf_brstack, _brstacksym and _brstackoff: the first of them -F asks for */
+void script_print_branches(struct script_printer *pr, const struct line_item *item, u32 fields)
+{
+	const struct line_branch *b = line_item_branches(item);
+	struct outbuf *ob = &pr->out;
+	bool dso = fields & SF_DSO;
+
+	for (u32 i = 0; i < item->nr_branches; i++, b++) {
+		if (!(fields & SF_BRSTACK) && (fields & SF_BRSTACKSYM)) {
+			print_symname_offs(pr, &b->from_at);
+			if (dso)
+				print_dsoname(ob, b->from_at.dso);
+			outbuf_putc(ob, '/');
+			print_symname_offs(pr, &b->to_at);
+			if (dso)
+				print_dsoname(ob, b->to_at.dso);
+		} else {
+			bool off = !(fields & SF_BRSTACK);
+
+			fmt_put_str(ob, " 0x");
+			fmt_put_hex(ob, off ? b->from_off : b->from, 0);
+			if (dso)
+				print_dsoname(ob, b->from_at.dso);
+			fmt_put_str(ob, "/0x");
+			fmt_put_hex(ob, off ? b->to_off : b->to, 0);
+			if (dso)
+				print_dsoname(ob, b->to_at.dso);
+		}
+		print_branch_flags(ob, b->flags);
+	}
+}
+
+/* perf's scnprintf: what fits of the text in size bytes, the length written */
+__attribute__((format(printf, 3, 4))) static size_t scn(char *buf, size_t size, const char *fmt,
+							  ...)
+{
+	va_list ap;
+	int n;
+
+	if (!size)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n < 0 ? 0 : MIN((size_t)n, size - 1);
+}
+
+/* the room left after l of sz, never "negative" */
+#define LEFT(sz, l) ((l) < (sz) ? (sz) - (l) : 0)
+
+/*
+ * The names of the bits set in m (bit i: names[i]) after out[0..l), " or " between them.
+ * perf puts " or " with strcat, unchecked: where that differs from this, perf writes past
+ * its buffer (a data source no PMU gives, with many bits of a field set).
+ */
+static size_t bit_names(char *out, size_t sz, size_t l, u64 m, const char *const *names,
+			size_t nr)
+{
+	for (size_t i = 0; m && i < nr; i++, m >>= 1) {
+		if (!(m & 1))
+			continue;
+		if (l)
+			l += scn(out + l, LEFT(sz, l), " or ");
+		l += scn(out + l, LEFT(sz, l), "%s", names[i]);
+	}
+	return l;
+}
+
+/* perf_mem_data_src's fields */
+#define DS_OP(d) ((d) & 0x1f)
+#define DS_LVL(d) (((d) >> 5) & 0x3fff)
+#define DS_SNOOP(d) (((d) >> 19) & 0x1f)
+#define DS_LOCK(d) (((d) >> 24) & 0x3)
+#define DS_DTLB(d) (((d) >> 26) & 0x7f)
+#define DS_LVL_NUM(d) (((d) >> 33) & 0xf)
+#define DS_REMOTE(d) (((d) >> 37) & 0x1)
+#define DS_SNOOPX(d) (((d) >> 38) & 0x3)
+#define DS_BLK(d) (((d) >> 40) & 0x7)
+#define DS_HOPS(d) (((d) >> 43) & 0x7)
+
+/*
+ * perf 6.1's perf_mem__lvl_scnprintf: "Remote ", then the hops or else the level bits, the
+ * level number after " or ", "N/A" for nothing, then hit or miss.
+ */
+static size_t mem_lvl(char *out, size_t sz, u64 d)
+{
+	static const char *const lvl[] = { "N/A", "HIT", "MISS", "L1", "LFB/MAB", "L2", "L3",
+					   "Local RAM", "Remote RAM (1 hop)", "Remote RAM (2 hops)",
+					   "Remote Cache (1 hop)", "Remote Cache (2 hops)", "I/O",
+					   "Uncached" };
+	static const char *const lvlnum[16] = { [0x9] = "CXL", [0xa] = "I/O",
+						[0xb] = "Any cache", [0xc] = "LFB/MAB",
+						[0xd] = "RAM", [0xe] = "PMEM", [0xf] = "N/A" };
+	static const char *const hops[] = { "N/A", "core, same node", "node, same socket",
+					    "socket, same board", "board" };
+	u64 m = DS_LVL(d), n = DS_LVL_NUM(d);
+	size_t l = 0, printed = 0;
+
+	sz -= 1;
+	out[0] = '\0';
+	if (DS_REMOTE(d))
+		l += scn(out, sz, "Remote ");
+	if (DS_HOPS(d)) {
+		l += scn(out + l, LEFT(sz, l), "%s ",
+			 DS_HOPS(d) < ARRAY_SIZE(hops) ? hops[DS_HOPS(d)] : "");
+	} else {	/* (" or " between levels only: "Remote " is not one) */
+		printed = bit_names(out + l, LEFT(sz, l), 0,
+				    m & ~(u64)(PERF_MEM_LVL_HIT | PERF_MEM_LVL_MISS), lvl,
+				    ARRAY_SIZE(lvl));
+		l += printed;
+	}
+	if (n) {
+		if (printed)
+			l += scn(out + l, LEFT(sz, l), " or ");
+		if (lvlnum[n])
+			l += scn(out + l, LEFT(sz, l), "%s", lvlnum[n]);
+		else
+			l += scn(out + l, LEFT(sz, l), "L%d", (int)n);
+	}
+	if (!l)
+		l += scn(out + l, LEFT(sz, l), "N/A");
+	if (m & PERF_MEM_LVL_HIT)
+		l += scn(out + l, LEFT(sz, l), " hit");
+	if (m & PERF_MEM_LVL_MISS)
+		l += scn(out + l, LEFT(sz, l), " miss");
+	return l;
+}
+
+/* perf_mem__snp_scnprintf: the snoop bits, then snoopx's, "N/A" for none */
+static size_t mem_snoop(char *out, size_t sz, u64 d)
+{
+	static const char *const snoop[] = { "N/A", "None", "Hit", "Miss", "HitM" };
+	static const char *const snoopx[] = { "Fwd" };
+	size_t l;
+
+	sz -= 1;
+	out[0] = '\0';
+	l = bit_names(out, sz, 0, DS_SNOOP(d), snoop, ARRAY_SIZE(snoop));
+	l = bit_names(out, sz, l, DS_SNOOPX(d), snoopx, ARRAY_SIZE(snoopx));
+	if (!out[0])
+		l += scn(out, LEFT(sz, l), "N/A");
+	return l;
+}
+
+/* perf_mem__tlb_scnprintf: the TLB bits but hit and miss, "N/A" for none, then those */
+static size_t mem_tlb(char *out, size_t sz, u64 d)
+{
+	static const char *const tlb[] = { "N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault" };
+	u64 m = DS_DTLB(d);
+	size_t l;
+
+	sz -= 1;
+	out[0] = '\0';
+	l = bit_names(out, sz, 0, m & ~(u64)(PERF_MEM_TLB_HIT | PERF_MEM_TLB_MISS), tlb,
+		      ARRAY_SIZE(tlb));
+	if (!out[0])
+		l += scn(out, LEFT(sz, l), "N/A");
+	if (m & PERF_MEM_TLB_HIT)
+		l += scn(out + l, LEFT(sz, l), " hit");
+	if (m & PERF_MEM_TLB_MISS)
+		l += scn(out + l, LEFT(sz, l), " miss");
+	return l;
+}
+
+/*
+ * perf_script__meminfo_scnprintf: "|OP ...|LVL ...|SNP ...|TLB ...|LCK ...|BLK ..." in sz
+ * bytes, each part in what is left but the level's, given all sz as perf gives it (out has
+ * room for that: twice sz).
+ */
+static size_t mem_decode(char *out, size_t sz, u64 d)
+{
+	u64 op = DS_OP(d), lock = DS_LOCK(d), blk = DS_BLK(d);
+	size_t i = 0;
+
+	i += scn(out + i, LEFT(sz, i), "|OP ");
+	i += scn(out + i, LEFT(sz, i), "%s",
+		 op & PERF_MEM_OP_NA ? "N/A" : op & PERF_MEM_OP_LOAD ? "LOAD"
+		 : op & PERF_MEM_OP_STORE ? "STORE" : op & PERF_MEM_OP_PFETCH ? "PFETCH"
+		 : op & PERF_MEM_OP_EXEC ? "EXEC" : "No");
+	i += scn(out + i, LEFT(sz, i), "|LVL ");
+	i += mem_lvl(out + i, sz, d);
+	i += scn(out + i, LEFT(sz, i), "|SNP ");
+	if (LEFT(sz, i))
+		i += mem_snoop(out + i, sz - i, d);
+	i += scn(out + i, LEFT(sz, i), "|TLB ");
+	if (LEFT(sz, i))
+		i += mem_tlb(out + i, sz - i, d);
+	i += scn(out + i, LEFT(sz, i), "|LCK ");
+	i += scn(out + i, LEFT(sz, i), "%s",
+		 lock & PERF_MEM_LOCK_NA ? "N/A" : lock & PERF_MEM_LOCK_LOCKED ? "Yes" : "No");
+	i += scn(out + i, LEFT(sz, i), "|BLK ");
+	if (LEFT(sz, i) > 1) {
+		size_t bsz = sz - i - 1, l = 0;	/* perf_mem__blk_scnprintf's sz -= 1 */
+
+		if (!blk || (blk & PERF_MEM_BLK_NA)) {
+			l += scn(out + i + l, LEFT(bsz, l), " N/A");
+		} else {
+			if (blk & PERF_MEM_BLK_DATA)
+				l += scn(out + i + l, LEFT(bsz, l), " Data");
+			if (blk & PERF_MEM_BLK_ADDR)
+				l += scn(out + i + l, LEFT(bsz, l), " Addr");
+		}
+		i += l;
+	}
+	return i;
+}
+
+/*
+ * data_src__fprintf: "%16llx %s" (at most 99 characters), left-aligned in a column as wide
+ * as the widest printed so far.
+ */
+static void print_data_src(struct script_printer *pr, u64 data_src)
+{
+	char decode[200], out[100];
+	int len;
+
+	mem_decode(decode, 100, data_src);
+	len = (int)scn(out, sizeof(out), "%16llx %s", (unsigned long long)data_src, decode);
+	if (len > pr->data_src_width)
+		pr->data_src_width = len;
+	fmt_put_padded(&pr->out, out, (size_t)len, pr->data_src_width, true);
+}
+
+/* get_page_size_name: unit_number__scnprintf's "%llu%c" (units B K M G), "N/A" for 0 */
+static void print_page_size(struct outbuf *ob, u64 size)
+{
+	static const char units[] = "BKMG";
+	int u = 0;
+
+	outbuf_putc(ob, ' ');
+	if (!size) {
+		fmt_put_str(ob, "N/A");
+		return;
+	}
+	for (; size / 1024 > 1 && u < 3; u++)
+		size /= 1024;
+	fmt_put_u64(ob, size, 0);
+	outbuf_putc(ob, units[u]);
+}
+
+void script_print_mem_early(struct script_printer *pr, const struct line_item *item, u32 fields)
+{
+	if (fields & SF_DATA_SRC)
+		print_data_src(pr, item->data_src);
+	if (fields & SF_WEIGHT)
+		fmt_put_u64(&pr->out, item->weight, 16);
+	if (fields & SF_INS_LAT)
+		fmt_put_u64(&pr->out, item->ins_lat, 16);
+}
+
+void script_print_mem_late(struct script_printer *pr, const struct line_item *item, u32 fields)
+{
+	if (fields & SF_PHYS_ADDR)
+		fmt_put_hex(&pr->out, item->phys_addr, 16);
+	if (fields & SF_DATA_PAGE_SIZE)
+		print_page_size(&pr->out, item->data_page_size);
+	if (fields & SF_CODE_PAGE_SIZE)
+		print_page_size(&pr->out, item->code_page_size);
+}
