@@ -9,7 +9,8 @@
 # No option of perf's is missing from a table, none is taken without a test, none is refused
 # without a reason. `tests/options.sh --write` remakes the tables from what analyze does (the
 # tests found among the golden cases and the test scripts); the check is that the committed
-# tables are what it finds.
+# tables are what it finds. Bad command lines (perf-help/errors.cases) give perf's error line
+# and status.
 set -u
 cd "$(dirname "$0")/.."
 ANALYZE=${ANALYZE:-./analyze}
@@ -197,5 +198,22 @@ for cmd in report script; do
 done
 
 $WRITE && exit 0
+
+# bad command lines: perf's first line of error and status (perf-help/errors.expected)
+while read -r cmd args; do
+	IFS= read -r want <&3
+	set -f
+	# shellcheck disable=SC2086
+	"$ANALYZE" "$cmd" $args </dev/null >/dev/null 2>"$WORK/err"
+	got="$?|$(head -1 "$WORK/err")"
+	set +f
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL options: analyze $cmd $args: '$got', perf: '$want'"
+		fail=$((fail + 1))
+	fi
+done <"$HELP/errors.cases" 3<"$HELP/errors.expected"
+
 echo "options: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -18,30 +18,61 @@ void usage_with_options(const char *usage, const struct option *opts)
 	usage_with_options_fp(stderr, usage, opts);
 }
 
+/* One option's lines in a usage. */
+static void option_fprintf(FILE *fp, const struct option *o)
+{
+	char buf[128];
+	int n = 0;
+
+	if (o->short_name)
+		n += snprintf(buf + n, sizeof(buf) - n, "    -%c", o->short_name);
+	else
+		n += snprintf(buf + n, sizeof(buf) - n, "    ");
+	if (o->long_name)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s--%s", o->short_name ? ", " : "    ",
+			      o->long_name);
+	if (o->argh)
+		n += snprintf(buf + n, sizeof(buf) - n, " <%s>", o->argh);
+	if (n <= 24)
+		fprintf(fp, "%-26s%s\n", buf, o->help ? o->help : "");
+	else
+		fprintf(fp, "%s\n%26s%s\n", buf, "", o->help ? o->help : "");
+}
+
 void usage_with_options_fp(FILE *fp, const char *usage, const struct option *opts)
 {
 	fprintf(fp, "\n Usage: %s\n\n", usage);
-	for (const struct option *o = opts; o->long_name || o->short_name; o++) {
-		char buf[128];
-		int n = 0;
+	for (const struct option *o = opts; o->long_name || o->short_name; o++)
+		if (o->type != OPT_REFUSED)
+			option_fprintf(fp, o);
+	fprintf(fp, "\n");
+}
 
+/*
+ * perf's usage after an error about one option: the usage line, then the options arg names
+ * (the one of that short letter, or those whose long names start with it, as typed).
+ */
+static int usage_of(const char *usage, const struct option *opts, const char *arg, bool short_opt)
+{
+	fprintf(stderr, " Usage: %s\n\n", usage);
+	for (const struct option *o = opts; o->long_name || o->short_name; o++) {
 		if (o->type == OPT_REFUSED)
 			continue;
-		if (o->short_name)
-			n += snprintf(buf + n, sizeof(buf) - n, "    -%c", o->short_name);
-		else
-			n += snprintf(buf + n, sizeof(buf) - n, "    ");
-		if (o->long_name)
-			n += snprintf(buf + n, sizeof(buf) - n, "%s--%s", o->short_name ? ", " : "    ",
-				      o->long_name);
-		if (o->argh)
-			n += snprintf(buf + n, sizeof(buf) - n, " <%s>", o->argh);
-		if (n <= 24)
-			fprintf(fp, "%-26s%s\n", buf, o->help ? o->help : "");
-		else
-			fprintf(fp, "%s\n%26s%s\n", buf, "", o->help ? o->help : "");
+		if (short_opt ? o->short_name == *arg
+			      : o->long_name && !strncmp(o->long_name, arg, strlen(arg)))
+			option_fprintf(stderr, o);
 	}
-	fprintf(fp, "\n");
+	return -1;
+}
+
+/* perf's error about one option: " Error: " (one space, unlike the unknown ones), its usage. */
+static int fail_option(const char *usage, const struct option *opts, const char *arg,
+		       bool short_opt, const char *fmt, const char *name)
+{
+	fprintf(stderr, " Error: ");
+	fprintf(stderr, fmt, name);
+	fprintf(stderr, "\n");
+	return usage_of(usage, opts, arg, short_opt);
 }
 
 static int fail(const char *usage, const struct option *opts, const char *fmt, const char *arg)
@@ -113,23 +144,28 @@ static int refused(const struct option *o, const char *arg)
 	return -1;
 }
 
-/* Find a long option by exact name or unambiguous prefix. */
+/*
+ * Find a long option by exact name or unambiguous prefix. Ambiguous: NULL, and *pair the
+ * last two it could be (perf names those).
+ */
 static const struct option *find_long(const struct option *opts, const char *name, size_t len,
-				      bool *ambiguous)
+				      const struct option **pair)
 {
 	const struct option *match = NULL;
 
-	*ambiguous = false;
+	pair[0] = pair[1] = NULL;
 	for (const struct option *o = opts; o->long_name || o->short_name; o++) {
 		if (!o->long_name || strncmp(o->long_name, name, len))
 			continue;
-		if (strlen(o->long_name) == len)
+		if (strlen(o->long_name) == len) {
+			pair[0] = NULL;
 			return o;
+		}
 		if (match)
-			*ambiguous = true;
+			pair[0] = match, pair[1] = o;
 		match = o;
 	}
-	return *ambiguous ? NULL : match;
+	return pair[0] ? NULL : match;
 }
 
 /* The manual page of the command whose usage is "analyze CMD ...": "analyze-CMD". */
@@ -179,20 +215,25 @@ static int parse_long(const char *usage, const struct option *opts, int argc, co
 {
 	const char *arg = argv[*i] + 2, *eq = strchr(arg, '=');
 	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-	bool ambiguous, negated = false;
-	const struct option *o = find_long(opts, arg, len, &ambiguous);
+	bool negated = false;
+	const struct option *pair[2];
+	const struct option *o = find_long(opts, arg, len, pair);
 
 	if (!o && !strcmp(arg, "help"))
 		show_help(usage, opts);
 
-	if (!o && !ambiguous && len > 3 && strncmp(arg, "no-", 3) == 0) {
-		o = find_long(opts, arg + 3, len - 3, &ambiguous);
+	if (!o && !pair[0] && len > 3 && strncmp(arg, "no-", 3) == 0) {
+		o = find_long(opts, arg + 3, len - 3, pair);
 		if (o && takes_arg(o) && !o->optional_arg)
 			o = NULL;
-		negated = o != NULL;
+		negated = o != NULL || pair[0];
 	}
-	if (ambiguous)
-		return fail(usage, opts, "Ambiguous option: %s", arg);
+	if (pair[0]) {
+		fprintf(stderr, " Error: Ambiguous option: %s (could be --%s%s or --%s%s)\n\n", arg,
+			negated ? "no-" : "", pair[0]->long_name, negated ? "no-" : "",
+			pair[1]->long_name);
+		return usage_of(usage, opts, arg, false);
+	}
 	if (!o)
 		return fail(usage, opts, "unknown option `%s'", arg);
 	if (o->type == OPT_REFUSED)
@@ -202,13 +243,15 @@ static int parse_long(const char *usage, const struct option *opts, int argc, co
 
 		if (!value && !o->optarg && !lastarg_default(o, argc, argv, *i)) {
 			if (*i + 1 >= argc)
-				return fail(usage, opts, "option `%s' requires a value", o->long_name);
+				return fail_option(usage, opts, arg, false,
+						   "option `%s' requires a value", o->long_name);
 			value = argv[++*i];
 		}
 		return set_value(o, value, false) ? callback_failed(usage, opts) : 0;
 	}
 	if (eq)
-		return fail(usage, opts, "option `%s' takes no value", o->long_name);
+		return fail_option(usage, opts, arg, false, "option `%s' takes no value",
+				   o->long_name);
 	return set_value(o, NULL, negated) ? callback_failed(usage, opts) : 0;
 }
 
@@ -237,7 +280,8 @@ static int parse_short(const char *usage, const struct option *opts, int argc, c
 
 			if (!value && !lastarg_default(o, argc, argv, *i)) {
 				if (*i + 1 >= argc)
-					return fail(usage, opts, "switch `%s' requires a value", name);
+					return fail_option(usage, opts, name, true,
+							   "switch `%s' requires a value", name);
 				value = argv[++*i];
 			}
 			return set_value(o, value, false) ? callback_failed(usage, opts) : 0;
