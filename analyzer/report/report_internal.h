@@ -25,6 +25,7 @@ struct report {
 	struct aggregate agg;
 	u64 nr_held;	/* samples delivered while the aggregator holds (a check every 1024) */
 	struct sort_list sort;
+	struct field_list fields;	/* -F's (popts.fields points here when given) */
 	struct hists *hists;	/* one per evsel */
 	size_t nr_hists;
 	int *sockets;	/* from CPU_TOPOLOGY, read at the first sample (pipes bring it late) */
