@@ -240,16 +240,20 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 	}
 }
 
-/* perf's hist_entry_callchain__fprintf */
+/*
+ * perf's hist_entry_callchain__fprintf: percentages of the total period, whatever
+ * --percentage says; total (hists__total_period's) sets the threshold.
+ */
 static void print_callchain(const struct hists *hists, const struct hists_print_opts *opts,
-			    const struct hist_entry *he, struct cc_scratch *scratch, FILE *fp)
+			    const struct hist_entry *he, u64 total, struct cc_scratch *scratch,
+			    FILE *fp)
 {
 	const struct hists_callchain *cc = opts->callchain;
 	struct cc_print p = {
 		.param = cc->param, .machine = cc->machine, .total = hists->total_period,
 		.parent = hists->cumulate ? he->period_acc : he->period,
 		/* perf's min_callchain_hits: u64 of the double product */
-		.min_hit = (u64)((double)hists->total_period * (cc->param->min_percent / 100)),
+		.min_hit = (u64)((double)total * (cc->param->min_percent / 100)),
 		.skip_first = cc->skip_first, .lines = cc->lines,
 	};
 
@@ -289,6 +293,7 @@ struct render {
 	const struct widths *w;
 	const struct field_list *columns;
 	int last;	/* the last column shown */
+	u64 total;	/* what percentages are of (perf's hists__total_period) */
 	size_t line_size;
 	bool graphs;
 	/* render_parallel's, under lock */
@@ -319,7 +324,7 @@ static int print_hpp(const struct render *r, int id, const struct hist_entry *he
 		     struct line *l)
 {
 	const char *sep = r->opts->field_sep;
-	u64 total = r->hists->total_period;
+	u64 total = r->total;
 
 	switch (id) {
 	case HPP_OVERHEAD_CHILDREN:
@@ -380,7 +385,7 @@ static void render_entries(const struct render *r, size_t from, size_t to,
 	l.buf = xmalloc(l.size);
 	for (size_t i = from; i < to; i++) {
 		const struct hist_entry *he = &hists->entries[r->order[i]];
-		u64 total = hists->total_period;
+		u64 total = r->total;
 		double percent = total ? 100.0 * he->period / total : 0;
 		double acc = total ? 100.0 * he->period_acc / total : 0;
 
@@ -395,7 +400,7 @@ static void render_entries(const struct render *r, size_t from, size_t to,
 		l.buf[l.len] = '\n';
 		fwrite(l.buf, 1, l.len + 1, fp);
 		if (r->graphs)
-			print_callchain(hists, opts, he, scratch, fp);
+			print_callchain(hists, opts, he, r->total, scratch, fp);
 	}
 	free(l.buf);
 }
@@ -523,6 +528,22 @@ static void render_parallel(struct render *r, struct cc_scratch *scratch, FILE *
 	free(r->starts);
 }
 
+u64 hists__non_filtered(const struct hists *hists, u64 *nr_samples)
+{
+	u64 sum = 0, nr = 0;
+
+	/* a collapse moves periods between entries, none out of the filtered ones or into */
+	for (size_t i = 0; i < hists->nr; i++) {
+		if (!hists->entries[i].merged && !hists->entries[i].filtered) {
+			sum += hists->entries[i].period;
+			nr += hists->entries[i].nr_events;
+		}
+	}
+	if (nr_samples)
+		*nr_samples = nr;
+	return sum;
+}
+
 /* A column's header: perf's hpp headers right-aligned, the keys' left-aligned. */
 static const char *header_of(const struct hists *hists, const struct hists_print_opts *opts,
 			     int id)
@@ -639,7 +660,9 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 		print_headers(hists, opts, &cols, &w, fp);
 
 	r = (struct render){ .hists = hists, .opts = opts, .order = order, .nr = nr, .w = &w,
-			     .columns = &cols, .last = last, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
+			     .columns = &cols, .last = last,
+			     .total = opts->percent_relative ? hists__non_filtered(hists, NULL)
+							     : hists->total_period, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
 			     .graphs = graphs };
 	scratch = graphs ? cc_scratch__new() : NULL;
 	if (graphs && nr >= RENDER_MIN && !opts->callchain->one_thread &&

@@ -130,6 +130,17 @@ static int parse_call_graph(const char *arg, void *data)
 	return callchain_param__parse(param, arg ? arg : "graph,0.5,caller,function,percent");
 }
 
+/* --percentage: perf's parse_filter_percentage takes the two words whole */
+static int parse_percentage(const char *arg, void *data)
+{
+	bool *relative = data;
+
+	if (strcmp(arg, "relative") && strcmp(arg, "absolute"))
+		return -1;
+	*relative = !strcmp(arg, "relative");
+	return 0;
+}
+
 /* --percent-limit also sets the callchains' threshold (perf's parse_percent_limit) */
 static int parse_percent_limit(const char *arg, void *data)
 {
@@ -221,6 +232,7 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 {
 	struct option_callback call_graph_cb = { parse_call_graph, &rep->cc_param };
 	struct option_callback percent_limit_cb = { parse_percent_limit, rep };
+	struct option_callback percentage_cb = { parse_percentage, &rep->popts.percent_relative };
 	struct option_callback itrace_cb = { parse_itrace, &rep->itrace_opts };
 	const struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &a->input, "file", "input file name" },
@@ -234,6 +246,7 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 'd', "dsos", OPT_STRING, &a->dsos, "dso[,dso...]", "only consider symbols in these dsos" },
 		{ 'S', "symbols", OPT_STRING, &a->symbols, "symbol[,symbol...]", "only consider these symbols" },
 		{ 0, "percent-limit", OPT_CALLBACK, &percent_limit_cb, "percent", "Don't show entries under that percent" },
+		{ 0, "percentage", OPT_CALLBACK, &percentage_cb, "relative|absolute", "how to display percentage of filtered entries" },
 		{ 'p', "parent", OPT_STRING, &a->parent, "regex", "regex filter to identify parent, see: '--sort parent'" },
 		{ 'x', "exclude-other", OPT_BOOL, &rep->exclude_other, NULL, "Only display entries with parent-match" },
 		{ 'n', "show-nr-samples", OPT_BOOL, &a->show_nr, NULL, "Show a column with the number of samples" },
@@ -552,9 +565,14 @@ static int report__output(struct report *rep, const struct report_args *a)
 		hists__resolve_callchains(h, &rep->hcc);
 		progress_output_starts();
 		if (!a->quiet) {
-			nr = convert_unit(h->nr_samples, &unit);
+			bool rel = rep->popts.percent_relative;
+			u64 nr_kept, kept = hists__non_filtered(h, &nr_kept);
+
+			/* perf's hists__fprintf_nr_sample_events */
+			nr = convert_unit(rel ? nr_kept : h->nr_samples, &unit);
 			printf("# Samples: %lu%c of event '%s'\n", nr, unit, evsel__name(evsel));
-			printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total_period);
+			printf("# Event count (approx.): %llu\n#\n",
+			       (unsigned long long)(rel ? kept : h->total_period));
 		}
 		hists__fprintf(h, &rep->popts, stdout);
 		printf("\n\n");
