@@ -249,6 +249,7 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 0, "percentage", OPT_CALLBACK, &percentage_cb, "relative|absolute", "how to display percentage of filtered entries" },
 		{ 'p', "parent", OPT_STRING, &a->parent, "regex", "regex filter to identify parent, see: '--sort parent'" },
 		{ 'x', "exclude-other", OPT_BOOL, &rep->exclude_other, NULL, "Only display entries with parent-match" },
+		{ 'U', "hide-unresolved", OPT_BOOL, &rep->hide_unresolved, NULL, "Only display entries resolved to a symbol" },
 		{ 'n', "show-nr-samples", OPT_BOOL, &a->show_nr, NULL, "Show a column with the number of samples" },
 		{ 0, "show-total-period", OPT_BOOL, &rep->popts.show_total_period, NULL, "Show a column with the sum of periods" },
 		{ 'q', "quiet", OPT_BOOL, &a->quiet, NULL, "Do not show any message" },
@@ -400,6 +401,22 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 		rep->hcc.inlines = a->show_inline ? rep->inlines : NULL;
 		rep->hcc.lines = rep->cc_param.key != CC_KEY_FUNCTION ? rep->inlines : NULL;
 	}
+}
+
+/* Combinations not done yet: true when one was asked for (and said so). */
+static bool report__unsupported(const struct report *rep)
+{
+	const char *what = NULL;
+
+	/* perf joins folded frames with the separator */
+	if (rep->popts.field_sep && rep->use_callchain && rep->cc_param.mode == CC_FOLDED)
+		what = "-t with -g folded";
+	/* perf leaves the unresolved frames out of the callchains too */
+	else if (rep->hide_unresolved && rep->chains)
+		what = "--hide-unresolved with callchains (use --no-children -g none)";
+	if (what)
+		fprintf(stderr, "analyze report: %s is not supported yet\n", what);
+	return what;
 }
 
 /* The filters, and the parent pattern perf compiles before printing anything. */
@@ -642,9 +659,7 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 	report__setup_machine(&rep, &a, cfg);
 	report__setup_hists(&rep, &a);
 	report__setup_callchains(&rep, &a);
-	if (rep.popts.field_sep && rep.use_callchain && rep.cc_param.mode == CC_FOLDED) {
-		/* perf joins folded frames with the separator: not done yet */
-		fprintf(stderr, "analyze report: -t with -g folded is not supported yet\n");
+	if (report__unsupported(&rep)) {
 		ret = 1;
 	} else if (report__setup_filters(&rep, &a)) {
 		ret = 0;	/* perf 6.1's status */

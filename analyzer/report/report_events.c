@@ -384,6 +384,8 @@ void finish_sample(void *data, void *p)
 	struct hist_entry he;
 
 	item_resolve(rep, item);
+	if (rep->hide_unresolved && !item->sym)
+		return;	/* perf's process_sample_event drops it: counted nowhere */
 	item_entry(rep, item, &he);
 	al.sym = he.sym;
 	al.symtab = he.symtab;

@@ -40,6 +40,7 @@ struct report {
 	bool show_info;
 	bool need_parent;
 	bool exclude_other;	/* -x: samples without a parent are filtered */
+	bool hide_unresolved;	/* -U: samples without a symbol are dropped */
 	regex_t parent_regex;	/* -p's pattern, or perf's default */
 	double percent_limit;
 	struct callchains *chains;	/* NULL: callchains are not looked at */
