@@ -53,7 +53,8 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			sym = MAX(sym, (int)strlen(symbol__name(he->symtab, he->sym)) + 4);
 		} else {
 			sym = MAX(sym, 16 + 4 + 2);
-			if (dso < 16 && !opts->has_dso_filter)
+			/* perf's hists__set_unres_dso_col_len: not with --dsos or -t */
+			if (dso < 16 && !opts->has_dso_filter && !opts->field_sep)
 				dso = 16;
 		}
 		len = (int)strlen(thread__comm_str(he->thread));

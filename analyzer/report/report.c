@@ -63,7 +63,7 @@ static void print_stats(struct report *rep, FILE *fp)
 	for (u32 i = 0; i < PERF_RECORD_HEADER_MAX; i++) {
 		const char *name = perf_event__name(i);
 
-		if (!strcmp(name, "UNKNOWN") || !st->nr_events[i])
+		if (!strcmp(name, "UNKNOWN") || (rep->skip_empty && !st->nr_events[i]))
 			continue;
 		if (i && st->nr_events[0])
 			fprintf(fp, "%16s events: %10d  (%4.1f%%)\n", name, (int)st->nr_events[i],
@@ -75,7 +75,7 @@ static void print_stats(struct report *rep, FILE *fp)
 		const struct hists *h = &rep->hists[i];
 
 		/* perf skips events without samples or lost ones (report.skip-empty) */
-		if (!h->nr_sample_events && !h->nr_lost_samples)
+		if (rep->skip_empty && !h->nr_sample_events && !h->nr_lost_samples)
 			continue;
 		fprintf(fp, "%s stats:\n", evsel__name(&rep->session.evsels[i]));
 		if (h->nr_sample_events)
@@ -258,6 +258,7 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 'I', "show-info", OPT_BOOL, &a->show_info, NULL, "Display extended information about perf.data file" },
 		{ 'j', "jobs", OPT_STRING, &a->jobs, "n", "worker threads for reading (default: online CPUs)" },
 		{ 0, "stats", OPT_BOOL, &a->stats, NULL, "Display event stats" },
+		{ 0, "skip-empty", OPT_BOOL, &rep->skip_empty, NULL, "Do not display empty (or dummy) events in the output" },
 		{ 0, "symfs", OPT_STRING, &a->symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
 		{ 0, "kallsyms", OPT_STRING, &a->kallsyms, "file", "kallsyms pathname" },
@@ -571,7 +572,8 @@ static int report__output(struct report *rep, const struct report_args *a)
 		char unit;
 		unsigned long nr;
 
-		if (!h->nr_samples || !evsel)
+		/* --no-skip-empty: the recorded events without samples too */
+		if (!evsel || (!h->nr_samples && (rep->skip_empty || i >= rep->session.nr_evsels)))
 			continue;
 		/* a decoder's events are made as the trace is read: Intel PT's may have chains;
 		 * a pipe's attrs come as its records do */
@@ -632,7 +634,8 @@ static void report__exit(struct report *rep)
 int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 {
 	struct report rep = { .consumer.deliver = report_deliver,
-			      .consumer.prefetch = report_prefetch };
+			      .consumer.prefetch = report_prefetch,
+			      .skip_empty = true };	/* perf 6.1's report.skip-empty default */
 	struct report_args a = { .children = true, .show_inline = true, .progress = true };
 	int ret;
 

@@ -41,6 +41,7 @@ struct report {
 	bool need_parent;
 	bool exclude_other;	/* -x: samples without a parent are filtered */
 	bool hide_unresolved;	/* -U: samples without a symbol are dropped */
+	bool skip_empty;	/* no events without samples, no record types not seen */
 	regex_t parent_regex;	/* -p's pattern, or perf's default */
 	double percent_limit;
 	struct callchains *chains;	/* NULL: callchains are not looked at */
