@@ -130,6 +130,19 @@ static int parse_call_graph(const char *arg, void *data)
 	return callchain_param__parse(param, arg ? arg : "graph,0.5,caller,function,percent");
 }
 
+/* --samples: perf keeps them for its TUI's browser, which --stdio has not: a number, unused */
+static int parse_samples(const char *arg, void *data)
+{
+	char *end;
+
+	(void)data;
+	if (!arg || (strtol(arg, &end, 0), *end) || !*arg) {
+		fprintf(stderr, " Error: option `samples' expects a numerical value\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* --percentage: perf's parse_filter_percentage takes the two words whole */
 static int parse_percentage(const char *arg, void *data)
 {
@@ -161,7 +174,7 @@ static const char *const tips[] = {
 /* The options as given, where they do not go into struct report directly. */
 struct report_args {
 	const char *input, *sort_str, *comms, *dsos, *symbols, *pids, *tids, *symfs;
-	const char *kallsyms, *max_stack, *parent, *jobs, *fields;
+	const char *kallsyms, *max_stack, *parent, *jobs, *fields, *cpus;
 	bool stdio, show_nr, quiet, header, header_only, show_info, stats, children, inverted;
 	bool show_inline, dump_raw, progress;
 };
@@ -233,6 +246,7 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 	struct option_callback call_graph_cb = { parse_call_graph, &rep->cc_param };
 	struct option_callback percent_limit_cb = { parse_percent_limit, rep };
 	struct option_callback percentage_cb = { parse_percentage, &rep->popts.percent_relative };
+	struct option_callback samples_cb = { parse_samples, NULL };
 	struct option_callback itrace_cb = { parse_itrace, &rep->itrace_opts };
 	const struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &a->input, "file", "input file name" },
@@ -243,6 +257,8 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 0, "comms", OPT_STRING, &a->comms, "comm[,comm...]", "only consider symbols in these comms" },
 		{ 0, "pid", OPT_STRING, &a->pids, "pid[,pid...]", "only consider symbols in these pids" },
 		{ 0, "tid", OPT_STRING, &a->tids, "tid[,tid...]", "only consider symbols in these tids" },
+		{ 'C', "cpu", OPT_STRING, &a->cpus, "cpu", "list of cpus to profile" },
+		{ 0, "time", OPT_STRING, &rep->time_str, "str", "Time span of interest (start,stop)" },
 		{ 'd', "dsos", OPT_STRING, &a->dsos, "dso[,dso...]", "only consider symbols in these dsos" },
 		{ 'S', "symbols", OPT_STRING, &a->symbols, "symbol[,symbol...]", "only consider these symbols" },
 		{ 0, "percent-limit", OPT_CALLBACK, &percent_limit_cb, "percent", "Don't show entries under that percent" },
@@ -258,6 +274,8 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 'I', "show-info", OPT_BOOL, &a->show_info, NULL, "Display extended information about perf.data file" },
 		{ 'j', "jobs", OPT_STRING, &a->jobs, "n", "worker threads for reading (default: online CPUs)" },
 		{ 0, "stats", OPT_BOOL, &a->stats, NULL, "Display event stats" },
+		{ 0, "samples", OPT_CALLBACK, &samples_cb, "n", "Number of samples to save per histogram entry for individual browsing (the TUI's: no effect on the text)" },
+		{ 0, "ns", OPT_NOOP, NULL, NULL, "Show times in nanosecs (of the time sort key, which analyze has not: no effect)" },
 		{ 0, "skip-empty", OPT_BOOL, &rep->skip_empty, NULL, "Do not display empty (or dummy) events in the output" },
 		{ 0, "symfs", OPT_STRING, &a->symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
@@ -445,6 +463,64 @@ static int report__setup_filters(struct report *rep, const struct report_args *a
 	return 0;
 }
 
+/* -C's list, perf_session__cpu_bitmap's checks; false when perf gives up on it (it said why) */
+static bool report__setup_cpus(struct report *rep, const char *str)
+{
+	size_t size;
+	const u8 *feat = perf_session__feat(&rep->session, HEADER_NRCPUS, &size);
+	u32 nr_cpus[2] = { CPU_LIST_MAX, CPU_LIST_MAX };	/* avail, online */
+
+	for (size_t i = 0; i < rep->session.nr_evsels; i++) {
+		if (!(rep->session.evsels[i].attr.sample_type & PERF_SAMPLE_CPU)) {
+			fprintf(stderr, "File does not contain CPU events. Remove -C option to proceed.\n");
+			return false;
+		}
+	}
+	if (!cpu_list__parse(&rep->cpus, str)) {
+		fprintf(stderr, "Invalid cpu_list\n");
+		return false;
+	}
+	if (feat && size >= sizeof(nr_cpus))
+		memcpy(nr_cpus, feat, sizeof(nr_cpus));
+	for (int c = (int)nr_cpus[0]; c <= rep->cpus.max; c++) {
+		if (cpu_list__has(&rep->cpus, (u32)c)) {
+			fprintf(stderr, "Requested CPU %d too large. Consider raising MAX_NR_CPUS\n", c);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * --time and -C, checked after the header as perf does (--time's error with its status,
+ * 234; -C's with 0). -1 to go on, or the status to exit with.
+ */
+static int report__setup_samples(struct report *rep, const struct report_args *a)
+{
+	if (rep->time_str) {
+		size_t size;
+		const u8 *feat = perf_session__feat(&rep->session, HEADER_SAMPLE_TIME, &size);
+		u64 bounds[2] = { 0, 0 };	/* the first and last sample times */
+		enum time_filter_error err;
+
+		if (feat && size >= sizeof(bounds))
+			memcpy(bounds, feat, sizeof(bounds));
+		err = time_filter__parse(&rep->time, rep->time_str, bounds[0], bounds[1]);
+		if (err) {
+			fflush(stdout);
+			if (!a->quiet)
+				fputs(time_filter__strerror(err), stderr);
+			return 234;	/* perf's -EINVAL */
+		}
+	}
+	if (a->cpus && !a->stats && !report__setup_cpus(rep, a->cpus)) {
+		fflush(stdout);
+		fprintf(stderr, "Error:\nfailed to set cpu bitmap\n");
+		return 0;
+	}
+	return -1;
+}
+
 /*
  * What perf prints before it reads a record, and the errors it finds then (each with its
  * exit status, 0). -1 to go on, or the status to exit with.
@@ -452,6 +528,7 @@ static int report__setup_filters(struct report *rep, const struct report_args *a
 static int report__preamble(struct report *rep, const struct report_args *a)
 {
 	bool body = !a->stats && !a->header_only;
+	int ret;
 
 	if (a->header_only)
 		header__fprintf(&rep->session, stdout, a->show_info);
@@ -463,6 +540,9 @@ static int report__preamble(struct report *rep, const struct report_args *a)
 		fprintf(stderr, "'.' is the only non valid --field-separator argument\n");
 		return 0;
 	}
+	ret = report__setup_samples(rep, a);
+	if (ret >= 0)
+		return ret;
 	if (!rep->has_callchain && rep->cc_param.enabled && !rep->session.is_pipe && body) {
 		fflush(stdout);
 		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\nDid you call 'perf record' without -g or -b?\n");
@@ -589,7 +669,10 @@ static int report__output(struct report *rep, const struct report_args *a)
 
 			/* perf's hists__fprintf_nr_sample_events */
 			nr = convert_unit(rel ? nr_kept : h->nr_samples, &unit);
-			printf("# Samples: %lu%c of event '%s'\n", nr, unit, evsel__name(evsel));
+			printf("# Samples: %lu%c of event '%s'", nr, unit, evsel__name(evsel));
+			if (rep->time_str)
+				printf(" (time slices: %s)", rep->time_str);
+			putchar('\n');
 			printf("# Event count (approx.): %llu\n#\n",
 			       (unsigned long long)(rel ? kept : h->total_period));
 		}
@@ -615,6 +698,8 @@ static void report__exit(struct report *rep)
 	name_list__free(&rep->symbols);
 	name_list__free(&rep->pids);
 	name_list__free(&rep->tids);
+	time_filter__exit(&rep->time);
+	cpu_list__exit(&rep->cpus);
 	regfree(&rep->parent_regex);
 	callchains__delete(rep->chains);
 	itrace__delete(rep->itrace);

@@ -12,7 +12,9 @@
 #include "analyzer/hist/callchain.h"
 #include "analyzer/hist/hist.h"
 #include "analyzer/itrace/itrace.h"
+#include "analyzer/cli/cpu_list.h"
 #include "analyzer/cli/name_list.h"
+#include "analyzer/cli/time_filter.h"
 #include "analyzer/output/dump.h"
 #include "lib/containers/hashmap.h"
 #include "machine/machine.h"
@@ -33,6 +35,10 @@ struct report {
 	bool sockets_read;
 	struct name_list comms, dsos, symbols;
 	struct name_list pids, tids;
+	/* --time and -C: samples outside them are dropped, as perf's process_sample_event */
+	struct time_filter time;
+	const char *time_str;
+	struct cpu_list cpus;
 	bool stats_mode;
 	bool stats_tool;	/* --stats itself, not -D: perf's stats_setup tool */
 	bool print_features;	/* pipe mode with --header: features as their records arrive */
