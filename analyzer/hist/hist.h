@@ -334,17 +334,23 @@ struct hists_print_opts {
 	bool show_total_period;	/* -T */
 	const char *field_sep;	/* -t: NULL, or perf's separator output */
 	bool percent_relative;	/* --percentage relative: of the samples not filtered out */
+	const char *symbol_filter;	/* --symbol-filter: only symbols whose names have it */
 	bool show_header;
 	bool has_dso_filter;	/* perf widens [unknown] dso columns only without --dsos */
 	double percent_limit;
 	const struct hists_callchain *callchain;	/* NULL: no call graphs */
 };
 
-/*
- * The period of the samples the filters kept (perf's total_non_filtered_period, which
- * --percentage relative takes percentages of), and in *nr_samples (if not NULL) how many.
- */
-u64 hists__non_filtered(const struct hists *hists, u64 *nr_samples);
+/* What the filters kept of a histogram: what --percentage relative counts. */
+struct hists_kept {
+	u64 nr_samples;		/* the samples the filters kept as they came */
+	u64 period;		/* their period (perf's total_non_filtered_period) */
+	u64 shown_period;	/* of the entries --symbol-filter keeps too, which perf
+				   applies after the run */
+};
+
+void hists__kept(const struct hists *hists, const struct hists_print_opts *opts,
+		 struct hists_kept *kept);
 /* Sort, size and print the entries (header lines included when show_header). */
 void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp);
 /* "   %6.2f%%" of percent, as snprintf(buf, size, ...) would write it, but faster. */

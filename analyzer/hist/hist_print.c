@@ -38,6 +38,18 @@ struct widths {
 	int col[FIELD_NR];
 };
 
+/*
+ * Whether an entry is shown: not filtered, and with --symbol-filter a symbol whose name has
+ * the string (perf's hists__filter_entry_by_symbol, applied to the entries, after the run).
+ */
+static bool entry_shown(const struct hists_print_opts *opts, const struct hist_entry *he)
+{
+	if (he->filtered)
+		return false;
+	return !opts->symbol_filter ||
+	       (he->sym && strstr(symbol__name(he->symtab, he->sym), opts->symbol_filter));
+}
+
 static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			const struct hists_print_opts *opts, struct widths *w)
 {
@@ -47,7 +59,7 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 		const struct hist_entry *he = &hists->entries[order[i]];
 		int len;
 
-		if (he->filtered)
+		if (!entry_shown(opts, he))
 			continue;
 		if (he->sym) {
 			sym = MAX(sym, (int)strlen(symbol__name(he->symtab, he->sym)) + 4);
@@ -243,7 +255,8 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 
 /*
  * perf's hist_entry_callchain__fprintf: percentages of the total period, whatever
- * --percentage says; total (hists__total_period's) sets the threshold.
+ * --percentage says; total (hists__total_period's as perf's output resort has it, before
+ * --symbol-filter) sets the threshold.
  */
 static void print_callchain(const struct hists *hists, const struct hists_print_opts *opts,
 			    const struct hist_entry *he, u64 total, struct cc_scratch *scratch,
@@ -295,6 +308,7 @@ struct render {
 	const struct field_list *columns;
 	int last;	/* the last column shown */
 	u64 total;	/* what percentages are of (perf's hists__total_period) */
+	u64 min_total;	/* and the graphs' threshold: the same before --symbol-filter */
 	size_t line_size;
 	bool graphs;
 	/* render_parallel's, under lock */
@@ -390,7 +404,7 @@ static void render_entries(const struct render *r, size_t from, size_t to,
 		double percent = total ? 100.0 * he->period / total : 0;
 		double acc = total ? 100.0 * he->period_acc / total : 0;
 
-		if (he->filtered)
+		if (!entry_shown(opts, he))
 			continue;
 		/* perf's hist_entry__get_percent_limit */
 		if ((float)(hists->cumulate ? acc : percent) < (float)opts->percent_limit)
@@ -401,7 +415,7 @@ static void render_entries(const struct render *r, size_t from, size_t to,
 		l.buf[l.len] = '\n';
 		fwrite(l.buf, 1, l.len + 1, fp);
 		if (r->graphs)
-			print_callchain(hists, opts, he, r->total, scratch, fp);
+			print_callchain(hists, opts, he, r->min_total, scratch, fp);
 	}
 	free(l.buf);
 }
@@ -529,20 +543,21 @@ static void render_parallel(struct render *r, struct cc_scratch *scratch, FILE *
 	free(r->starts);
 }
 
-u64 hists__non_filtered(const struct hists *hists, u64 *nr_samples)
+void hists__kept(const struct hists *hists, const struct hists_print_opts *opts,
+		 struct hists_kept *k)
 {
-	u64 sum = 0, nr = 0;
-
 	/* a collapse moves periods between entries, none out of the filtered ones or into */
+	*k = (struct hists_kept){ 0 };
 	for (size_t i = 0; i < hists->nr; i++) {
-		if (!hists->entries[i].merged && !hists->entries[i].filtered) {
-			sum += hists->entries[i].period;
-			nr += hists->entries[i].nr_events;
-		}
+		const struct hist_entry *he = &hists->entries[i];
+
+		if (he->merged || he->filtered)
+			continue;
+		k->nr_samples += he->nr_events;
+		k->period += he->period;
+		if (entry_shown(opts, he))
+			k->shown_period += he->period;
 	}
-	if (nr_samples)
-		*nr_samples = nr;
-	return sum;
 }
 
 /* A column's header: perf's hpp headers right-aligned, the keys' left-aligned. */
@@ -627,8 +642,12 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	struct render r;
 
 	bool graphs = opts->callchain && opts->callchain->use_callchain && hists->has_callchain;
+	struct hists_kept kept = { .period = hists->total_period,
+				   .shown_period = hists->total_period };
 	size_t nr;
 
+	if (opts->percent_relative)
+		hists__kept(hists, opts, &kept);
 	field_list__layout(opts->fields, hists->sort, &setup, &cols, &by);
 	hists__collapse(hists);
 	/*
@@ -662,8 +681,7 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 
 	r = (struct render){ .hists = hists, .opts = opts, .order = order, .nr = nr, .w = &w,
 			     .columns = &cols, .last = last,
-			     .total = opts->percent_relative ? hists__non_filtered(hists, NULL)
-							     : hists->total_period, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
+			     .total = kept.shown_period, .min_total = kept.period, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
 			     .graphs = graphs };
 	scratch = graphs ? cc_scratch__new() : NULL;
 	if (graphs && nr >= RENDER_MIN && !opts->callchain->one_thread &&

@@ -261,6 +261,7 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 0, "time", OPT_STRING, &rep->time_str, "str", "Time span of interest (start,stop)" },
 		{ 'd', "dsos", OPT_STRING, &a->dsos, "dso[,dso...]", "only consider symbols in these dsos" },
 		{ 'S', "symbols", OPT_STRING, &a->symbols, "symbol[,symbol...]", "only consider these symbols" },
+		{ 0, "symbol-filter", OPT_STRING, &rep->popts.symbol_filter, "filter", "only show symbols that (partially) match with this filter" },
 		{ 0, "percent-limit", OPT_CALLBACK, &percent_limit_cb, "percent", "Don't show entries under that percent" },
 		{ 0, "percentage", OPT_CALLBACK, &percentage_cb, "relative|absolute", "how to display percentage of filtered entries" },
 		{ 'p', "parent", OPT_STRING, &a->parent, "regex", "regex filter to identify parent, see: '--sort parent'" },
@@ -665,16 +666,17 @@ static int report__output(struct report *rep, const struct report_args *a)
 		progress_output_starts();
 		if (!a->quiet) {
 			bool rel = rep->popts.percent_relative;
-			u64 nr_kept, kept = hists__non_filtered(h, &nr_kept);
+			struct hists_kept kept;
 
+			hists__kept(h, &rep->popts, &kept);
 			/* perf's hists__fprintf_nr_sample_events */
-			nr = convert_unit(rel ? nr_kept : h->nr_samples, &unit);
+			nr = convert_unit(rel ? kept.nr_samples : h->nr_samples, &unit);
 			printf("# Samples: %lu%c of event '%s'", nr, unit, evsel__name(evsel));
 			if (rep->time_str)
 				printf(" (time slices: %s)", rep->time_str);
 			putchar('\n');
 			printf("# Event count (approx.): %llu\n#\n",
-			       (unsigned long long)(rel ? kept : h->total_period));
+			       (unsigned long long)(rel ? kept.shown_period : h->total_period));
 		}
 		hists__fprintf(h, &rep->popts, stdout);
 		printf("\n\n");
