@@ -174,7 +174,7 @@ static const char *const tips[] = {
 /* The options as given, where they do not go into struct report directly. */
 struct report_args {
 	const char *input, *sort_str, *comms, *dsos, *symbols, *pids, *tids, *symfs;
-	const char *kallsyms, *max_stack, *parent, *jobs, *fields, *cpus;
+	const char *kallsyms, *max_stack, *parent, *jobs, *fields, *cpus, *prefix, *prefix_strip;
 	bool stdio, show_nr, quiet, header, header_only, show_info, stats, children, inverted;
 	bool show_inline, dump_raw, progress;
 };
@@ -280,6 +280,9 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 0, "skip-empty", OPT_BOOL, &rep->skip_empty, NULL, "Do not display empty (or dummy) events in the output" },
 		{ 0, "symfs", OPT_STRING, &a->symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 'k', "vmlinux", OPT_NOOP_ARG, NULL, "file", "vmlinux pathname (not used)" },
+		{ 'f', "force", OPT_NOOP, NULL, NULL, "don't complain, do it (analyze reads files of any owner)" },
+		{ 0, "prefix", OPT_STRING, &a->prefix, "prefix", "Add prefix to source file path names in programs (with --prefix-strip; annotate's: no effect on the text)" },
+		{ 0, "prefix-strip", OPT_STRING, &a->prefix_strip, "N", "Strip first N entries of source file path name in programs (with --prefix)" },
 		{ 0, "kallsyms", OPT_STRING, &a->kallsyms, "file", "kallsyms pathname" },
 		{ 0, "children", OPT_BOOL, &a->children, NULL, "Accumulate callchains of children and show total overhead as well. Enabled by default, use --no-children to disable." },
 		{ 'g', "call-graph", OPT_CALLBACK, &call_graph_cb, "print_type,threshold[,print_limit],order,sort_key[,branch],value", "Display call graph (stack chain/backtrace): print_type: graph, flat, fractal, folded or none; threshold: minimum call graph inclusion threshold (default 0.5); print_limit: maximum number of call graph entry; order: callee or caller (default callee); sort_key: function or address; value: percent, period or count", true },
@@ -305,6 +308,10 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 	a->stats |= a->dump_raw;
 	if (!options__input(nr_args, argv, &a->input, report_usage, opts))
 		return 129;
+	if (a->prefix_strip && !a->prefix) {
+		fprintf(stderr, "--prefix-strip requires --prefix\n");
+		return 234;	/* perf's -EINVAL, before it reads the file */
+	}
 	ret = report__parse_sort(rep, a, opts);
 	if (ret >= 0)
 		return ret;
