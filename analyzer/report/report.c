@@ -176,7 +176,8 @@ struct report_args {
 	const char *input, *sort_str, *comms, *dsos, *symbols, *pids, *tids, *symfs;
 	const char *kallsyms, *max_stack, *parent, *jobs, *fields, *cpus, *prefix, *prefix_strip;
 	bool stdio, show_nr, quiet, header, header_only, show_info, stats, children, inverted;
-	bool show_inline, dump_raw, progress;
+	bool show_inline, dump_raw, progress, threads;
+	const char *pretty;
 };
 
 /* -F, as perf's __setup_output_field takes it, after the sort keys. -1 to go on, or the status. */
@@ -269,6 +270,8 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 'U', "hide-unresolved", OPT_BOOL, &rep->hide_unresolved, NULL, "Only display entries resolved to a symbol" },
 		{ 'n', "show-nr-samples", OPT_BOOL, &a->show_nr, NULL, "Show a column with the number of samples" },
 		{ 0, "show-total-period", OPT_BOOL, &rep->popts.show_total_period, NULL, "Show a column with the sum of periods" },
+		{ 'T', "threads", OPT_BOOL, &a->threads, NULL, "Show per-thread event counters" },
+		{ 0, "pretty", OPT_STRING, &a->pretty, "key", "pretty printing style key: normal raw" },
 		{ 'q', "quiet", OPT_BOOL, &a->quiet, NULL, "Do not show any message" },
 		{ 0, "header", OPT_BOOL, &a->header, NULL, "Show data header." },
 		{ 0, "header-only", OPT_BOOL, &a->header_only, NULL, "Show only data header." },
@@ -635,6 +638,26 @@ static int report__run(struct report *rep, const struct report_args *a)
 	return 0;
 }
 
+/*
+ * -T: perf's per-thread counter values (perf_read_values_display), from READ records; with
+ * none, its table's header alone. 0, or 1 when the recording has such records.
+ */
+static int report__print_threads(const struct report *rep, const struct report_args *a)
+{
+	if (rep->session.stats.nr_events[PERF_RECORD_READ]) {
+		fflush(stdout);
+		fprintf(stderr, "analyze report: -T with READ records is not supported yet\n");
+		return 1;
+	}
+	/* --pretty: "raw", else perf's normal style, whatever the word */
+	if (a->pretty && !strcmp(a->pretty, "raw"))
+		printf("# %*s  %*s  %*s  %*s  %*s\n", 3, "PID", 3, "TID", 4, "Name", 3, "Raw", 5,
+		       "Count");
+	else
+		printf("# %*s  %*s\n", 3, "PID", 3, "TID");
+	return 0;
+}
+
 /* The histograms of the events that have samples, as perf prints them. */
 static int report__output(struct report *rep, const struct report_args *a)
 {
@@ -691,7 +714,7 @@ static int report__output(struct report *rep, const struct report_args *a)
 	progress_done();
 	if (!a->quiet)
 		printf("#\n# (Tip: %s)\n#\n", tips[rep->session.size % ARRAY_SIZE(tips)]);
-	return 0;
+	return a->threads ? report__print_threads(rep, a) : 0;
 }
 
 static void report__exit(struct report *rep)
