@@ -680,8 +680,9 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 		print_headers(hists, opts, &cols, &w, fp);
 
 	r = (struct render){ .hists = hists, .opts = opts, .order = order, .nr = nr, .w = &w,
-			     .columns = &cols, .last = last,
-			     .total = kept.shown_period, .min_total = kept.period, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
+			     .columns = &cols, .last = last, .total = kept.shown_period,
+			     .min_total = kept.period,
+			     .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
 			     .graphs = graphs };
 	scratch = graphs ? cc_scratch__new() : NULL;
 	if (graphs && nr >= RENDER_MIN && !opts->callchain->one_thread &&
