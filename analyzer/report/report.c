@@ -176,7 +176,7 @@ struct report_args {
 	const char *input, *sort_str, *comms, *dsos, *symbols, *pids, *tids, *symfs;
 	const char *kallsyms, *max_stack, *parent, *jobs, *fields, *cpus, *prefix, *prefix_strip;
 	bool stdio, show_nr, quiet, header, header_only, show_info, stats, children, inverted;
-	bool show_inline, dump_raw, progress, threads;
+	bool show_inline, dump_raw, progress, threads, full_source_path;
 	const char *pretty;
 };
 
@@ -293,6 +293,7 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 'G', "inverted", OPT_BOOL, &a->inverted, NULL, "alias for inverted call graph" },
 		{ 'D', "dump-raw-trace", OPT_BOOL, &a->dump_raw, NULL, "dump raw trace in ASCII" },
 		{ 0, "inline", OPT_BOOL, &a->show_inline, NULL, "Show inline function" },
+		{ 0, "full-source-path", OPT_BOOL, &a->full_source_path, NULL, "Show full source file name path for source lines" },
 		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options (as script's; default: every branch)", false, true },
 		{ 0, "no-itrace", OPT_BOOL, &rep->itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
 		OPT_PROGRESS(&a->progress),
@@ -428,6 +429,8 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 		rep->unwinder = unwinder__new(&rep->session, PERF_MAX_STACK_DEPTH);
 		if (a->show_inline || rep->cc_param.key != CC_KEY_FUNCTION)
 			rep->inlines = inlines__new(&rep->machine.symsrc);
+		if (rep->inlines)
+			inlines__set_full_path(rep->inlines, a->full_source_path);
 		rep->hcc.inlines = a->show_inline ? rep->inlines : NULL;
 		rep->hcc.lines = rep->cc_param.key != CC_KEY_FUNCTION ? rep->inlines : NULL;
 	}
