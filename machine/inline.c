@@ -35,6 +35,7 @@ struct inline_dso {
 	u64 text_offset;	/* .text's sh_addr - sh_offset */
 	struct hashmap nodes;	/* addr -> struct inline_node (cached answers) */
 	struct hashmap lines;	/* addr -> srcline, or no_line (perf's dso->srclines) */
+	bool full_path;		/* its inlines' (see inlines__set_full_path) */
 };
 
 struct inline_node {
@@ -47,6 +48,7 @@ static char no_line[1];	/* a cached "no answer" */
 
 struct inlines {
 	const struct symsrc_config *cfg;
+	bool full_path;	/* srclines' files with their directories */
 	struct hashmap dsos;	/* struct dso * -> struct inline_dso */
 };
 
@@ -64,6 +66,11 @@ struct inlines *inlines__new(const struct symsrc_config *cfg)
 	in->cfg = cfg;
 	hashmap_init(&in->dsos);
 	return in;
+}
+
+void inlines__set_full_path(struct inlines *in, bool full)
+{
+	in->full_path = full;
 }
 
 static void node_free(struct inline_node *node)
@@ -421,16 +428,24 @@ static size_t dies_at(Dwarf_Die *parent, u64 vaddr, Dwarf_Die *out, size_t max, 
 	return 0;
 }
 
-/* "FILE:LINE" as perf makes it of addr2line's answer (srcline_from_fileline), or NULL */
-static char *file_line(const char *file, int line)
+/*
+ * "FILE:LINE" as perf makes it of addr2line's answer (srcline_from_fileline): FILE without
+ * its directories, or with --full-source-path (full) as BFD names it, a relative one after
+ * its unit's DW_AT_comp_dir (cudie; NULL: none); or NULL
+ */
+static char *file_line(const char *file, int line, bool full, Dwarf_Die *cudie)
 {
-	const char *base;
+	const char *base, *dir = NULL;
+	Dwarf_Attribute attr;
 	char *out;
 
 	if (!file)
 		return NULL;
-	base = strrchr(file, '/');
-	if (asprintf(&out, "%s:%u", base ? base + 1 : file, (unsigned)line) < 0)
+	base = full ? NULL : strrchr(file, '/');
+	if (full && cudie && *file != '/')
+		dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr));
+	if (asprintf(&out, "%s%s%s:%u", dir ? dir : "", dir ? "/" : "", base ? base + 1 : file,
+		     (unsigned)line) < 0)
 		return NULL;
 	return out;
 }
@@ -464,7 +479,7 @@ static bool initial_file(Dwarf_Lines *lines, size_t i)
 }
 
 /* addr2line's line for vaddr in the line table of cudie, or NULL */
-static char *pc_line(Dwarf_Die *cudie, u64 vaddr)
+static char *pc_line(Dwarf_Die *cudie, u64 vaddr, bool full)
 {
 	Dwarf_Line *line = dwarf_getsrc_die(cudie, vaddr);
 	Dwarf_Lines *lines;
@@ -488,11 +503,11 @@ static char *pc_line(Dwarf_Die *cudie, u64 vaddr)
 			}
 		}
 	}
-	return file_line(file_name(files, nfiles, file), lineno);
+	return file_line(file_name(files, nfiles, file), lineno, full, cudie);
 }
 
 /* where the inlined instance die was inlined (BFD's find_inliner_info), or NULL */
-static char *call_site(Dwarf_Die *cudie, Dwarf_Die *die)
+static char *call_site(Dwarf_Die *cudie, Dwarf_Die *die, bool full)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Files *files;
@@ -504,7 +519,7 @@ static char *call_site(Dwarf_Die *cudie, Dwarf_Die *die)
 		return NULL;
 	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &line))
 		line = 0;
-	return file_line(file_name(files, nfiles, file), (int)line);
+	return file_line(file_name(files, nfiles, file), (int)line, full, cudie);
 }
 
 /* addr2line -i's records for vaddr: the innermost function first, out to the subprogram. */
@@ -542,8 +557,8 @@ static struct inline_node *parse_inlines(struct inline_dso *id, u64 vaddr, const
 		name = name ? name : "??";
 		node->names = xreallocarray(node->names, node->nr + 1, sizeof(*node->names));
 		node->lines = xreallocarray(node->lines, node->nr + 1, sizeof(*node->lines));
-		node->lines[node->nr] = i == n - 1 ? pc_line(&cudie, vaddr)
-						   : call_site(&cudie, &dies[i + 1]);
+		node->lines[node->nr] = i == n - 1 ? pc_line(&cudie, vaddr, id->full_path)
+						   : call_site(&cudie, &dies[i + 1], id->full_path);
 		node->names[node->nr++] = strcmp(name, sym_name) ? xstrdup(name) : NULL;
 		free(demangled);
 	}
@@ -558,6 +573,7 @@ static struct inline_dso *inline_dso_get(struct inlines *in, struct dso *dso)
 	if (!id) {
 		id = xzalloc(sizeof(*id));
 		id->fd = -1;
+		id->full_path = in->full_path;
 		hashmap_init(&id->nodes);
 		hashmap_init(&id->lines);
 		hashmap_insert(&in->dsos, (u64)(uintptr_t)dso, id);
@@ -606,12 +622,12 @@ bool inlines__srcline(struct inlines *in, struct dso *dso, u64 addr, char *buf, 
 	if (line)	/* asked before */
 		goto out;
 	if (id->dwarf && dwarf_addrdie(id->dwarf, vaddr, &cudie))
-		line = pc_line(&cudie, vaddr);
+		line = pc_line(&cudie, vaddr, id->full_path);
 	if (!line && elf_find_function(id->elf,
 				       symtab_elf_section_by_name(id->elf, NULL, &shdr, ".symtab",
 								  NULL) ? ".symtab" : ".dynsym",
 				       vaddr, &sym, &name, &file))
-		line = file_line(file ? file : "??", 0);
+		line = file_line(file ? file : "??", 0, id->full_path, NULL);
 	hashmap_insert(&id->lines, addr, line ? line : no_line);
 out:
 	if (line == no_line || !line)

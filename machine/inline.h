@@ -17,6 +17,8 @@ struct symsrc_config;
 
 struct inlines *inlines__new(const struct symsrc_config *cfg);
 void inlines__delete(struct inlines *inlines);
+/* Srclines' files with their directories (perf's --full-source-path); before any lookup. */
+void inlines__set_full_path(struct inlines *inlines, bool full);
 
 /*
  * The records for the pc at addr (map-relative, as callchain frames keep it) in dso, whose

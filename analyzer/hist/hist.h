@@ -46,6 +46,54 @@ struct sort_list {
 /* Parse perf's --sort string. Returns 0, or -1 with *bad set to the unknown key. */
 int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t bad_size);
 bool sort_list__has(const struct sort_list *list, enum sort_key key);
+/* Whether key is in the list and elided (shown in no column, compared in no output order). */
+bool sort_list__elided(const struct sort_list *list, enum sort_key key);
+
+/*
+ * perf's output fields (-F) and output order: the sort keys, and after them the columns that
+ * are not keys (perf's hpp dimensions), numbered on from SORT_NR_KEYS.
+ */
+enum hpp_field {
+	HPP_OVERHEAD = SORT_NR_KEYS,
+	HPP_OVERHEAD_CHILDREN,
+	HPP_SAMPLE,
+	HPP_PERIOD,
+	FIELD_NR
+};
+
+#define MAX_FIELDS 32
+
+struct field_list {
+	int ids[MAX_FIELDS];	/* enum sort_key or enum hpp_field */
+	int nr;
+	bool strict;	/* -F without '+': perf's default columns and order are left out */
+	int nr_sort_keys;	/* the sort list's keys before -F's were appended */
+};
+
+/*
+ * Parse perf's -F string ("+a,b" adds to the default columns). 0; -1 with *bad set to the
+ * unknown field; -2 for a '+' alone (perf's "Invalid --fields key"); -3 with *bad set to a
+ * field of perf's not supported.
+ */
+int field_list__parse(struct field_list *list, const char *str, char *bad, size_t bad_size);
+/* -F's sort keys that the sort list lacks appended to it, as perf's output fields are. */
+void field_list__add_keys(struct field_list *fields, struct sort_list *sort);
+
+/* What decides the columns and their order besides -F and the sort keys. */
+struct field_setup {
+	bool cumulate;		/* the children view */
+	bool show_nr_samples;	/* -n */
+	bool show_total_period;	/* -T */
+};
+
+/*
+ * perf's setup_sorting: the columns (perf's default ones unless -F is strict, then -F's,
+ * then the sort keys not among them) and the output order (perf's overhead columns unless
+ * strict, the sort keys, then the other columns).
+ */
+void field_list__layout(const struct field_list *user, const struct sort_list *sort,
+			const struct field_setup *setup, struct field_list *columns,
+			struct field_list *order);
 
 struct hist_entry {
 	struct thread *thread;	/* reference */
@@ -281,13 +329,28 @@ struct hists_callchain {
 void hists__resolve_callchains(struct hists *hists, const struct hists_callchain *cc);
 
 struct hists_print_opts {
-	bool show_nr_samples;
+	const struct field_list *fields;	/* -F's, or NULL */
+	bool show_nr_samples;	/* -n */
+	bool show_total_period;	/* -T */
+	const char *field_sep;	/* -t: NULL, or perf's separator output */
+	bool percent_relative;	/* --percentage relative: of the samples not filtered out */
+	const char *symbol_filter;	/* --symbol-filter: only symbols whose names have it */
 	bool show_header;
 	bool has_dso_filter;	/* perf widens [unknown] dso columns only without --dsos */
 	double percent_limit;
 	const struct hists_callchain *callchain;	/* NULL: no call graphs */
 };
 
+/* What the filters kept of a histogram: what --percentage relative counts. */
+struct hists_kept {
+	u64 nr_samples;		/* the samples the filters kept as they came */
+	u64 period;		/* their period (perf's total_non_filtered_period) */
+	u64 shown_period;	/* of the entries --symbol-filter keeps too, which perf
+				   applies after the run */
+};
+
+void hists__kept(const struct hists *hists, const struct hists_print_opts *opts,
+		 struct hists_kept *kept);
 /* Sort, size and print the entries (header lines included when show_header). */
 void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp);
 /* "   %6.2f%%" of percent, as snprintf(buf, size, ...) would write it, but faster. */

@@ -122,7 +122,9 @@ void cumulate_pair(struct cumulate *c, const struct chain_pair *p, u32 *made,
 		   char *levels);
 
 /* hist_order.c */
-size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order);
+/* by: an order of -F's (field_list__layout), or NULL for perf's default one */
+size_t output_order(struct hists *hists, const struct hists_print_opts *opts,
+		    const struct field_list *by, u32 *order);
 
 /* hist_replay.c */
 void replay_start(struct replay *r, struct hists *hists, const struct hists_callchain *cc,

@@ -64,3 +64,120 @@ int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t 
 	free(copy);
 	return ret;
 }
+
+bool sort_list__elided(const struct sort_list *list, enum sort_key key)
+{
+	for (int i = 0; i < list->nr; i++)
+		if (list->keys[i] == key)
+			return list->elide[i];
+	return false;
+}
+
+/* perf's hpp dimensions, in its lookup order after the sort keys' */
+static const struct {
+	const char *name;
+	int field;	/* enum hpp_field, or -1 for those we do not support */
+} hpp_dimensions[] = {
+	{ "overhead", HPP_OVERHEAD },	     { "overhead_sys", -1 },
+	{ "overhead_us", -1 },		     { "overhead_guest_sys", -1 },
+	{ "overhead_guest_us", -1 },	     { "overhead_children", HPP_OVERHEAD_CHILDREN },
+	{ "sample", HPP_SAMPLE },	     { "period", HPP_PERIOD },
+};
+
+static bool field_list__has(const struct field_list *list, int id)
+{
+	for (int i = 0; i < list->nr; i++)
+		if (list->ids[i] == id)
+			return true;
+	return false;
+}
+
+static void field_list__add(struct field_list *list, int id)
+{
+	if (!field_list__has(list, id) && list->nr < MAX_FIELDS)
+		list->ids[list->nr++] = id;
+}
+
+/*
+ * perf's output_field_add: the sort keys first, then the hpp dimensions, by prefix. -1 for
+ * a field perf has that is not supported, -2 for none.
+ */
+static int field_lookup(const char *tok)
+{
+	size_t len = strlen(tok);
+
+	for (size_t i = 0; i < ARRAY_SIZE(dimensions); i++)
+		if (!strncasecmp(tok, dimensions[i].name, len))
+			return dimensions[i].key;
+	for (size_t i = 0; i < ARRAY_SIZE(hpp_dimensions); i++)
+		if (!strncasecmp(tok, hpp_dimensions[i].name, len))
+			return hpp_dimensions[i].field;
+	return -2;
+}
+
+int field_list__parse(struct field_list *list, const char *str, char *bad, size_t bad_size)
+{
+	char *copy, *save = NULL;
+	int ret = 0;
+
+	list->nr = 0;
+	list->strict = *str != '+';
+	if (!list->strict && !*++str)
+		return -2;
+	copy = xstrdup(str);
+	for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		int id = field_lookup(tok);
+
+		if (id < 0) {
+			snprintf(bad, bad_size, "%s", tok);
+			ret = id == -1 ? -3 : -1;
+			break;
+		}
+		field_list__add(list, id);
+	}
+	free(copy);
+	return ret;
+}
+
+void field_list__add_keys(struct field_list *fields, struct sort_list *sort)
+{
+	fields->nr_sort_keys = sort->nr;
+	for (int i = 0; i < fields->nr; i++) {
+		int id = fields->ids[i];
+
+		if (id < SORT_NR_KEYS && !sort_list__has(sort, id) && sort->nr < MAX_SORT_KEYS)
+			sort->keys[sort->nr++] = id;
+	}
+	sort->sym_by_dso = !sort_list__has(sort, SORT_DSO);
+}
+
+void field_list__layout(const struct field_list *user, const struct sort_list *sort,
+			const struct field_setup *setup, struct field_list *columns,
+			struct field_list *order)
+{
+	bool strict = user && user->strict;
+
+	columns->nr = order->nr = 0;
+	if (!strict) {	/* perf_hpp__init's columns; setup_overhead's order */
+		if (setup->cumulate) {
+			field_list__add(columns, HPP_OVERHEAD_CHILDREN);
+			field_list__add(order, HPP_OVERHEAD_CHILDREN);
+		}
+		field_list__add(columns, HPP_OVERHEAD);
+		field_list__add(order, HPP_OVERHEAD);
+		if (setup->show_nr_samples)
+			field_list__add(columns, HPP_SAMPLE);
+		if (setup->show_total_period)
+			field_list__add(columns, HPP_PERIOD);
+	}
+	for (int i = 0; user && i < user->nr; i++)
+		field_list__add(columns, user->ids[i]);
+	for (int i = 0; i < sort->nr; i++) {
+		field_list__add(columns, sort->keys[i]);	/* perf_hpp__setup_output_field */
+		/* the sort keys of -s (or perf's default), not those -F appended */
+		if (!user || i < user->nr_sort_keys)
+			field_list__add(order, sort->keys[i]);
+	}
+	for (int i = 0; i < columns->nr; i++)	/* perf_hpp__append_sort_keys */
+		field_list__add(order, columns->ids[i]);
+}

@@ -120,6 +120,7 @@ struct order_ctx {
 	const struct hist_entry *entries;
 	const struct name_ranks *ranks;
 	const struct out_key *keys;	/* by entry, or NULL */
+	const struct field_list *by;	/* -F's order (entry_sort_by), or NULL */
 	bool cumulate, depth, caller;
 };
 
@@ -133,19 +134,60 @@ static int order_in(void *arg, u32 item, u32 node)
 	return d ? d : 1;
 }
 
+/* perf's hpp__sort_acc: "put caller above callee when they have equal period" */
+static s64 acc_sort(const struct order_ctx *c, const struct hist_entry *a,
+		    const struct hist_entry *b)
+{
+	if (a->period_acc != b->period_acc)
+		return a->period_acc > b->period_acc ? 1 : -1;
+	if (c->depth && a->thread == b->thread && a->max_depth != b->max_depth) {
+		s64 d = (s64)b->max_depth - a->max_depth;
+
+		return c->caller ? -d : d;
+	}
+	return 0;
+}
+
+static s64 u64_sort(u64 a, u64 b)
+{
+	return a == b ? 0 : a > b ? 1 : -1;
+}
+
+/* entry_sort by the fields of an order of -F's (perf's sort list walked) */
+static s64 entry_sort_by(const struct order_ctx *c, const struct hist_entry *a,
+			 const struct hist_entry *b)
+{
+	for (int i = 0; i < c->by->nr; i++) {
+		int id = c->by->ids[i];
+		s64 d;
+
+		if (id == HPP_OVERHEAD_CHILDREN)
+			d = c->cumulate ? acc_sort(c, a, b) : 0;
+		else if (id == HPP_OVERHEAD || id == HPP_PERIOD)
+			d = u64_sort(a->period, b->period);
+		else if (id == HPP_SAMPLE)
+			d = u64_sort(a->nr_events, b->nr_events);
+		else if (sort_list__elided(c->sort, id))
+			d = 0;
+		else
+			d = key_sort(c->sort, id, a, b, c->ranks);
+		if (d)
+			return d;
+	}
+	return 0;
+}
+
 /* perf's hist_entry__sort(a, b): > 0 puts a first */
 static s64 entry_sort(const struct order_ctx *c, const struct hist_entry *a,
 		      const struct hist_entry *b)
 {
+	if (c->by)
+		return entry_sort_by(c, a, b);
 	if (c->cumulate) {
-		/* perf's hpp__sort_acc: "put caller above callee when they have equal period" */
-		if (a->period_acc != b->period_acc)
-			return a->period_acc > b->period_acc ? 1 : -1;
-		if (c->depth && a->thread == b->thread && a->max_depth != b->max_depth) {
-			s64 d = (s64)b->max_depth - a->max_depth;
+		s64 d = acc_sort(c, a, b);
 
-			return c->caller ? -d : d;
-		}
+		if (d)
+			return d;
 	}
 	if (a->period != b->period)
 		return a->period > b->period ? 1 : -1;
@@ -409,10 +451,12 @@ static void fast_out_order(const struct order_ctx *c, u32 *order, size_t nr)
 }
 
 /* The entries (not merged) in perf's output order, into order: how many. */
-size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u32 *order)
+size_t output_order(struct hists *hists, const struct hists_print_opts *opts,
+		    const struct field_list *by, u32 *order)
 {
 	struct order_ctx c = {
 		.sort = hists->sort,
+		.by = by,
 		.entries = hists->entries,
 		.cumulate = hists->cumulate,
 		.depth = opts->callchain && opts->callchain->use_callchain && hists->has_callchain,
@@ -449,7 +493,7 @@ size_t output_order(struct hists *hists, const struct hists_print_opts *opts, u3
 		}
 	}
 	/* the names' ranks go into the keys, and with them what is left of the entries' */
-	c.keys = out_keys(hists, &ranks);
+	c.keys = by ? NULL : out_keys(hists, &ranks);
 	free(ranks.comm);
 	free(ranks.dso);
 	ranks = (struct name_ranks){ .base = hists->entries };

@@ -15,7 +15,7 @@
 #include "lib/busy.h"
 #include "lib/xalloc.h"
 
-static const char *const headers[SORT_NR_KEYS] = {
+static const char *const headers[FIELD_NR] = {
 	[SORT_PID] = "    Pid:Command",
 	[SORT_COMM] = "Command",
 	[SORT_DSO] = "Shared Object",
@@ -26,13 +26,29 @@ static const char *const headers[SORT_NR_KEYS] = {
 	[SORT_SYM_SIZE] = "Symbol size",
 	[SORT_DSO_SIZE] = "DSO size",
 	[SORT_IPC_NULL] = "IPC   [IPC Coverage]",
+	[HPP_OVERHEAD] = "Overhead",
+	[HPP_OVERHEAD_CHILDREN] = "Children",
+	[HPP_SAMPLE] = "Samples",
+	[HPP_PERIOD] = "Period",
 };
 
 /* ---- widths and printing ---- */
 
 struct widths {
-	int col[SORT_NR_KEYS];
+	int col[FIELD_NR];
 };
+
+/*
+ * Whether an entry is shown: not filtered, and with --symbol-filter a symbol whose name has
+ * the string (perf's hists__filter_entry_by_symbol, applied to the entries, after the run).
+ */
+static bool entry_shown(const struct hists_print_opts *opts, const struct hist_entry *he)
+{
+	if (he->filtered)
+		return false;
+	return !opts->symbol_filter ||
+	       (he->sym && strstr(symbol__name(he->symtab, he->sym), opts->symbol_filter));
+}
 
 static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			const struct hists_print_opts *opts, struct widths *w)
@@ -43,13 +59,14 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 		const struct hist_entry *he = &hists->entries[order[i]];
 		int len;
 
-		if (he->filtered)
+		if (!entry_shown(opts, he))
 			continue;
 		if (he->sym) {
 			sym = MAX(sym, (int)strlen(symbol__name(he->symtab, he->sym)) + 4);
 		} else {
 			sym = MAX(sym, 16 + 4 + 2);
-			if (dso < 16 && !opts->has_dso_filter)
+			/* perf's hists__set_unres_dso_col_len: not with --dsos or -t */
+			if (dso < 16 && !opts->has_dso_filter && !opts->field_sep)
 				dso = 16;
 		}
 		len = (int)strlen(thread__comm_str(he->thread));
@@ -62,8 +79,9 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 		if (he->parent)
 			parent = MAX(parent, (int)strlen(he->parent));
 	}
-	for (int k = 0; k < SORT_NR_KEYS; k++)
+	for (int k = 0; k < FIELD_NR; k++)
 		w->col[k] = (int)strlen(headers[k]);
+	w->col[HPP_SAMPLE] = w->col[HPP_PERIOD] = 12;	/* perf's hpp widths */
 	w->col[SORT_COMM] = MAX(w->col[SORT_COMM], comm);
 	w->col[SORT_PID] = MAX(w->col[SORT_PID], thread);
 	w->col[SORT_DSO] = MAX(w->col[SORT_DSO], dso);
@@ -235,16 +253,21 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 	}
 }
 
-/* perf's hist_entry_callchain__fprintf */
+/*
+ * perf's hist_entry_callchain__fprintf: percentages of the total period, whatever
+ * --percentage says; total (hists__total_period's as perf's output resort has it, before
+ * --symbol-filter) sets the threshold.
+ */
 static void print_callchain(const struct hists *hists, const struct hists_print_opts *opts,
-			    const struct hist_entry *he, struct cc_scratch *scratch, FILE *fp)
+			    const struct hist_entry *he, u64 total, struct cc_scratch *scratch,
+			    FILE *fp)
 {
 	const struct hists_callchain *cc = opts->callchain;
 	struct cc_print p = {
 		.param = cc->param, .machine = cc->machine, .total = hists->total_period,
 		.parent = hists->cumulate ? he->period_acc : he->period,
 		/* perf's min_callchain_hits: u64 of the double product */
-		.min_hit = (u64)((double)hists->total_period * (cc->param->min_percent / 100)),
+		.min_hit = (u64)((double)total * (cc->param->min_percent / 100)),
 		.skip_first = cc->skip_first, .lines = cc->lines,
 	};
 
@@ -282,7 +305,10 @@ struct render {
 	const u32 *order;
 	size_t nr;
 	const struct widths *w;
-	int last;
+	const struct field_list *columns;
+	int last;	/* the last column shown */
+	u64 total;	/* what percentages are of (perf's hists__total_period) */
+	u64 min_total;	/* and the graphs' threshold: the same before --symbol-filter */
 	size_t line_size;
 	bool graphs;
 	/* render_parallel's, under lock */
@@ -297,52 +323,99 @@ struct render {
 	} slots[RENDER_SLOTS];
 };
 
+/* A percent column: "%*.2f%%" in perf's width less its blank and sign, with -t in 1. */
+static int print_percent(struct line *l, double percent, const char *sep)
+{
+	char pct[64];
+
+	if (sep)
+		return line_printf(l, " %.2f%%", percent);
+	hists__format_percent(pct, sizeof(pct), percent);
+	return line_str(l, pct + 2, 0, -1);	/* less the separator it starts with */
+}
+
+/* A column that is not a sort key (perf's hpp__fmt): its value, unpadded */
+static int print_hpp(const struct render *r, int id, const struct hist_entry *he,
+		     struct line *l)
+{
+	const char *sep = r->opts->field_sep;
+	u64 total = r->total;
+
+	switch (id) {
+	case HPP_OVERHEAD_CHILDREN:
+		if (!r->hists->cumulate)	/* perf's __hpp__fmt_acc, separator or not */
+			return line_printf(l, " %*s", r->w->col[id] - 1, "N/A");
+		return print_percent(l, total ? 100.0 * he->period_acc / total : 0, sep);
+	case HPP_OVERHEAD:
+		return print_percent(l, total ? 100.0 * he->period / total : 0, sep);
+	default:
+		return line_printf(l, " %*llu", sep ? 1 : r->w->col[id] - 1,
+				   (unsigned long long)(id == HPP_SAMPLE ? he->nr_events
+									: he->period));
+	}
+}
+
+/*
+ * An entry's columns: each after perf's separator ("  ", or -t's before all but the first),
+ * padded to its width unless last. With -t, the separator's first character in a key's text
+ * becomes '.' (perf's repsep_snprintf).
+ */
+static void print_columns(const struct render *r, const struct hist_entry *he, struct line *l)
+{
+	const struct field_list *cols = r->columns;
+	const char *sep = r->opts->field_sep;
+	bool first = true;
+
+	for (int k = 0; k < cols->nr; k++) {
+		int id = cols->ids[k], cw = r->w->col[id], n;
+		size_t start;
+
+		if (id < SORT_NR_KEYS && sort_list__elided(r->hists->sort, id))
+			continue;
+		if (!sep || !first)
+			line_str(l, sep ? sep : "  ", 0, -1);
+		first = false;
+		start = l->len;
+		if (id >= SORT_NR_KEYS) {
+			n = print_hpp(r, id, he, l);
+		} else {
+			n = print_key(l, r->hists, id, he, cw);
+			for (size_t i = start; sep && i < l->len; i++)
+				if (l->buf[i] == *sep)
+					l->buf[i] = '.';
+		}
+		if (k != r->last && n < cw)
+			line_str(l, " ", cw - n, -1);
+	}
+}
+
 /* Entries [from, to) of the order into fp; scratch: this thread's (NULL without graphs). */
 static void render_entries(const struct render *r, size_t from, size_t to,
 			   struct cc_scratch *scratch, FILE *fp)
 {
 	const struct hists *hists = r->hists;
 	const struct hists_print_opts *opts = r->opts;
-	const struct sort_list *sort = hists->sort;
 	struct line l = { .size = r->line_size };
 
 	l.buf = xmalloc(l.size);
 	for (size_t i = from; i < to; i++) {
 		const struct hist_entry *he = &hists->entries[r->order[i]];
-		u64 total = hists->total_period;
+		u64 total = r->total;
 		double percent = total ? 100.0 * he->period / total : 0;
 		double acc = total ? 100.0 * he->period_acc / total : 0;
-		char pct[64];
 
-		if (he->filtered)
+		if (!entry_shown(opts, he))
 			continue;
 		/* perf's hist_entry__get_percent_limit */
 		if ((float)(hists->cumulate ? acc : percent) < (float)opts->percent_limit)
 			continue;
 		l.len = 0;
 		l.buf[0] = '\0';
-		if (hists->cumulate) {
-			hists__format_percent(pct, sizeof(pct), acc);
-			line_str(&l, pct, 0, -1);
-		}
-		hists__format_percent(pct, sizeof(pct), percent);
-		line_str(&l, pct, 0, -1);
-		if (opts->show_nr_samples)
-			line_printf(&l, "  %*llu", 12, (unsigned long long)he->nr_events);
-		for (int k = 0; k < sort->nr; k++) {
-			int cw = r->w->col[sort->keys[k]], n;
-
-			if (sort->elide[k])
-				continue;
-			line_str(&l, "  ", 0, -1);
-			n = print_key(&l, hists, sort->keys[k], he, cw);
-			if (k != r->last && n < cw)
-				line_str(&l, " ", cw - n, -1);
-		}
+		print_columns(r, he, &l);
 		l.buf[l.len] = '\n';
 		fwrite(l.buf, 1, l.len + 1, fp);
 		if (r->graphs)
-			print_callchain(hists, opts, he, scratch, fp);
+			print_callchain(hists, opts, he, r->min_total, scratch, fp);
 	}
 	free(l.buf);
 }
@@ -470,18 +543,112 @@ static void render_parallel(struct render *r, struct cc_scratch *scratch, FILE *
 	free(r->starts);
 }
 
+void hists__kept(const struct hists *hists, const struct hists_print_opts *opts,
+		 struct hists_kept *k)
+{
+	/* a collapse moves periods between entries, none out of the filtered ones or into */
+	*k = (struct hists_kept){ 0 };
+	for (size_t i = 0; i < hists->nr; i++) {
+		const struct hist_entry *he = &hists->entries[i];
+
+		if (he->merged || he->filtered)
+			continue;
+		k->nr_samples += he->nr_events;
+		k->period += he->period;
+		if (entry_shown(opts, he))
+			k->shown_period += he->period;
+	}
+}
+
+/* A column's header: perf's hpp headers right-aligned, the keys' left-aligned. */
+static const char *header_of(const struct hists *hists, const struct hists_print_opts *opts,
+			     int id)
+{
+	/* perf_hpp__init renames the overhead column of the children view, unless -F is strict */
+	if (id == HPP_OVERHEAD && hists->cumulate && !(opts->fields && opts->fields->strict))
+		return "Self";
+	return headers[id];
+}
+
+/* perf's header lines: names, then (without -t) dots and a "#" line */
+static void print_headers(const struct hists *hists, const struct hists_print_opts *opts,
+			  const struct field_list *cols, const struct widths *w, FILE *fp)
+{
+	const char *sep = opts->field_sep;
+	bool first = true;
+
+	fputs("# ", fp);
+	for (int i = 0; i < cols->nr; i++) {
+		int id = cols->ids[i];
+		/* perf pads each header in a buffer of 1024 bytes */
+		int cw = MIN(w->col[id], 1023);
+
+		if (id < SORT_NR_KEYS && sort_list__elided(hists->sort, id))
+			continue;
+		if (!first)
+			fputs(sep ? sep : "  ", fp);
+		first = false;
+		if (id >= SORT_NR_KEYS)
+			fprintf(fp, "%*s", cw, header_of(hists, opts, id));
+		else
+			fprintf(fp, "%-*.*s", cw, cw, headers[id]);
+	}
+	fputc('\n', fp);
+	if (sep)
+		return;
+	fputs("# ", fp);
+	first = true;
+	for (int i = 0; i < cols->nr; i++) {
+		int id = cols->ids[i];
+
+		if (id < SORT_NR_KEYS && sort_list__elided(hists->sort, id))
+			continue;
+		if (!first)
+			fputs("  ", fp);
+		first = false;
+		for (int k = 0; k < w->col[id]; k++)
+			fputc('.', fp);
+	}
+	fprintf(fp, "\n#\n");
+}
+
+/* Whether order is perf's default one: [Children,] Self or Overhead, then the sort keys. */
+static bool default_order(const struct hists *hists, const struct field_list *order)
+{
+	int at = 0;
+
+	if (hists->cumulate && (order->nr <= at || order->ids[at++] != HPP_OVERHEAD_CHILDREN))
+		return false;
+	if (order->nr <= at || order->ids[at++] != HPP_OVERHEAD)
+		return false;
+	if (order->nr != at + hists->sort->nr)
+		return false;
+	for (int i = 0; i < hists->sort->nr; i++)
+		if (order->ids[at + i] != (int)hists->sort->keys[i])
+			return false;
+	return true;
+}
+
 void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FILE *fp)
 {
-	const struct sort_list *sort = hists->sort;
+	struct field_setup setup = { .cumulate = hists->cumulate,
+				     .show_nr_samples = opts->show_nr_samples,
+				     .show_total_period = opts->show_total_period };
+	struct field_list cols, by;
 	struct cc_scratch *scratch;
 	u32 *order;
-	int last = -1, line_width;
+	int last = -1, line_width = -2;
 	struct widths w;
 	struct render r;
 
 	bool graphs = opts->callchain && opts->callchain->use_callchain && hists->has_callchain;
+	struct hists_kept kept = { .period = hists->total_period,
+				   .shown_period = hists->total_period };
 	size_t nr;
 
+	if (opts->percent_relative)
+		hists__kept(hists, opts, &kept);
+	field_list__layout(opts->fields, hists->sort, &setup, &cols, &by);
 	hists__collapse(hists);
 	/*
 	 * Printing looks nothing up: the index's memory (a MB at 128k entries) goes before the
@@ -492,53 +659,30 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 	hists->index = (struct entry_index){ 0 };
 	release_free();
 	order = xcalloc_populated(hists->nr, sizeof(*order));
-	nr = output_order(hists, opts, order);
+	nr = output_order(hists, opts, default_order(hists, &by) ? NULL : &by, order);
 	release_free();	/* what ordering took, before printing takes its own */
 
 	calc_widths(hists, order, nr, opts, &w);
 
 	/*
-	 * perf's line buffer: the sum of the shown widths, separators, 3 + 1 bytes, and room
-	 * for colour codes (perf_hpp__color_overhead: 8 columns of 24 + 4 bytes), which is
-	 * what a column printed past its width (" (inlined)") may take.
+	 * perf's line buffer: the sum of the shown widths, separators (two bytes each, whatever
+	 * -t's), 3 + 1 bytes, and room for colour codes (perf_hpp__color_overhead: 8 columns of
+	 * 24 + 4 bytes), which is what a column printed past its width (" (inlined)") may take.
 	 */
-	line_width = 8 + (hists->cumulate ? 2 + 8 : 0) + (opts->show_nr_samples ? 2 + 12 : 0);
-	for (int i = 0; i < sort->nr; i++) {
-		if (sort->elide[i])
+	for (int i = 0; i < cols.nr; i++) {
+		if (cols.ids[i] < SORT_NR_KEYS && sort_list__elided(hists->sort, cols.ids[i]))
 			continue;
-		line_width += 2 + w.col[sort->keys[i]];
+		line_width += 2 + w.col[cols.ids[i]];
 		last = i;
 	}
-
-	if (opts->show_header) {
-		if (hists->cumulate)
-			fprintf(fp, "# %*s  %*s", 8, "Children", 8, "Self");
-		else
-			fprintf(fp, "# %*s", 8, "Overhead");
-		if (opts->show_nr_samples)
-			fprintf(fp, "  %*s", 12, "Samples");
-		for (int i = 0; i < sort->nr; i++) {
-			/* perf pads each header in a buffer of 1024 bytes */
-			int cw = MIN(w.col[sort->keys[i]], 1023);
-
-			if (!sort->elide[i])
-				fprintf(fp, "  %-*.*s", cw, cw, headers[sort->keys[i]]);
-		}
-		fprintf(fp, hists->cumulate ? "\n# ........  ........" : "\n# ........");
-		if (opts->show_nr_samples)
-			fprintf(fp, "  ............");
-		for (int i = 0; i < sort->nr; i++) {
-			if (sort->elide[i])
-				continue;
-			fputs("  ", fp);
-			for (int k = 0; k < w.col[sort->keys[i]]; k++)
-				fputc('.', fp);
-		}
-		fprintf(fp, "\n#\n");
-	}
+	line_width = MAX(line_width, 0);
+	if (opts->show_header)
+		print_headers(hists, opts, &cols, &w, fp);
 
 	r = (struct render){ .hists = hists, .opts = opts, .order = order, .nr = nr, .w = &w,
-			     .last = last, .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
+			     .columns = &cols, .last = last, .total = kept.shown_period,
+			     .min_total = kept.period,
+			     .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
 			     .graphs = graphs };
 	scratch = graphs ? cc_scratch__new() : NULL;
 	if (graphs && nr >= RENDER_MIN && !opts->callchain->one_thread &&

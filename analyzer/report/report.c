@@ -63,7 +63,7 @@ static void print_stats(struct report *rep, FILE *fp)
 	for (u32 i = 0; i < PERF_RECORD_HEADER_MAX; i++) {
 		const char *name = perf_event__name(i);
 
-		if (!strcmp(name, "UNKNOWN") || !st->nr_events[i])
+		if (!strcmp(name, "UNKNOWN") || (rep->skip_empty && !st->nr_events[i]))
 			continue;
 		if (i && st->nr_events[0])
 			fprintf(fp, "%16s events: %10d  (%4.1f%%)\n", name, (int)st->nr_events[i],
@@ -75,7 +75,7 @@ static void print_stats(struct report *rep, FILE *fp)
 		const struct hists *h = &rep->hists[i];
 
 		/* perf skips events without samples or lost ones (report.skip-empty) */
-		if (!h->nr_sample_events && !h->nr_lost_samples)
+		if (rep->skip_empty && !h->nr_sample_events && !h->nr_lost_samples)
 			continue;
 		fprintf(fp, "%s stats:\n", evsel__name(&rep->session.evsels[i]));
 		if (h->nr_sample_events)
@@ -130,6 +130,30 @@ static int parse_call_graph(const char *arg, void *data)
 	return callchain_param__parse(param, arg ? arg : "graph,0.5,caller,function,percent");
 }
 
+/* --samples: perf keeps them for its TUI's browser, which --stdio has not: a number, unused */
+static int parse_samples(const char *arg, void *data)
+{
+	char *end;
+
+	(void)data;
+	if (!arg || (strtol(arg, &end, 0), *end) || !*arg) {
+		fprintf(stderr, " Error: option `samples' expects a numerical value\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* --percentage: perf's parse_filter_percentage takes the two words whole */
+static int parse_percentage(const char *arg, void *data)
+{
+	bool *relative = data;
+
+	if (strcmp(arg, "relative") && strcmp(arg, "absolute"))
+		return -1;
+	*relative = !strcmp(arg, "relative");
+	return 0;
+}
+
 /* --percent-limit also sets the callchains' threshold (perf's parse_percent_limit) */
 static int parse_percent_limit(const char *arg, void *data)
 {
@@ -150,16 +174,42 @@ static const char *const tips[] = {
 /* The options as given, where they do not go into struct report directly. */
 struct report_args {
 	const char *input, *sort_str, *comms, *dsos, *symbols, *pids, *tids, *symfs;
-	const char *kallsyms, *max_stack, *parent, *jobs;
+	const char *kallsyms, *max_stack, *parent, *jobs, *fields, *cpus, *prefix, *prefix_strip;
 	bool stdio, show_nr, quiet, header, header_only, show_info, stats, children, inverted;
-	bool show_inline, dump_raw, progress;
+	bool show_inline, dump_raw, progress, threads, full_source_path;
+	const char *pretty;
 };
+
+/* -F, as perf's __setup_output_field takes it, after the sort keys. -1 to go on, or the status. */
+static int report__parse_fields(struct report *rep, const struct report_args *a,
+				const struct option *opts)
+{
+	char bad[64];
+	int err = field_list__parse(&rep->fields, a->fields, bad, sizeof(bad));
+
+	if (err == -3) {
+		fprintf(stderr, "analyze report: -F %s: not supported yet\n", bad);
+		return 1;
+	}
+	if (err) {
+		if (err == -2)
+			fprintf(stderr, "Error:\nInvalid --fields key: `+'\n");
+		else
+			fprintf(stderr, "Error:\nUnknown --fields key: `%s'\n", bad);
+		usage_with_options(report_usage, opts);
+		return 0;	/* perf 6.1 exits 0 here */
+	}
+	field_list__add_keys(&rep->fields, &rep->sort);
+	rep->popts.fields = &rep->fields;
+	return -1;
+}
 
 /* --sort, as perf's setup_sorting takes it. -1 to go on, or the status to exit with. */
 static int report__parse_sort(struct report *rep, const struct report_args *a,
 			      const struct option *opts)
 {
 	char bad[64];
+	int ret;
 
 	if (a->sort_str) {
 		const char *s = a->sort_str;
@@ -178,13 +228,17 @@ static int report__parse_sort(struct report *rep, const struct report_args *a,
 			return 0;	/* perf 6.1 exits 0 here */
 		}
 		free(with_ipc);
-	} else {
+	} else if (!a->fields || *a->fields == '+') {
 		sort_list__parse(&rep->sort, "comm,dso,symbol", bad, sizeof(bad));
-	}
+	}	/* a strict -F without --sort: its own keys only (perf's __setup_sorting) */
 	/* perf's setup_sorting: a pattern of one's own adds the parent key, last, if not there */
 	if (a->parent && !sort_list__has(&rep->sort, SORT_PARENT) && rep->sort.nr < MAX_SORT_KEYS)
 		rep->sort.keys[rep->sort.nr++] = SORT_PARENT;
-	return -1;
+	ret = a->fields ? report__parse_fields(rep, a, opts) : -1;
+	/* perf's sort__has_parent: a sort key's, not -F's (its parent column is then [other]) */
+	for (int i = 0; i < (a->fields ? rep->fields.nr_sort_keys : rep->sort.nr); i++)
+		rep->need_parent |= rep->sort.keys[i] == SORT_PARENT;
+	return ret;
 }
 
 /* The command line into rep and a. -1 to go on, or the status to exit with. */
@@ -192,28 +246,46 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 {
 	struct option_callback call_graph_cb = { parse_call_graph, &rep->cc_param };
 	struct option_callback percent_limit_cb = { parse_percent_limit, rep };
+	struct option_callback percentage_cb = { parse_percentage, &rep->popts.percent_relative };
+	struct option_callback samples_cb = { parse_samples, NULL };
 	struct option_callback itrace_cb = { parse_itrace, &rep->itrace_opts };
 	const struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &a->input, "file", "input file name" },
 		{ 0, "stdio", OPT_BOOL, &a->stdio, NULL, "Use the stdio interface" },
 		{ 's', "sort", OPT_STRING, &a->sort_str, "key[,key2...]", "sort by key(s): pid comm dso symbol parent cpu socket symbol_size dso_size" },
+		{ 'F', "fields", OPT_STRING, &a->fields, "key[,keys...]", "output field(s): overhead overhead_children sample period, and the --sort keys (+key,...: added to the default ones)" },
+		{ 't', "field-separator", OPT_STRING, &rep->popts.field_sep, "separator", "separator for columns, no spaces will be added between columns '.' is reserved." },
 		{ 'c', "comms", OPT_STRING, &a->comms, "comm[,comm...]", "only consider symbols in these comms" },
 		{ 0, "pid", OPT_STRING, &a->pids, "pid[,pid...]", "only consider symbols in these pids" },
 		{ 0, "tid", OPT_STRING, &a->tids, "tid[,tid...]", "only consider symbols in these tids" },
+		{ 'C', "cpu", OPT_STRING, &a->cpus, "cpu", "list of cpus to profile" },
+		{ 0, "time", OPT_STRING, &rep->time_str, "str", "Time span of interest (start,stop)" },
 		{ 'd', "dsos", OPT_STRING, &a->dsos, "dso[,dso...]", "only consider symbols in these dsos" },
 		{ 'S', "symbols", OPT_STRING, &a->symbols, "symbol[,symbol...]", "only consider these symbols" },
+		{ 0, "symbol-filter", OPT_STRING, &rep->popts.symbol_filter, "filter", "only show symbols that (partially) match with this filter" },
 		{ 0, "percent-limit", OPT_CALLBACK, &percent_limit_cb, "percent", "Don't show entries under that percent" },
+		{ 0, "percentage", OPT_CALLBACK, &percentage_cb, "relative|absolute", "how to display percentage of filtered entries" },
 		{ 'p', "parent", OPT_STRING, &a->parent, "regex", "regex filter to identify parent, see: '--sort parent'" },
 		{ 'x', "exclude-other", OPT_BOOL, &rep->exclude_other, NULL, "Only display entries with parent-match" },
+		{ 'U', "hide-unresolved", OPT_BOOL, &rep->hide_unresolved, NULL, "Only display entries resolved to a symbol" },
 		{ 'n', "show-nr-samples", OPT_BOOL, &a->show_nr, NULL, "Show a column with the number of samples" },
+		{ 0, "show-total-period", OPT_BOOL, &rep->popts.show_total_period, NULL, "Show a column with the sum of periods" },
+		{ 'T', "threads", OPT_BOOL, &a->threads, NULL, "Show per-thread event counters" },
+		{ 0, "pretty", OPT_STRING, &a->pretty, "key", "pretty printing style key: normal raw" },
 		{ 'q', "quiet", OPT_BOOL, &a->quiet, NULL, "Do not show any message" },
 		{ 0, "header", OPT_BOOL, &a->header, NULL, "Show data header." },
 		{ 0, "header-only", OPT_BOOL, &a->header_only, NULL, "Show only data header." },
 		{ 'I', "show-info", OPT_BOOL, &a->show_info, NULL, "Display extended information about perf.data file" },
 		{ 'j', "jobs", OPT_STRING, &a->jobs, "n", "worker threads for reading (default: online CPUs)" },
 		{ 0, "stats", OPT_BOOL, &a->stats, NULL, "Display event stats" },
+		{ 0, "samples", OPT_CALLBACK, &samples_cb, "n", "Number of samples to save per histogram entry for individual browsing (the TUI's: no effect on the text)" },
+		{ 0, "ns", OPT_NOOP, NULL, NULL, "Show times in nanosecs (of the time sort key, which analyze has not: no effect)" },
+		{ 0, "skip-empty", OPT_BOOL, &rep->skip_empty, NULL, "Do not display empty (or dummy) events in the output" },
 		{ 0, "symfs", OPT_STRING, &a->symfs, "directory", "Look for files with symbols relative to this directory" },
 		OPT_REFUSE('k', "vmlinux", REFUSED_NOT_YET),
+		{ 'f', "force", OPT_NOOP, NULL, NULL, "don't complain, do it (analyze reads files of any owner)" },
+		{ 0, "prefix", OPT_STRING, &a->prefix, "prefix", "Add prefix to source file path names in programs (with --prefix-strip; annotate's: no effect on the text)" },
+		{ 0, "prefix-strip", OPT_STRING, &a->prefix_strip, "N", "Strip first N entries of source file path name in programs (with --prefix)" },
 		{ 0, "kallsyms", OPT_STRING, &a->kallsyms, "file", "kallsyms pathname" },
 		{ 0, "children", OPT_BOOL, &a->children, NULL, "Accumulate callchains of children and show total overhead as well. Enabled by default, use --no-children to disable." },
 		{ 'g', "call-graph", OPT_CALLBACK, &call_graph_cb, "print_type,threshold[,print_limit],order,sort_key[,branch],value", "Display call graph (stack chain/backtrace): print_type: graph, flat, fractal, folded or none; threshold: minimum call graph inclusion threshold (default 0.5); print_limit: maximum number of call graph entry; order: callee or caller (default callee); sort_key: function or address; value: percent, period or count", true },
@@ -221,20 +293,15 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		{ 'G', "inverted", OPT_BOOL, &a->inverted, NULL, "alias for inverted call graph" },
 		{ 'D', "dump-raw-trace", OPT_BOOL, &a->dump_raw, NULL, "dump raw trace in ASCII" },
 		{ 0, "inline", OPT_BOOL, &a->show_inline, NULL, "Show inline function" },
+		{ 0, "full-source-path", OPT_BOOL, &a->full_source_path, NULL, "Show full source file name path for source lines" },
 		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options (as script's; default: every branch)", false, true },
 		{ 0, "no-itrace", OPT_BOOL, &rep->itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
 		OPT_PROGRESS(&a->progress),
 		/* the rest of perf 6.1's options (the manual's table lists every one) */
 		OPT_REFUSE(0, "tui", REFUSED_UI),
 		OPT_REFUSE('b', "branch-stack", REFUSED_NOT_YET),
-		OPT_REFUSE('C', "cpu", REFUSED_NOT_YET),
-		OPT_REFUSE('F', "fields", REFUSED_NOT_YET),
-		OPT_REFUSE('f', "force", REFUSED_NOT_YET),
 		OPT_REFUSE('M', "disassembler-style", REFUSED_NOT_YET),
 		OPT_REFUSE('m', "modules", REFUSED_NOT_YET),
-		OPT_REFUSE('t', "field-separator", REFUSED_NOT_YET),
-		OPT_REFUSE('T', "threads", REFUSED_NOT_YET),
-		OPT_REFUSE('U', "hide-unresolved", REFUSED_NOT_YET),
 		OPT_REFUSE('v', "verbose", REFUSED_NOT_YET),
 		OPT_REFUSE('w', "column-widths", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "asm-raw", REFUSED_NOT_YET),
@@ -242,7 +309,6 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		OPT_REFUSE(0, "demangle", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "demangle-kernel", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "disable-order", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "full-source-path", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "group", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "group-sort-idx", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "hierarchy", REFUSED_NOT_YET),
@@ -250,29 +316,19 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 		OPT_REFUSE(0, "ignore-vmlinux", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "mem-mode", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "mmaps", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "ns", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "objdump", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "percent-type", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "percentage", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "prefix", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "prefix-strip", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "pretty", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "raw-trace", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "samples", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-cpu-utilization", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-on-off-events", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-ref-call-graph", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-total-period", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "skip-empty", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "socket-filter", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "source", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "stdio-color", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "stitch-lbr", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "switch-off", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "switch-on", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "symbol-filter", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "tasks", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "time", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "time-quantum", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "total-cycles", REFUSED_NOT_YET),
 		OPT_END_MARK,
@@ -290,6 +346,10 @@ static int report__parse(struct report *rep, struct report_args *a, int argc, co
 	a->stats |= a->dump_raw;
 	if (!options__input(nr_args, argv, &a->input, report_usage, opts))
 		return 129;
+	if (a->prefix_strip && !a->prefix) {
+		fprintf(stderr, "--prefix-strip requires --prefix\n");
+		return 234;	/* perf's -EINVAL, before it reads the file */
+	}
 	ret = report__parse_sort(rep, a, opts);
 	if (ret >= 0)
 		return ret;
@@ -312,7 +372,7 @@ static void report__setup_machine(struct report *rep, const struct report_args *
 	rep->wq = rep->nr_jobs > 1 ? workqueue__new(rep->nr_jobs - 1) : NULL;
 	rep->session.wq = rep->wq;
 	/* finding parents looks symbols up on this thread: then no aggregator elsewhere */
-	aggregate__init(&rep->agg, sort_list__has(&rep->sort, SORT_PARENT) ? NULL : rep->wq,
+	aggregate__init(&rep->agg, rep->need_parent ? NULL : rep->wq,
 			finish_sample, put_sample, rep);
 	rep->agg.ahead = ahead_sample;
 	report__setup_model(rep, !a->stats && !a->header_only);
@@ -395,7 +455,7 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 	rep->hcc = (struct hists_callchain){
 		.chains = rep->chains, .machine = &rep->machine, .param = &rep->cc_param,
 		.use_callchain = rep->use_callchain,
-		.skip_first = a->sort_str && !strncmp(a->sort_str, "sym", 3),
+		.skip_first = !a->fields && a->sort_str && !strncmp(a->sort_str, "sym", 3),
 		.order = rep->cc_param.order, .one_thread = rep->nr_jobs == 1 };
 	rep->popts.callchain = rep->use_callchain ? &rep->hcc : NULL;
 	/* perf unwinds dwarf samples when it uses callchains: all but --no-children -g none */
@@ -403,9 +463,27 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 		rep->unwinder = unwinder__new(&rep->session, PERF_MAX_STACK_DEPTH);
 		if (a->show_inline || rep->cc_param.key != CC_KEY_FUNCTION)
 			rep->inlines = inlines__new(&rep->machine.symsrc);
+		if (rep->inlines)
+			inlines__set_full_path(rep->inlines, a->full_source_path);
 		rep->hcc.inlines = a->show_inline ? rep->inlines : NULL;
 		rep->hcc.lines = rep->cc_param.key != CC_KEY_FUNCTION ? rep->inlines : NULL;
 	}
+}
+
+/* Combinations not done yet: true when one was asked for (and said so). */
+static bool report__unsupported(const struct report *rep)
+{
+	const char *what = NULL;
+
+	/* perf joins folded frames with the separator */
+	if (rep->popts.field_sep && rep->use_callchain && rep->cc_param.mode == CC_FOLDED)
+		what = "-t with -g folded";
+	/* perf leaves the unresolved frames out of the callchains too */
+	else if (rep->hide_unresolved && rep->chains)
+		what = "--hide-unresolved with callchains (use --no-children -g none)";
+	if (what)
+		fprintf(stderr, "analyze report: %s is not supported yet\n", what);
+	return what;
 }
 
 /* The filters, and the parent pattern perf compiles before printing anything. */
@@ -420,7 +498,6 @@ static int report__setup_filters(struct report *rep, const struct report_args *a
 	name_list__parse(&rep->tids, a->tids);
 	rep->popts.has_dso_filter = rep->dsos.nr > 0;
 	rep->stats_mode = a->stats;
-	rep->need_parent = sort_list__has(&rep->sort, SORT_PARENT);
 	err = regcomp(&rep->parent_regex, a->parent ? a->parent : "^sys_|^do_page_fault",
 		      REG_EXTENDED);
 	if (err) {
@@ -434,6 +511,64 @@ static int report__setup_filters(struct report *rep, const struct report_args *a
 	return 0;
 }
 
+/* -C's list, perf_session__cpu_bitmap's checks; false when perf gives up on it (it said why) */
+static bool report__setup_cpus(struct report *rep, const char *str)
+{
+	size_t size;
+	const u8 *feat = perf_session__feat(&rep->session, HEADER_NRCPUS, &size);
+	u32 nr_cpus[2] = { CPU_LIST_MAX, CPU_LIST_MAX };	/* avail, online */
+
+	for (size_t i = 0; i < rep->session.nr_evsels; i++) {
+		if (!(rep->session.evsels[i].attr.sample_type & PERF_SAMPLE_CPU)) {
+			fprintf(stderr, "File does not contain CPU events. Remove -C option to proceed.\n");
+			return false;
+		}
+	}
+	if (!cpu_list__parse(&rep->cpus, str)) {
+		fprintf(stderr, "Invalid cpu_list\n");
+		return false;
+	}
+	if (feat && size >= sizeof(nr_cpus))
+		memcpy(nr_cpus, feat, sizeof(nr_cpus));
+	for (int c = (int)nr_cpus[0]; c <= rep->cpus.max; c++) {
+		if (cpu_list__has(&rep->cpus, (u32)c)) {
+			fprintf(stderr, "Requested CPU %d too large. Consider raising MAX_NR_CPUS\n", c);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * --time and -C, checked after the header as perf does (--time's error with its status,
+ * 234; -C's with 0). -1 to go on, or the status to exit with.
+ */
+static int report__setup_samples(struct report *rep, const struct report_args *a)
+{
+	if (rep->time_str) {
+		size_t size;
+		const u8 *feat = perf_session__feat(&rep->session, HEADER_SAMPLE_TIME, &size);
+		u64 bounds[2] = { 0, 0 };	/* the first and last sample times */
+		enum time_filter_error err;
+
+		if (feat && size >= sizeof(bounds))
+			memcpy(bounds, feat, sizeof(bounds));
+		err = time_filter__parse(&rep->time, rep->time_str, bounds[0], bounds[1]);
+		if (err) {
+			fflush(stdout);
+			if (!a->quiet)
+				fputs(time_filter__strerror(err), stderr);
+			return 234;	/* perf's -EINVAL */
+		}
+	}
+	if (a->cpus && !a->stats && !report__setup_cpus(rep, a->cpus)) {
+		fflush(stdout);
+		fprintf(stderr, "Error:\nfailed to set cpu bitmap\n");
+		return 0;
+	}
+	return -1;
+}
+
 /*
  * What perf prints before it reads a record, and the errors it finds then (each with its
  * exit status, 0). -1 to go on, or the status to exit with.
@@ -441,17 +576,27 @@ static int report__setup_filters(struct report *rep, const struct report_args *a
 static int report__preamble(struct report *rep, const struct report_args *a)
 {
 	bool body = !a->stats && !a->header_only;
+	int ret;
 
 	if (a->header_only)
 		header__fprintf(&rep->session, stdout, a->show_info);
 	else if (!a->stats && !a->quiet)
 		header__fprintf_report(&rep->session, stdout, a->header, a->show_info);
+	if (rep->popts.field_sep && *rep->popts.field_sep == '.') {
+		/* perf's symbol__init, after the header, exit status 0 */
+		fflush(stdout);
+		fprintf(stderr, "'.' is the only non valid --field-separator argument\n");
+		return 0;
+	}
+	ret = report__setup_samples(rep, a);
+	if (ret >= 0)
+		return ret;
 	if (!rep->has_callchain && rep->cc_param.enabled && !rep->session.is_pipe && body) {
 		fflush(stdout);
 		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\nDid you call 'perf record' without -g or -b?\n");
 		return 0;	/* perf 6.1 exits with status 0 here */
 	}
-	if (sort_list__has(&rep->sort, SORT_PARENT) && !rep->session.is_pipe) {
+	if (rep->need_parent && !rep->session.is_pipe) {
 		bool callchain = false;
 
 		for (size_t i = 0; i < rep->session.nr_evsels; i++)
@@ -530,6 +675,26 @@ static int report__run(struct report *rep, const struct report_args *a)
 	return 0;
 }
 
+/*
+ * -T: perf's per-thread counter values (perf_read_values_display), from READ records; with
+ * none, its table's header alone. 0, or 1 when the recording has such records.
+ */
+static int report__print_threads(const struct report *rep, const struct report_args *a)
+{
+	if (rep->session.stats.nr_events[PERF_RECORD_READ]) {
+		fflush(stdout);
+		fprintf(stderr, "analyze report: -T with READ records is not supported yet\n");
+		return 1;
+	}
+	/* --pretty: "raw", else perf's normal style, whatever the word */
+	if (a->pretty && !strcmp(a->pretty, "raw"))
+		printf("# %*s  %*s  %*s  %*s  %*s\n", 3, "PID", 3, "TID", 4, "Name", 3, "Raw", 5,
+		       "Count");
+	else
+		printf("# %*s  %*s\n", 3, "PID", 3, "TID");
+	return 0;
+}
+
 /* The histograms of the events that have samples, as perf prints them. */
 static int report__output(struct report *rep, const struct report_args *a)
 {
@@ -555,7 +720,8 @@ static int report__output(struct report *rep, const struct report_args *a)
 		char unit;
 		unsigned long nr;
 
-		if (!h->nr_samples || !evsel)
+		/* --no-skip-empty: the recorded events without samples too */
+		if (!evsel || (!h->nr_samples && (rep->skip_empty || i >= rep->session.nr_evsels)))
 			continue;
 		/* a decoder's events are made as the trace is read: Intel PT's may have chains;
 		 * a pipe's attrs come as its records do */
@@ -566,9 +732,18 @@ static int report__output(struct report *rep, const struct report_args *a)
 		hists__resolve_callchains(h, &rep->hcc);
 		progress_output_starts();
 		if (!a->quiet) {
-			nr = convert_unit(h->nr_samples, &unit);
-			printf("# Samples: %lu%c of event '%s'\n", nr, unit, evsel__name(evsel));
-			printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total_period);
+			bool rel = rep->popts.percent_relative;
+			struct hists_kept kept;
+
+			hists__kept(h, &rep->popts, &kept);
+			/* perf's hists__fprintf_nr_sample_events */
+			nr = convert_unit(rel ? kept.nr_samples : h->nr_samples, &unit);
+			printf("# Samples: %lu%c of event '%s'", nr, unit, evsel__name(evsel));
+			if (rep->time_str)
+				printf(" (time slices: %s)", rep->time_str);
+			putchar('\n');
+			printf("# Event count (approx.): %llu\n#\n",
+			       (unsigned long long)(rel ? kept.shown_period : h->total_period));
 		}
 		hists__fprintf(h, &rep->popts, stdout);
 		printf("\n\n");
@@ -576,7 +751,7 @@ static int report__output(struct report *rep, const struct report_args *a)
 	progress_done();
 	if (!a->quiet)
 		printf("#\n# (Tip: %s)\n#\n", tips[rep->session.size % ARRAY_SIZE(tips)]);
-	return 0;
+	return a->threads ? report__print_threads(rep, a) : 0;
 }
 
 static void report__exit(struct report *rep)
@@ -592,6 +767,8 @@ static void report__exit(struct report *rep)
 	name_list__free(&rep->symbols);
 	name_list__free(&rep->pids);
 	name_list__free(&rep->tids);
+	time_filter__exit(&rep->time);
+	cpu_list__exit(&rep->cpus);
 	regfree(&rep->parent_regex);
 	callchains__delete(rep->chains);
 	itrace__delete(rep->itrace);
@@ -611,7 +788,8 @@ static void report__exit(struct report *rep)
 int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 {
 	struct report rep = { .consumer.deliver = report_deliver,
-			      .consumer.prefetch = report_prefetch };
+			      .consumer.prefetch = report_prefetch,
+			      .skip_empty = true };	/* perf 6.1's report.skip-empty default */
 	struct report_args a = { .children = true, .show_inline = true, .progress = true };
 	int ret;
 
@@ -638,7 +816,9 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 	report__setup_machine(&rep, &a, cfg);
 	report__setup_hists(&rep, &a);
 	report__setup_callchains(&rep, &a);
-	if (report__setup_filters(&rep, &a)) {
+	if (report__unsupported(&rep)) {
+		ret = 1;
+	} else if (report__setup_filters(&rep, &a)) {
 		ret = 0;	/* perf 6.1's status */
 	} else if ((ret = report__preamble(&rep, &a)) < 0) {
 		ret = report__run(&rep, &a);

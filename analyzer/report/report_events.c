@@ -277,6 +277,8 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	struct addr_location al;
 	struct thread *t;
 
+	if (time_filter__skip(&rep->time, s->time) || !cpu_list__has(&rep->cpus, s->cpu))
+		return 0;	/* perf drops it before resolving it: counted nowhere */
 	/*
 	 * A chain's kernel frames are looked up now, with the kernel's symbols in (and its map's
 	 * bounds fixed): what waited for them is resolved first.
@@ -384,6 +386,8 @@ void finish_sample(void *data, void *p)
 	struct hist_entry he;
 
 	item_resolve(rep, item);
+	if (rep->hide_unresolved && !item->sym)
+		return;	/* perf's process_sample_event drops it: counted nowhere */
 	item_entry(rep, item, &he);
 	al.sym = he.sym;
 	al.symtab = he.symtab;

@@ -12,7 +12,9 @@
 #include "analyzer/hist/callchain.h"
 #include "analyzer/hist/hist.h"
 #include "analyzer/itrace/itrace.h"
+#include "analyzer/cli/cpu_list.h"
 #include "analyzer/cli/name_list.h"
+#include "analyzer/cli/time_filter.h"
 #include "analyzer/output/dump.h"
 #include "lib/containers/hashmap.h"
 #include "machine/machine.h"
@@ -25,6 +27,7 @@ struct report {
 	struct aggregate agg;
 	u64 nr_held;	/* samples delivered while the aggregator holds (a check every 1024) */
 	struct sort_list sort;
+	struct field_list fields;	/* -F's (popts.fields points here when given) */
 	struct hists *hists;	/* one per evsel */
 	size_t nr_hists;
 	int *sockets;	/* from CPU_TOPOLOGY, read at the first sample (pipes bring it late) */
@@ -32,6 +35,10 @@ struct report {
 	bool sockets_read;
 	struct name_list comms, dsos, symbols;
 	struct name_list pids, tids;
+	/* --time and -C: samples outside them are dropped, as perf's process_sample_event */
+	struct time_filter time;
+	const char *time_str;
+	struct cpu_list cpus;
 	bool stats_mode;
 	bool stats_tool;	/* --stats itself, not -D: perf's stats_setup tool */
 	bool print_features;	/* pipe mode with --header: features as their records arrive */
@@ -39,6 +46,8 @@ struct report {
 	bool show_info;
 	bool need_parent;
 	bool exclude_other;	/* -x: samples without a parent are filtered */
+	bool hide_unresolved;	/* -U: samples without a symbol are dropped */
+	bool skip_empty;	/* no events without samples, no record types not seen */
 	regex_t parent_regex;	/* -p's pattern, or perf's default */
 	double percent_limit;
 	struct callchains *chains;	/* NULL: callchains are not looked at */

@@ -59,9 +59,11 @@ static bool parallel_eligible(const struct report *rep)
 {
 	if (!passes__eligible(&rep->session))
 		return false;
-	if (rep->chains || rep->unwinder || rep->need_parent || rep->exclude_other)
+	if (rep->chains || rep->unwinder || rep->need_parent || rep->exclude_other ||
+	    rep->hide_unresolved)
 		return false;
-	if (rep->comms.nr || rep->dsos.nr || rep->symbols.nr || rep->pids.nr || rep->tids.nr)
+	if (rep->comms.nr || rep->dsos.nr || rep->symbols.nr || rep->pids.nr || rep->tids.nr ||
+	    rep->time.nr || rep->cpus.cpus)
 		return false;
 	return !lookups_can_fail(&rep->sort);
 }
