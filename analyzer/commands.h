@@ -15,6 +15,8 @@ struct analyze_config {
 	const char *symcache_dir;	/* --symbol-cache DIR, or NULL */
 	bool no_symcache;		/* --no-symbol-cache */
 	struct symcache *symcache;	/* what those and the environment make: NULL for none */
+	/* `analyze tasks` (its arguments without the command), for report --tasks and --mmaps */
+	int (*tasks)(int argc, const char **argv);
 };
 
 int cmd_report(int argc, const char **argv, const struct analyze_config *cfg);

@@ -155,7 +155,7 @@ static int run(int argc, const char **argv, const struct analyze_config *cfg)
 
 int main(int argc, const char **argv)
 {
-	struct analyze_config cfg = { 0 };
+	struct analyze_config cfg = { .tasks = cmd_tasks };
 	static char default_dir[4096];
 	const char *env, *home;
 	int i = 1, ret;

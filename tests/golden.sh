@@ -2,8 +2,9 @@
 # Golden tests: run analyze on every committed fixture with the options perf was run with
 # (tests/fixtures/<name>/cases) and compare with perf 6.1's own output, byte for byte, except
 # the text of perf's random "# (Tip: ...)" line. Needs neither perf nor the host's binaries.
-# A case whose perf arguments have --tasks is `perf report --tasks`: analyze runs it as
-# `analyze tasks` with the other arguments (--sorted is analyze's own: make-fixtures.sh made
+# A case whose perf arguments have --tasks is `perf report --tasks`, which analyze report takes
+# as well; one with --sorted runs as `analyze tasks` with the other arguments (--sorted is
+# analyze's own, not report's: make-fixtures.sh made
 # its expected output from perf's). A case whose perf arguments start with `script` is
 # `perf script`: analyze runs it as `analyze script` with the arguments after that word. A case
 # whose arguments start with `flamegraph` is `analyze flamegraph` with the arguments after that
@@ -80,7 +81,7 @@ run_case() {
 		run_analyze "$out" "$out.err" --buildid-dir "$CACHE" flamegraph -i "$data" \
 			--kallsyms "$dir/kallsyms" ${args#flamegraph}
 		;;
-	*" --tasks "*)
+	*" --sorted "*)	# analyze's own option: analyze tasks
 		# shellcheck disable=SC2086
 		run_analyze "$out" "$out.err" tasks -i "$data" $(tasks_args $args)
 		;;

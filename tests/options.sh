@@ -49,7 +49,7 @@ find_test() {	# CMD LONG SHORT
 		while read -r name args; do
 			[ -z "$name" ] && continue
 			case "$cmd:$args" in
-			report:script* | report:flamegraph* | report:*--tasks*) continue ;;
+			report:script* | report:flamegraph* | report:*--sorted*) continue ;;
 			script:script*) args=${args#script} ;;
 			script:*) continue ;;
 			esac

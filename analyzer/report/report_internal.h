@@ -110,4 +110,16 @@ const struct comm *final_comm(struct report *rep, const char *str);
  */
 int report__run_parallel(struct report *rep);
 
+/* The options as given, where they do not go into struct report directly. */
+struct report_args {
+	const char *input, *sort_str, *comms, *dsos, *symbols, *pids, *tids, *symfs;
+	const char *kallsyms, *max_stack, *parent, *jobs, *fields, *cpus, *prefix, *prefix_strip;
+	bool stdio, show_nr, quiet, header, header_only, show_info, stats, children, inverted;
+	bool show_inline, dump_raw, progress, threads, full_source_path, tasks, mmaps;
+	const char *pretty;
+};
+
+/* report_options.c: the command line into rep and a. -1 to go on, or the status to exit with. */
+int report__parse(struct report *rep, struct report_args *a, int argc, const char **argv);
+
 #endif
