@@ -78,6 +78,53 @@ static bool symbol_filtered(struct script *s, struct thread *t, const struct per
 	return symbol_filter__skips(&s->symbols, &al, sample->ip);
 }
 
+/* perf's resolve_branch_sym: the function a call goes to or a return leaves, or NULL */
+static const char *branch_symbol(struct script *s, struct thread *t, const struct evsel *evsel,
+				 const struct perf_sample *sample)
+{
+	u8 cpumode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct addr_location al;
+
+	if (sample->flags & (IP_FLAG_CALL | IP_FLAG_TRACE_BEGIN)) {
+		if (!addr_correlates_sym(&evsel->attr))
+			return NULL;
+		machine__resolve_map(&s->machine, t, cpumode, sample->addr, &al);
+	} else if (sample->flags & (IP_FLAG_RETURN | IP_FLAG_TRACE_END)) {
+		machine__resolve_map(&s->machine, t, cpumode, sample->ip, &al);
+	} else {
+		return NULL;
+	}
+	machine__resolve_symbol(&s->machine, &al);
+	return al.sym ? symbol__name(al.symtab, al.sym) : NULL;
+}
+
+/*
+ * --graph-function: perf's show_event. A call into (or return from) one of the functions
+ * starts its thread's stretch, the thread's samples deeper than that are shown, and the next
+ * at that depth or above ends it, unshown.
+ */
+static bool graph_shows(struct script *s, struct thread *t, const struct evsel *evsel,
+			const struct perf_sample *sample)
+{
+	uintptr_t in;
+	const char *name;
+
+	if (!s->graph_functions.nr)
+		return true;
+	in = (uintptr_t)hashmap_find(&s->graph_in, (u64)(u32)t->tid);
+	if (in) {
+		if (sample->call_depth <= in >> 1)
+			hashmap_remove(&s->graph_in, (u64)(u32)t->tid);
+		return sample->call_depth > in >> 1;
+	}
+	name = branch_symbol(s, t, evsel, sample);
+	if (!name || !name_list__has(&s->graph_functions, name))
+		return false;
+	hashmap_insert(&s->graph_in, (u64)(u32)t->tid,
+		       (void *)(((uintptr_t)sample->call_depth << 1) | 1));
+	return true;
+}
+
 static int process_sample(struct script *s, struct event_ctx *ctx)
 {
 	const struct perf_sample *sample = &ctx->sample;
@@ -116,7 +163,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		return 0;
 	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
 	if (script_thread_filtered(s, t) || symbol_filtered(s, t, sample) ||
-	    dlfilter_drops(s, ctx, t, false)) {
+	    !graph_shows(s, t, evsel, sample) || dlfilter_drops(s, ctx, t, false)) {
 		thread__put(t);
 		return s->dlfilter_failed;
 	}
@@ -458,6 +505,8 @@ static void script_setup(struct script *s, struct script_cmd *c, const struct an
 	name_list__parse(&s->pids, c->pids);
 	name_list__parse(&s->tids, c->tids);
 	name_list__parse(&s->stop_bt, c->stop_bt);
+	name_list__parse(&s->graph_functions, c->graph_function);
+	hashmap_init(&s->graph_in);
 	symbol_filter__init(&s->symbols, c->dsos, c->symbols, (u64)MAX(c->addr_range, 0));
 
 	/* a closed pipe is the reader saying it has seen enough: EPIPE, not a signal */
@@ -465,9 +514,9 @@ static void script_setup(struct script *s, struct script_cmd *c, const struct an
 	outbuf_init(&s->pr.out, STDOUT_FILENO, OUTPUT_BUFFER);
 	s->tty = isatty(STDOUT_FILENO);
 	/* a terminal sees each line as it is made; -D's dump lines are made on this thread */
+	/* -S, --graph-function: symbols looked up here (the caches are one thread's) */
 	s->pipelined = c->wq && !s->tty && !c->dump_raw && !s->tf && !s->dlfilter &&
-		       !s->symbols.by_symbol;	/* -S: symbols looked up here (the caches are
-						   one thread's) */
+		       !s->symbols.by_symbol && !c->graph_function;
 	aggregate__init(&s->agg, s->pipelined ? c->wq : NULL, finish_line, NULL, s);
 	/*
 	 * perf report --header-only's block first (every feature with -I); a pipe's features
@@ -569,6 +618,8 @@ static void script_exit(struct script *s, struct script_cmd *c)
 	name_list__free(&s->tids);
 	symbol_filter__exit(&s->symbols);
 	name_list__free(&s->stop_bt);
+	name_list__free(&s->graph_functions);
+	hashmap_exit(&s->graph_in);
 	free(s->cpus);
 	free(s->big_line);
 	free(c->symfs_cache);

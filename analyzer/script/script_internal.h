@@ -16,6 +16,7 @@
 #include "analyzer/itrace/itrace.h"
 #include "analyzer/output/trace_fields.h"
 #include "analyzer/passes/passes.h"
+#include "lib/containers/hashmap.h"
 #include "lib/outbuf.h"
 #include "machine/inline.h"
 #include "machine/machine.h"
@@ -76,6 +77,10 @@ struct script {
 	int name_width;
 	struct name_list comms, pids, tids;
 	struct name_list stop_bt;	/* --stop-bt: functions callchains end at */
+	/* --graph-function: the functions, and each thread (by tid) in one since the call
+	   depth (value: depth << 1 | 1; none: not in one) */
+	struct name_list graph_functions;
+	struct hashmap graph_in;
 	struct symbol_filter symbols;	/* --dsos, -S: the sample's ip resolved on this thread */
 	u8 *cpus;	/* -C: a byte per cpu, or NULL */
 	/*

@@ -177,6 +177,7 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
 		{ 0, "call-trace", OPT_CALLBACK, &call_trace_cb, NULL, "Show call trace from itrace", false, true },
 		{ 0, "call-ret-trace", OPT_CALLBACK, &call_ret_trace_cb, NULL, "Show call and return trace from itrace", false, true },
+		{ 0, "graph-function", OPT_STRING, &c->graph_function, "symbol[,symbol...]", "Only print symbols and callees with --call-trace/--call-ret-trace" },
 		{ 0, "dlfilter", OPT_STRING, &c->dlfilter, "file", "filter .so file name" },
 		{ 0, "dlarg", OPT_CALLBACK, &dlarg_cb, "argument", "filter argument" },
 		{ 0, "list-dlfilters", OPT_BOOL, &c->list_dlfilters, NULL, "list available dlfilters" },
@@ -193,7 +194,6 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		OPT_REFUSE(0, "demangle-kernel", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "dump-unsorted-raw-trace", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "full-source-path", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "graph-function", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "guest-code", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "guestkallsyms", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "guestmodules", REFUSED_NOT_YET),
@@ -249,6 +249,7 @@ int script_apply_options(struct script *s, const struct script_cmd *c)
 	for (int t = 0; t < SCRIPT_TYPES; t++) {
 		s->itrace_opts.insn_bytes |= !!(s->f.fields[t] & (SF_INSN | SF_INSNLEN));
 		s->itrace_opts.thread_stack |= !!(s->f.fields[t] & SF_CALLINDENT);
+	s->itrace_opts.thread_stack |= c->graph_function != NULL;	/* its call depths */
 	}
 	if (!s->itrace_opts.set)	/* perf script's default: calls and errors */
 		itrace_opts__set_default(&s->itrace_opts, true);

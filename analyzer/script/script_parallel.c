@@ -99,7 +99,7 @@ static bool eligible(const struct script *s)
 		return false;
 	if (s->dlfilter)	/* one filter, called in delivery order */
 		return false;
-	if (s->reltime || s->deltatime || s->event_dumps || s->stop_bt.nr)
+	if (s->reltime || s->deltatime || s->event_dumps || s->stop_bt.nr || s->graph_functions.nr)
 		return false;	/* times from line to line, files, callchains cut */
 	if (s->show_events)
 		return false;
