@@ -271,7 +271,7 @@ static int process_sideband(struct script *s, struct event_ctx *ctx)
 {
 	const struct perf_event_header *ev = ctx->event;
 	const struct perf_record_fork *f = (const void *)ev;
-	/* pid, tid as in comm's: mmap's */
+	/* pid, tid as in comm's: mmap's, namespaces' */
 	const struct perf_record_comm *c = (const void *)ev;
 	bool show = ev->type < 64 && (s->show_events & BIT_OF(ev->type));
 

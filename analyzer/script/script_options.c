@@ -162,6 +162,7 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		{ 'D', "dump-raw-trace", OPT_BOOL, &c->dump_raw, NULL, "dump raw trace in ASCII" },
 		{ 0, "show-switch-events", OPT_BOOL, &c->switch_events, NULL, "Show context switch events (if recorded)" },
 		{ 0, "show-lost-events", OPT_BOOL, &c->lost_events, NULL, "Show lost events (if recorded)" },
+		{ 0, "show-namespace-events", OPT_BOOL, &c->namespace_events, NULL, "Show namespace events (if recorded)" },
 		{ 0, "show-cgroup-events", OPT_BOOL, &c->cgroup_events, NULL, "Show cgroup events (if recorded)" },
 		{ 0, "time", OPT_STRING, &c->time_str, "str", "Time span of interest (start,stop)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &c->hide_callgraph, NULL, "When printing symbols do not display call chain" },
@@ -204,7 +205,6 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		OPT_REFUSE(0, "show-on-off-events", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-round-events", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-bpf-events", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-namespace-events", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-text-poke-events", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "stitch-lbr", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "switch-off", REFUSED_NOT_YET),
@@ -260,6 +260,7 @@ int script_apply_options(struct script *s, const struct script_cmd *c)
 	s->show_events = (c->task_events ? SHOW_TASK : 0) | (c->mmap_events ? SHOW_MMAP : 0) |
 			 (c->switch_events ? SHOW_SWITCH : 0) |
 			 (c->lost_events ? BIT_OF(PERF_RECORD_LOST) : 0) |
+			 (c->namespace_events ? BIT_OF(PERF_RECORD_NAMESPACES) : 0) |
 			 (c->cgroup_events ? BIT_OF(PERF_RECORD_CGROUP) : 0);
 	/* perf loads the filter before it opens the file */
 	if (c->dlfilter) {
