@@ -4,7 +4,8 @@
  * resolved on the reading thread as it comes, its symbols and text on the aggregator (or
  * here: see struct script), written through lib/outbuf, nothing allocated per event.
  * Tracepoint fields are formatted by trace_fields (libtraceevent), on the reading thread.
- * This file: the command line, the run (the records as they come), the end.
+ * This file: the run (the records as they come) and the end; the command line is
+ * script_options.c's.
  */
 #include "analyzer/commands.h"
 #include "analyzer/script/script_options.h"

@@ -1,7 +1,8 @@
 /*
- * script_internal: what the pieces of `analyze script` share. script.c owns the command line
- * and the run (the records as they come); script_fields.c -F and the fields' checks against
- * the events; script_print.c the lines. Not for use outside analyzer/script/.
+ * script_internal: what the pieces of `analyze script` share. script.c owns the run (the
+ * records as they come), script_options.c the command line; script_fields.c -F and the
+ * fields' checks against the events; script_print.c the lines (and --per-event-dump's files).
+ * Not for use outside analyzer/script/.
  */
 #ifndef ANALYZER_SCRIPT_INTERNAL_H
 #define ANALYZER_SCRIPT_INTERNAL_H

@@ -266,18 +266,18 @@ time:
 		print_time(pr, shown_time(pr, time));
 }
 
-/*
- * One frame of a callchain, one line; perf's append_inlines makes a frame whose pc is in
- * inlined code (DWARF of its file says so) one line a function, innermost first: the
- * inlined ones "(inlined)" in place of the dso, even without -F sym.
- */
 /* --stop-bt: the callchain ends after a frame of one of these functions */
 static bool stops_bt(const struct script *s, const char *name)
 {
 	return s->stop_bt.nr && name && name_list__has(&s->stop_bt, name);
 }
 
-/* ...; false when --stop-bt ends the callchain at it */
+/*
+ * One frame of a callchain, one line; perf's append_inlines makes a frame whose pc is in
+ * inlined code (DWARF of its file says so) one line a function, innermost first: the
+ * inlined ones "(inlined)" in place of the dso, even without -F sym. False when --stop-bt
+ * ends the callchain at it.
+ */
 static bool print_frame(struct script_printer *pr, const struct sample_frame *frame, u32 fields,
 			bool unwound)
 {
