@@ -413,6 +413,12 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 		/* pipe mode: build-ids come as records */
 		machine__add_build_ids(&s->machine, (const u8 *)ev, ev->size, true);
 		return 0;
+	case PERF_RECORD_FINISHED_ROUND:	/* perf's process_finished_round_event */
+		if (s->show_round_events) {
+			script_sync(s);
+			outbuf_puts(&s->pr.out, "PERF_RECORD_FINISHED_ROUND\n");
+		}
+		return 0;
 	case PERF_RECORD_LOST_SAMPLES:	/* for the warning at the end: perf script prints none */
 		events_stats__add_lost(&s->session.stats, ev);
 		return 0;
@@ -470,6 +476,13 @@ static int script_open(struct script *s, const struct script_cmd *c)
 		dlfilter__delete(s->dlfilter, s);
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
+	}
+	if (s->show_round_events && s->session.is_dir) {
+		fprintf(stderr, "analyze script: --show-round-events on a data directory is not supported yet\n");
+		free(s->cpus);
+		dlfilter__delete(s->dlfilter, s);
+		perf_session__close(&s->session);
+		return 255;
 	}
 	/*
 	 * a pipe names its events as it goes: they are checked at its first sample; perf stops

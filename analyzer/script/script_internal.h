@@ -72,6 +72,7 @@ struct script {
 	bool ns;
 	bool reltime, deltatime;	/* times since the first line, since the line before */
 	u64 show_events;	/* side-band records printed: bits 1 << type (--show-*-events) */
+	bool show_round_events;	/* FINISHED_ROUND too, every record in file order (unordered) */
 	bool print_features;	/* --header on a pipe: its features as their records come */
 	bool show_info;		/* -I: every feature, in full */
 	bool check_failed;	/* a pipe's events lack a field -F asked for */

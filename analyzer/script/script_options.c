@@ -163,6 +163,7 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		{ 0, "show-switch-events", OPT_BOOL, &c->switch_events, NULL, "Show context switch events (if recorded)" },
 		{ 0, "show-lost-events", OPT_BOOL, &c->lost_events, NULL, "Show lost events (if recorded)" },
 		{ 0, "show-namespace-events", OPT_BOOL, &c->namespace_events, NULL, "Show namespace events (if recorded)" },
+		{ 0, "show-round-events", OPT_BOOL, &c->round_events, NULL, "Show round events (if recorded)" },
 		{ 0, "show-cgroup-events", OPT_BOOL, &c->cgroup_events, NULL, "Show cgroup events (if recorded)" },
 		{ 0, "time", OPT_STRING, &c->time_str, "str", "Time span of interest (start,stop)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &c->hide_callgraph, NULL, "When printing symbols do not display call chain" },
@@ -203,7 +204,6 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		OPT_REFUSE(0, "max-blocks", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-kernel-path", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-on-off-events", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-round-events", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-bpf-events", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-text-poke-events", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "stitch-lbr", REFUSED_NOT_YET),
@@ -262,6 +262,9 @@ int script_apply_options(struct script *s, const struct script_cmd *c)
 			 (c->lost_events ? BIT_OF(PERF_RECORD_LOST) : 0) |
 			 (c->namespace_events ? BIT_OF(PERF_RECORD_NAMESPACES) : 0) |
 			 (c->cgroup_events ? BIT_OF(PERF_RECORD_CGROUP) : 0);
+	/* perf turns ordering off for it: records are processed in file order */
+	s->show_round_events = c->round_events;
+	s->consumer.unordered = c->round_events;
 	/* perf loads the filter before it opens the file */
 	if (c->dlfilter) {
 		s->dlfilter = dlfilter__new(c->dlfilter, c->dlargc, c->dlargv);

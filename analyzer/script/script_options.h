@@ -25,7 +25,7 @@ struct script_cmd {
 	bool ns, reltime, deltatime, header, header_only, show_info, per_event_dump,
 	     hide_callgraph, dump_raw, show_inline, progress, list_dlfilters;
 	bool task_events, mmap_events, switch_events, lost_events, namespace_events,
-	     cgroup_events;	/* --show-*-events */
+	     cgroup_events, round_events;	/* --show-*-events */
 	const char **dlargv;	/* --dlarg, each in turn */
 	int dlargc;
 	int addr_range;
