@@ -83,6 +83,9 @@ struct script {
 	   depth (value: depth << 1 | 1; none: not in one) */
 	struct name_list graph_functions;
 	struct hashmap graph_in;
+	/* --switch-on, --switch-off: samples from one event's to the other's (perf's evswitch) */
+	const struct evsel *switch_on, *switch_off;
+	bool discarding, show_on_off;	/* not now; the two events' own samples shown */
 	struct symbol_filter symbols;	/* --dsos, -S: the sample's ip resolved on this thread */
 	u8 *cpus;	/* -C: a byte per cpu, or NULL */
 	/*

@@ -21,7 +21,7 @@
 struct script_cmd {
 	const char *input, *jobs, *symfs, *kallsyms, *comms, *pids, *tids, *cpus, *time_str,
 		*max_stack, *dlfilter, *dsos, *symbols, *stop_bt,
-		*graph_function;
+		*graph_function, *switch_on, *switch_off;
 	bool ns, reltime, deltatime, header, header_only, show_info, per_event_dump,
 	     hide_callgraph, dump_raw, show_inline, progress, list_dlfilters;
 	bool task_events, mmap_events, switch_events, lost_events, namespace_events,
