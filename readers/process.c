@@ -429,7 +429,8 @@ static int walk_single(struct walk *w, struct reader *rd)
 			ret = walk__check(w, event, rec.file_offset, evsel);
 			if (!sample_time_untimed(ts))
 				ordered_queue_note(&w->queue, ts);
-		} else if (event->type >= PERF_RECORD_USER_TYPE_START || sample_time_untimed(ts)) {
+		} else if (event->type >= PERF_RECORD_USER_TYPE_START || sample_time_untimed(ts) ||
+			   w->consumer->unordered) {
 			ret = walk__deliver(w, event, rec.file_offset, evsel);
 		} else {
 			chunk__get(rec.chunk);

@@ -112,6 +112,11 @@ struct event_consumer {
 			 const struct evsel *evsel, int stage);
 	/* How many stages prefetch is called for; the consumer may change it as it goes. */
 	int prefetch_stages;
+	/*
+	 * Every record delivered as it is read, in file order (perf's tool.ordered_events
+	 * false: perf script --show-round-events); a single file's, not a directory's.
+	 */
+	bool unordered;
 };
 
 /* Open and validate. Returns 0, or -1 with error_get() describing the problem. */

@@ -93,6 +93,7 @@ run_case() {
 	esac
 	status=$?
 	set +f
+	case " $args " in *" --per-event-dump "*) event_dumps "$data" >>"$out" ;; esac
 	[ ! -f "$dir/expected/$case.status" ] || read -r want <"$dir/expected/$case.status"
 	if [ "$status" != "$want" ]; then
 		[ -n "$quiet" ] || { echo "FAIL ${DATA:+swapped }${dir##*/}/$case: exit status $status, perf's was $want"

@@ -13,6 +13,7 @@ export HOME=$WORK LC_ALL=C TZ=UTC ANALYZE_SYMBOL_CACHE=$WORK/symcache
 export ANALYZE_DEBUG_DIR=$WORK/no-debuginfo	# the host's debuginfo stays out, as in golden.sh
 unset PERF_BUILDID_DIR
 pass=0 fail=0
+. tests/runner.sh	# event_dumps
 # the --dlfilter cases' filters, as golden.sh builds them (@NAME.so in a case)
 export PERF_EXEC_PATH=$WORK/exec
 tests/fixtures/build-dlfilters.sh "$PERF_EXEC_PATH" analyzer/script ||
@@ -50,6 +51,7 @@ pieces() {
 	shift 4
 	ANALYZE_PARALLEL_BYTES=$bytes "$ANALYZE" --buildid-dir "$FIX/buildid-cache" "$@" -j "$j" \
 		-i "$FIX/$fix/perf.data" --kallsyms "$FIX/$fix/kallsyms" >"$WORK/out" 2>/dev/null
+	case " $* " in *" --per-event-dump "*) event_dumps "$FIX/$fix/perf.data" >>"$WORK/out" ;; esac
 	if cmp -s <(tipless "$WORK/out") <(tipless "$FIX/$fix/expected/$name.out"); then
 		pass=$((pass + 1))
 	else

@@ -41,3 +41,16 @@ runner_stop() {
 	echo "FAIL the in-process runs ($RUNNER) exited with status $status: leaks above?"
 	return 1
 }
+
+# event_dumps DATA: the files --per-event-dump wrote beside DATA (DATA.EVENT.dump), each after a
+# line naming it, in name order, on stdout; then gone (make-fixtures.sh appends perf's so)
+event_dumps() {
+	local - f
+	set +f	# (callers may have globbing off for their cases' arguments)
+	for f in "$1".*.dump; do
+		[ -f "$f" ] || continue
+		printf '==> %s <==\n' "${f##*/}"
+		cat "$f"
+		rm -f "$f"
+	done
+}

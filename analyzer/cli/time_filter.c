@@ -297,6 +297,14 @@ fail:
 	return err;
 }
 
+void time_filter__shift(struct time_filter *tf, u64 delta)
+{
+	for (int i = 0; i < tf->nr; i++) {
+		tf->ranges[i].start += delta;
+		tf->ranges[i].end += delta;
+	}
+}
+
 const char *time_filter__strerror(enum time_filter_error err)
 {
 	switch (err) {

@@ -35,6 +35,8 @@ enum time_filter_error {
  */
 enum time_filter_error time_filter__parse(struct time_filter *tf, const char *str, u64 first,
 					  u64 last);
+/* Move every range's ends by delta, open ends too (perf's --reltime does). */
+void time_filter__shift(struct time_filter *tf, u64 delta);
 /* perf's message for an error above, newlines included, as pr_err prints it. */
 const char *time_filter__strerror(enum time_filter_error err);
 

@@ -4,10 +4,11 @@
  * resolved on the reading thread as it comes, its symbols and text on the aggregator (or
  * here: see struct script), written through lib/outbuf, nothing allocated per event.
  * Tracepoint fields are formatted by trace_fields (libtraceevent), on the reading thread.
- * This file: the command line, the run (the records as they come), the end.
+ * This file: the run (the records as they come) and the end; the command line is
+ * script_options.c's.
  */
 #include "analyzer/commands.h"
-#include "analyzer/script/script_internal.h"
+#include "analyzer/script/script_options.h"
 #include "analyzer/script/script_dlfilter.h"
 
 #include <errno.h>
@@ -20,14 +21,13 @@
 
 #include "analyzer/output/dump.h"
 #include "analyzer/output/header.h"
+#include "readers/decode/evsel_name.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/session_warn.h"
 #include "lib/error.h"
 #include "lib/progress.h"
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
-
-static const char *const script_usage = "analyze script [<options>]";
 
 #define OUTPUT_BUFFER (64 << 10)	/* stays in the core's cache between writes */
 #define LINE_SLOT_MAX (8 << 10)	/* the largest line handed to the aggregator */
@@ -63,6 +63,84 @@ static bool dlfilter_drops(struct script *s, struct event_ctx *ctx, struct threa
 	ret = dlfilter__filter(s->dlfilter, s, ctx, t, early);
 	s->dlfilter_failed = ret < 0;
 	return ret != 0;
+}
+
+/* --dsos, -S: the sample's ip, its map and symbol, as perf's machine__resolve tests them */
+static bool symbol_filtered(struct script *s, struct thread *t, const struct perf_sample *sample)
+{
+	struct addr_location al;
+
+	if (!symbol_filter__active(&s->symbols))
+		return false;
+	machine__resolve_map(&s->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+			     sample->ip, &al);
+	al.dso = al.map ? al.map->dso : NULL;
+	if (s->symbols.by_symbol)
+		machine__resolve_symbol(&s->machine, &al);
+	return symbol_filter__skips(&s->symbols, &al, sample->ip);
+}
+
+/* perf's resolve_branch_sym: the function a call goes to or a return leaves, or NULL */
+static const char *branch_symbol(struct script *s, struct thread *t, const struct evsel *evsel,
+				 const struct perf_sample *sample)
+{
+	u8 cpumode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct addr_location al;
+
+	if (sample->flags & (IP_FLAG_CALL | IP_FLAG_TRACE_BEGIN)) {
+		if (!addr_correlates_sym(&evsel->attr))
+			return NULL;
+		machine__resolve_map(&s->machine, t, cpumode, sample->addr, &al);
+	} else if (sample->flags & (IP_FLAG_RETURN | IP_FLAG_TRACE_END)) {
+		machine__resolve_map(&s->machine, t, cpumode, sample->ip, &al);
+	} else {
+		return NULL;
+	}
+	machine__resolve_symbol(&s->machine, &al);
+	return al.sym ? symbol__name(al.symtab, al.sym) : NULL;
+}
+
+/*
+ * --graph-function: perf's show_event. A call into (or return from) one of the functions
+ * starts its thread's stretch, the thread's samples deeper than that are shown, and the next
+ * at that depth or above ends it, unshown.
+ */
+static bool graph_shows(struct script *s, struct thread *t, const struct evsel *evsel,
+			const struct perf_sample *sample)
+{
+	uintptr_t in;
+	const char *name;
+
+	if (!s->graph_functions.nr)
+		return true;
+	in = (uintptr_t)hashmap_find(&s->graph_in, (u64)(u32)t->tid);
+	if (in) {
+		if (sample->call_depth <= in >> 1)
+			hashmap_remove(&s->graph_in, (u64)(u32)t->tid);
+		return sample->call_depth > in >> 1;
+	}
+	name = branch_symbol(s, t, evsel, sample);
+	if (!name || !name_list__has(&s->graph_functions, name))
+		return false;
+	hashmap_insert(&s->graph_in, (u64)(u32)t->tid,
+		       (void *)(((uintptr_t)sample->call_depth << 1) | 1));
+	return true;
+}
+
+/* --switch-on, --switch-off: perf's evswitch__discard */
+static bool switch_discards(struct script *s, const struct evsel *evsel)
+{
+	if (s->switch_on && s->discarding) {
+		if (evsel != s->switch_on)
+			return true;
+		s->discarding = false;
+		return !s->show_on_off;
+	}
+	if (s->switch_off && !s->discarding && evsel == s->switch_off) {
+		s->discarding = true;
+		return !s->show_on_off;
+	}
+	return false;
 }
 
 static int process_sample(struct script *s, struct event_ctx *ctx)
@@ -102,7 +180,9 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	if (!script_keeps_sample(&s->consumer, ctx))
 		return 0;
 	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
-	if (script_thread_filtered(s, t) || dlfilter_drops(s, ctx, t, false)) {
+	if (script_thread_filtered(s, t) || symbol_filtered(s, t, sample) ||
+	    !graph_shows(s, t, evsel, sample) || switch_discards(s, evsel) ||
+	    dlfilter_drops(s, ctx, t, false)) {
 		thread__put(t);
 		return s->dlfilter_failed;
 	}
@@ -203,20 +283,16 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 	return s->pr.out.error ? 1 : 0;	/* the output went away: stop */
 }
 
+/* the records whose task is the sample's (sample_id_all), not one of their own */
+#define SAMPLE_TASK (SHOW_SWITCH | BIT_OF(PERF_RECORD_LOST) | BIT_OF(PERF_RECORD_CGROUP))
+
 static int process_sideband(struct script *s, struct event_ctx *ctx)
 {
 	const struct perf_event_header *ev = ctx->event;
 	const struct perf_record_fork *f = (const void *)ev;
-	const struct perf_record_comm *c = (const void *)ev;	/* pid, tid as in mmap's */
-	bool task = ev->type == PERF_RECORD_COMM || ev->type == PERF_RECORD_FORK ||
-		    ev->type == PERF_RECORD_EXIT;
-	bool is_switch = ev->type == PERF_RECORD_SWITCH || ev->type == PERF_RECORD_SWITCH_CPU_WIDE;
-	bool is_lost = ev->type == PERF_RECORD_LOST;
-	bool show = task ? s->show_task_events
-			 : is_switch ? s->show_switch_events
-			 : is_lost ? s->show_lost_events
-				   : s->show_mmap_events && (ev->type == PERF_RECORD_MMAP ||
-							     ev->type == PERF_RECORD_MMAP2);
+	/* pid, tid as in comm's: mmap's, namespaces' */
+	const struct perf_record_comm *c = (const void *)ev;
+	bool show = ev->type < 64 && (s->show_events & BIT_OF(ev->type));
 
 	if (show && !s->checked && script_check_fields(s)) {
 		s->check_failed = true;
@@ -234,7 +310,7 @@ static int process_sideband(struct script *s, struct event_ctx *ctx)
 		return 0;
 	if (ev->type == PERF_RECORD_FORK)
 		script_print_sideband(s, ctx, (s32)f->pid, (s32)f->tid, f->time);
-	else if (is_switch || is_lost)	/* the task is the sample's (sample_id_all) */
+	else if (SAMPLE_TASK & BIT_OF(ev->type))
 		script_print_sideband(s, ctx, (s32)ctx->sample.pid, (s32)ctx->sample.tid, 0);
 	else
 		script_print_sideband(s, ctx, (s32)c->pid, (s32)c->tid, 0);
@@ -348,12 +424,18 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 			memcpy(&feat, ev + 1, sizeof(feat));
 			script_sync(s);
 			header__fprintf_feature(&s->session, outbuf_stream(&s->pr.out),
-						(int)MIN(feat, 255u), false);
+						(int)MIN(feat, 255u), s->show_info);
 		}
 		return 0;
 	case PERF_RECORD_HEADER_BUILD_ID:
 		/* pipe mode: build-ids come as records */
 		machine__add_build_ids(&s->machine, (const u8 *)ev, ev->size, true);
+		return 0;
+	case PERF_RECORD_FINISHED_ROUND:	/* perf's process_finished_round_event */
+		if (s->show_round_events) {
+			script_sync(s);
+			outbuf_puts(&s->pr.out, "PERF_RECORD_FINISHED_ROUND\n");
+		}
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:	/* for the warning at the end: perf script prints none */
 		events_stats__add_lost(&s->session.stats, ev);
@@ -365,37 +447,6 @@ static int script_deliver(struct event_consumer *consumer, struct event_ctx *ctx
 			outbuf_flush(&s->pr.out);
 		return s->check_failed || s->pr.out.error ? 1 : 0;
 	}
-}
-
-/* -C: perf's cpu list, "0-3,6"; false when it does not parse. */
-static bool parse_cpus(struct script *s, const char *str)
-{
-	const char *p = str;
-
-	s->cpus = xcalloc(MAX_CPUS, 1);
-	while (*p) {
-		char *end;
-		unsigned long a = strtoul(p, &end, 10), b = a;
-
-		if (end == p)
-			return false;
-		p = end;
-		if (*p == '-') {
-			b = strtoul(p + 1, &end, 10);
-			if (end == p + 1)
-				return false;
-			p = end;
-		}
-		if (a > b || b >= MAX_CPUS)
-			return false;
-		for (unsigned long c = a; c <= b; c++)
-			s->cpus[c] = 1;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return false;
-	}
-	return true;
 }
 
 /* perf_session__cpu_bitmap: -C needs the cpu of every sample. */
@@ -420,7 +471,13 @@ static int script_parse_time(struct script *s, const char *str)
 
 	if (feat && size >= sizeof(bounds))
 		memcpy(bounds, feat, sizeof(bounds));
-	err = time_filter__parse(&s->time, str, bounds[0], bounds[1]);
+	/* --reltime: times from the first sample's, both ends of every range moved (perf's
+	 * perf_time__parse_for_ranges_reltime moves an open end too, and percentages) */
+	err = s->reltime && !bounds[0] && !bounds[1]
+		      ? TIME_FILTER_NO_SAMPLE_TIME
+		      : time_filter__parse(&s->time, str, bounds[0], bounds[1]);
+	if (!err && s->reltime)
+		time_filter__shift(&s->time, bounds[0]);
 	if (err) {
 		outbuf_flush(&s->pr.out);	/* the header first */
 		fputs(time_filter__strerror(err), stderr);
@@ -429,218 +486,18 @@ static int script_parse_time(struct script *s, const char *str)
 	return 0;
 }
 
-/* --itrace[=opts], as perf's itrace_parse_synth_opts */
-static int parse_itrace(const char *arg, void *data)
+/* --switch-on/--switch-off's event, by name (perf's evswitch__init), or NULL said so */
+static const struct evsel *find_event(struct script *s, const char *which, const char *name)
 {
-	if (itrace_opts__parse(data, arg)) {
-		fprintf(stderr, "Bad Instruction Tracing options '%s'\n", arg);
-		return -1;
+	for (size_t i = 0; i < s->session.nr_evsels; i++) {
+		const char *ev = evsel__name(&s->session.evsels[i]);
+
+		if (ev && !strcmp(ev, name))
+			return &s->session.evsels[i];
 	}
-	return 0;
-}
-
-/* -F, as perf's parse_output_fields: applied as it comes, its error said before the usage */
-static int parse_fields(const char *arg, void *data)
-{
-	char bad[96];
-	enum script_fields_error err = script_fields__parse(data, arg, bad, sizeof(bad));
-
-	if (err == SF_ERR_UNSUPPORTED)
-		fprintf(stderr, "analyze script: field '%s' is not supported yet\n", bad);
-	else if (err == SF_ERR_NOT_VALID)
-		fprintf(stderr, "%s\n", bad);
-	else if (err)
-		fprintf(stderr, "%s\n", script_fields__strerror(err));
-	return err ? -1 : 0;
-}
-
-/* perf 6.1's trace options: -F edits, --itrace letters and --ns, each as perf sets them */
-static int trace_option(struct script *s, const char *fields, const char *itrace, int pad_dso)
-{
-	if (parse_fields(fields, &s->f))
-		return -1;
-	itrace_opts__parse(&s->itrace_opts, itrace);
-	s->ns = true;
-	if (pad_dso)	/* (perf never sets it back) */
-		s->pad_dso = pad_dso;
-	return 0;
-}
-
-/* --insn-trace: every instruction, with the trace's errors as perf 6.1 prints them ("e") */
-static int parse_insn_trace(const char *arg, void *data)
-{
-	return trace_option(data, "+insn,-event,-period", "i0nse", 0);
-}
-
-/* --call-trace: calls with their depth, dso names padded to 50 (pad_output_len_dso) */
-static int parse_call_trace(const char *arg, void *data)
-{
-	return trace_option(data, "-ip,-addr,-event,-period,+callindent", "cewp", 50);
-}
-
-/* --call-ret-trace: calls and returns, with their kinds */
-static int parse_call_ret_trace(const char *arg, void *data)
-{
-	return trace_option(data, "-ip,-addr,-event,-period,+callindent,+flags", "crewp", 0);
-}
-
-/* The command line's values struct script does not hold, and what the run is given. */
-struct script_cmd {
-	const char *input, *jobs, *symfs, *kallsyms, *comms, *pids, *tids, *cpus, *time_str,
-		*max_stack, *dlfilter;
-	bool ns, hide_callgraph, task_events, mmap_events, switch_events, lost_events, header,
-	     dump_raw, show_inline, progress, list_dlfilters;
-	const char **dlargv;	/* --dlarg, each in turn */
-	int dlargc;
-	int nr_jobs;
-	struct dump dump;
-	struct symsrc_config symsrc;
-	struct workqueue *wq;
-	struct dso_loader loader;
-	char *symfs_cache;
-	bool bad_time;
-};
-
-static int parse_dlarg(const char *arg, void *data)
-{
-	struct script_cmd *c = data;
-
-	c->dlargv = xrealloc(c->dlargv, (c->dlargc + 1) * sizeof(*c->dlargv));
-	c->dlargv[c->dlargc++] = arg;
-	return 0;
-}
-
-/* The options, each -F in turn editing perf's defaults: 0, or the exit status. */
-static int script_parse_options(struct script *s, struct script_cmd *c, int argc,
-				const char **argv)
-{
-	struct option_callback fields_cb = { parse_fields, &s->f };
-	struct option_callback itrace_cb = { parse_itrace, &s->itrace_opts };
-	struct option_callback insn_trace_cb = { parse_insn_trace, s };
-	struct option_callback call_trace_cb = { parse_call_trace, s };
-	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, s };
-	struct option_callback dlarg_cb = { parse_dlarg, c };
-	struct option opts[] = {
-		{ 'i', "input", OPT_STRING, &c->input, "file", "input file name" },
-		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period,addr,flags,callindent,insn,insnlen,synth,srcline,misc,brstack,brstacksym,brstackoff,weight,ins_lat,data_src,phys_addr,data_page_size,code_page_size,bpf-output" },
-		{ 'c', "comms", OPT_STRING, &c->comms, "comm[,comm...]", "only display events for these comms" },
-		{ 0, "pid", OPT_STRING, &c->pids, "pid[,pid...]", "only consider symbols in these pids" },
-		{ 0, "tid", OPT_STRING, &c->tids, "tid[,tid...]", "only consider symbols in these tids" },
-		{ 'C', "cpu", OPT_STRING, &c->cpus, "cpu", "list of cpus to profile" },
-		{ 0, "ns", OPT_BOOL, &c->ns, NULL, "Use 9 decimal places when displaying time" },
-		{ 0, "show-task-events", OPT_BOOL, &c->task_events, NULL, "Show the fork/comm/exit events" },
-		{ 0, "show-mmap-events", OPT_BOOL, &c->mmap_events, NULL, "Show the mmap events" },
-		{ 0, "header", OPT_BOOL, &c->header, NULL, "Show data header." },
-		{ 'D', "dump-raw-trace", OPT_BOOL, &c->dump_raw, NULL, "dump raw trace in ASCII" },
-		{ 0, "show-switch-events", OPT_BOOL, &c->switch_events, NULL, "Show context switch events (if recorded)" },
-		{ 0, "show-lost-events", OPT_BOOL, &c->lost_events, NULL, "Show lost events (if recorded)" },
-		{ 0, "time", OPT_STRING, &c->time_str, "str", "Time span of interest (start,stop)" },
-		{ 'G', "hide-call-graph", OPT_BOOL, &c->hide_callgraph, NULL, "When printing symbols do not display call chain" },
-		{ 0, "max-stack", OPT_STRING, &c->max_stack, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
-		{ 0, "symfs", OPT_STRING, &c->symfs, "directory", "Look for files with symbols relative to this directory" },
-		{ 0, "kallsyms", OPT_STRING, &c->kallsyms, "file", "kallsyms pathname" },
-		OPT_REFUSE('k', "vmlinux", REFUSED_NOT_YET),
-		{ 'j', "jobs", OPT_STRING, &c->jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
-		{ 0, "inline", OPT_BOOL, &c->show_inline, NULL, "Show inline function" },
-		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options: i[period] synthesize instructions events, b branches, c calls (only), r returns (only), x transactions, e errors, s<N> skip initial events; default ce (Intel BTS decoded)", false, true },
-		{ 0, "no-itrace", OPT_BOOL, &s->itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
-		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
-		{ 0, "call-trace", OPT_CALLBACK, &call_trace_cb, NULL, "Show call trace from itrace", false, true },
-		{ 0, "call-ret-trace", OPT_CALLBACK, &call_ret_trace_cb, NULL, "Show call and return trace from itrace", false, true },
-		{ 0, "dlfilter", OPT_STRING, &c->dlfilter, "file", "filter .so file name" },
-		{ 0, "dlarg", OPT_CALLBACK, &dlarg_cb, "argument", "filter argument" },
-		{ 0, "list-dlfilters", OPT_BOOL, &c->list_dlfilters, NULL, "list available dlfilters" },
-		OPT_PROGRESS(&c->progress),
-		/* the rest of perf 6.1's options (the manual's table lists every one) */
-		OPT_REFUSE('g', "gen-script", REFUSED_SCRIPTING),
-		OPT_REFUSE('l', "list", REFUSED_SCRIPTING),
-		OPT_REFUSE('s', "script", REFUSED_SCRIPTING),
-		OPT_REFUSE('a', "all-cpus", REFUSED_NOT_YET),
-		OPT_REFUSE('d', "debug-mode", REFUSED_NOT_YET),
-		OPT_REFUSE('f', "force", REFUSED_NOT_YET),
-		OPT_REFUSE('I', "show-info", REFUSED_NOT_YET),
-		OPT_REFUSE('S', "symbols", REFUSED_NOT_YET),
-		OPT_REFUSE('v', "verbose", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "addr-range", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "deltatime", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "demangle", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "demangle-kernel", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "dsos", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "dump-unsorted-raw-trace", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "full-source-path", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "graph-function", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "guest-code", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "guestkallsyms", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "guestmodules", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "guestmount", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "guestvmlinux", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "header-only", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "max-blocks", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "per-event-dump", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "reltime", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-bpf-events", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-cgroup-events", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-kernel-path", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-namespace-events", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-on-off-events", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-round-events", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "show-text-poke-events", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "stitch-lbr", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "stop-bt", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "switch-off", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "switch-on", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "xed", REFUSED_NOT_YET),
-		OPT_END_MARK,
-	};
-	int nr_args;
-
-	script_fields__init(&s->f);	/* -F edits perf's defaults, each -F in turn */
-	nr_args = parse_options(argc, argv, opts, script_usage);
-	if (nr_args < 0)
-		return 129;
-	if (c->list_dlfilters)	/* perf lists them and exits as it parses the option */
-		return 0;
-	if (!options__input(nr_args, argv, &c->input, script_usage, opts))
-		return 129;
-	c->nr_jobs = options__jobs(c->jobs, script_usage, opts);
-	if (c->nr_jobs < 0)
-		return 129;
-	return 0;
-}
-
-/* What the options set in struct script: 0, or the exit status (a bad cpu list). */
-static int script_apply_options(struct script *s, const struct script_cmd *c)
-{
-	if (c->cpus && !parse_cpus(s, c->cpus)) {
-		free(s->cpus);
-		fprintf(stderr, "analyze script: bad cpu list '%s'\n", c->cpus);
-		return 255;
-	}
-	s->ns |= c->ns;
-	s->dump = c->dump_raw;
-	for (int t = 0; t < SCRIPT_TYPES; t++) {
-		s->itrace_opts.insn_bytes |= !!(s->f.fields[t] & (SF_INSN | SF_INSNLEN));
-		s->itrace_opts.thread_stack |= !!(s->f.fields[t] & SF_CALLINDENT);
-	}
-	if (!s->itrace_opts.set)	/* perf script's default: calls and errors */
-		itrace_opts__set_default(&s->itrace_opts, true);
-	s->no_callchain = c->hide_callgraph;
-	/* perf's scripting_max_stack; more than perf's own default is not kept */
-	s->max_stack = MIN(c->max_stack ? (u32)MAX(0, atoi(c->max_stack)) : options__max_stack(),
-			   SAMPLE_MAX_STACK);
-	s->show_task_events = c->task_events;
-	s->show_mmap_events = c->mmap_events;
-	s->show_switch_events = c->switch_events;
-	s->show_lost_events = c->lost_events;
-	/* perf loads the filter before it opens the file */
-	if (c->dlfilter) {
-		s->dlfilter = dlfilter__new(c->dlfilter, c->dlargc, c->dlargv);
-		if (!s->dlfilter) {
-			free(s->cpus);
-			return 255;
-		}
-	}
-	return 0;
+	fprintf(stderr, "ERROR: switch-%s event not found (%s)\n"
+		"HINT:  use 'perf evlist' to see the available event names\n", which, name);
+	return NULL;
 }
 
 /* The file, and the fields checked against its events: 0, or the exit status. */
@@ -652,7 +509,27 @@ static int script_open(struct script *s, const struct script_cmd *c)
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
-	/* a pipe names its events as it goes: they are checked at its first sample */
+	if ((c->switch_on && !(s->switch_on = find_event(s, "on", c->switch_on))) ||
+	    (c->switch_off && !(s->switch_off = find_event(s, "off", c->switch_off)))) {
+		free(s->cpus);
+		dlfilter__delete(s->dlfilter, s);
+		perf_session__close(&s->session);
+		return 256 - ENOENT;
+	}
+	s->discarding = s->switch_on != NULL;
+	if (s->show_round_events && s->session.is_dir) {
+		fprintf(stderr, "analyze script: --show-round-events on a data directory is not supported yet\n");
+		free(s->cpus);
+		dlfilter__delete(s->dlfilter, s);
+		perf_session__close(&s->session);
+		return 255;
+	}
+	/*
+	 * a pipe names its events as it goes: they are checked at its first sample; perf stops
+	 * after --header-only's header, before it checks anything
+	 */
+	if (c->header_only)
+		return 0;
 	if ((!s->session.is_pipe && script_check_fields(s)) || (s->cpus && check_cpus(s))) {
 		if (s->trace_failed)
 			fprintf(stderr, "analyze: %s\n", error_get());
@@ -681,18 +558,27 @@ static void script_setup(struct script *s, struct script_cmd *c, const struct an
 	name_list__parse(&s->comms, c->comms);
 	name_list__parse(&s->pids, c->pids);
 	name_list__parse(&s->tids, c->tids);
+	name_list__parse(&s->stop_bt, c->stop_bt);
+	name_list__parse(&s->graph_functions, c->graph_function);
+	hashmap_init(&s->graph_in);
+	symbol_filter__init(&s->symbols, c->dsos, c->symbols, (u64)MAX(c->addr_range, 0));
 
 	/* a closed pipe is the reader saying it has seen enough: EPIPE, not a signal */
 	signal(SIGPIPE, SIG_IGN);
 	outbuf_init(&s->pr.out, STDOUT_FILENO, OUTPUT_BUFFER);
 	s->tty = isatty(STDOUT_FILENO);
 	/* a terminal sees each line as it is made; -D's dump lines are made on this thread */
-	s->pipelined = c->wq && !s->tty && !c->dump_raw && !s->tf && !s->dlfilter;
+	/* -S, --graph-function: symbols looked up here (the caches are one thread's) */
+	s->pipelined = c->wq && !s->tty && !c->dump_raw && !s->tf && !s->dlfilter &&
+		       !s->symbols.by_symbol && !c->graph_function;
 	aggregate__init(&s->agg, s->pipelined ? c->wq : NULL, finish_line, NULL, s);
-	/* perf report --header-only's block first; a pipe's features come with their records */
-	if (c->header)
-		header__fprintf(&s->session, outbuf_stream(&s->pr.out), false);
-	s->print_features = c->header && s->session.is_pipe;
+	/*
+	 * perf report --header-only's block first (every feature with -I); a pipe's features
+	 * come with their records, -I shows them even without --header
+	 */
+	if (c->header || c->header_only)
+		header__fprintf(&s->session, outbuf_stream(&s->pr.out), c->show_info);
+	s->print_features = (c->header || c->show_info) && s->session.is_pipe;
 }
 
 /* The model as it was before a parallel run given up built it, and the counts. */
@@ -722,7 +608,7 @@ static int script_run(struct script *s, struct script_cmd *c)
 		dump__init(&c->dump, &s->session, &s->machine, &s->consumer,
 			   outbuf_stream(&s->pr.out));
 		c->dump.maps_handled = true;
-		c->dump.lost_handled = s->show_lost_events;
+		c->dump.lost_handled = !!(s->show_events & BIT_OF(PERF_RECORD_LOST));
 		c->dump.keeps_sample = script_keeps_sample;
 	}
 	/* the output streams as records are read: no line when it goes to the same terminal */
@@ -738,6 +624,7 @@ static int script_run(struct script *s, struct script_cmd *c)
 	if (!c->bad_time && !ret && s->itrace)	/* what the trace holds after the last one */
 		ret = itrace__flush(s->itrace);
 	aggregate__exit(&s->agg);	/* every line out */
+	script_event_dumps__close(s);
 	outbuf_exit(&s->pr.out);
 	progress_done();
 	session_warn_data_files(&s->session, stderr);
@@ -765,7 +652,8 @@ static int script_end(struct script *s, const struct script_cmd *c, int ret)
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
 	} else {
-		session_warn_about_errors(&s->session.stats, s->show_lost_events, stderr);
+		session_warn_about_errors(&s->session.stats,
+					  !!(s->show_events & BIT_OF(PERF_RECORD_LOST)), stderr);
 		if (s->nr_itrace_errors)	/* events_stats__auxtrace_error_warn */
 			fprintf(stderr, "Warning:\n%u instruction trace errors\n",
 				s->nr_itrace_errors);
@@ -782,6 +670,10 @@ static void script_exit(struct script *s, struct script_cmd *c)
 	name_list__free(&s->comms);
 	name_list__free(&s->pids);
 	name_list__free(&s->tids);
+	symbol_filter__exit(&s->symbols);
+	name_list__free(&s->stop_bt);
+	name_list__free(&s->graph_functions);
+	hashmap_exit(&s->graph_in);
 	free(s->cpus);
 	free(s->big_line);
 	free(c->symfs_cache);
@@ -817,11 +709,14 @@ int cmd_script(int argc, const char **argv, const struct analyze_config *cfg)
 		return ret;
 	script_setup(&s, &c, cfg);
 	/* perf stops at start()'s error, its status the error's */
-	ret = s.dlfilter ? dlfilter__start(s.dlfilter, &s) & 0xff : 0;
-	if (!ret) {
+	ret = s.dlfilter && !c.header_only ? dlfilter__start(s.dlfilter, &s) & 0xff : 0;
+	if (!ret && c.per_event_dump && !c.header_only && script_event_dumps__open(&s, c.input))
+		ret = 255;
+	if (!ret && !c.header_only) {
 		ret = script_end(&s, &c, script_run(&s, &c));
 	} else {
 		aggregate__exit(&s.agg);
+		script_event_dumps__close(&s);
 		outbuf_exit(&s.pr.out);
 	}
 	script_exit(&s, &c);

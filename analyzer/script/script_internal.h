@@ -1,7 +1,8 @@
 /*
- * script_internal: what the pieces of `analyze script` share. script.c owns the command line
- * and the run (the records as they come); script_fields.c -F and the fields' checks against
- * the events; script_print.c the lines. Not for use outside analyzer/script/.
+ * script_internal: what the pieces of `analyze script` share. script.c owns the run (the
+ * records as they come), script_options.c the command line; script_fields.c -F and the
+ * fields' checks against the events; script_print.c the lines (and --per-event-dump's files).
+ * Not for use outside analyzer/script/.
  */
 #ifndef ANALYZER_SCRIPT_INTERNAL_H
 #define ANALYZER_SCRIPT_INTERNAL_H
@@ -9,12 +10,14 @@
 #include "analyzer/script/script.h"
 
 #include "analyzer/cli/name_list.h"
+#include "analyzer/cli/symbol_filter.h"
 #include "analyzer/cli/time_filter.h"
 #include "analyzer/hist/aggregate.h"
 #include "analyzer/hist/sample_frames.h"
 #include "analyzer/itrace/itrace.h"
 #include "analyzer/output/trace_fields.h"
 #include "analyzer/passes/passes.h"
+#include "lib/containers/hashmap.h"
 #include "lib/outbuf.h"
 #include "machine/inline.h"
 #include "machine/machine.h"
@@ -44,8 +47,17 @@ struct script_printer {
 		size_t len;	/* 0: none */
 		char text[80];
 	} start;
+	u64 initial_time, previous_time;	/* --reltime's first line's time, --deltatime's
+						   last line's (0: none yet) */
 	int callindent_spacing;	/* perf's static spacing of callindent */
 	int data_src_width;	/* perf's static maxlen of data_src__fprintf */
+};
+
+/* --per-event-dump: an event's file, its lines and how many */
+struct event_dump {
+	struct outbuf out;
+	char *path;
+	u64 samples;
 };
 
 struct script {
@@ -58,11 +70,23 @@ struct script {
 	bool no_callchain;	/* -G */
 	u32 max_stack;		/* --max-stack: frames shown a sample */
 	bool ns;
-	bool show_task_events, show_mmap_events, show_switch_events, show_lost_events;
+	bool reltime, deltatime;	/* times since the first line, since the line before */
+	u64 show_events;	/* side-band records printed: bits 1 << type (--show-*-events) */
+	bool show_round_events;	/* FINISHED_ROUND too, every record in file order (unordered) */
 	bool print_features;	/* --header on a pipe: its features as their records come */
+	bool show_info;		/* -I: every feature, in full */
 	bool check_failed;	/* a pipe's events lack a field -F asked for */
 	int name_width;
 	struct name_list comms, pids, tids;
+	struct name_list stop_bt;	/* --stop-bt: functions callchains end at */
+	/* --graph-function: the functions, and each thread (by tid) in one since the call
+	   depth (value: depth << 1 | 1; none: not in one) */
+	struct name_list graph_functions;
+	struct hashmap graph_in;
+	/* --switch-on, --switch-off: samples from one event's to the other's (perf's evswitch) */
+	const struct evsel *switch_on, *switch_off;
+	bool discarding, show_on_off;	/* not now; the two events' own samples shown */
+	struct symbol_filter symbols;	/* --dsos, -S: the sample's ip resolved on this thread */
 	u8 *cpus;	/* -C: a byte per cpu, or NULL */
 	/*
 	 * With workers, samples' lines are made on the aggregator, in order (pipelined); what
@@ -90,6 +114,7 @@ struct script {
 					   its own with --no-inline) */
 	struct dlfilter *dlfilter;	/* --dlfilter (script_dlfilter.h), or NULL */
 	bool dlfilter_failed;	/* it returned an error: the run ends, perf's status 255 */
+	struct event_dump *event_dumps;	/* --per-event-dump: by evsel index, or NULL */
 	void *big_line;		/* a line made here too big for process_sample's own room */
 	size_t big_line_size;
 	/*
@@ -219,6 +244,13 @@ void script_print_mem_late(struct script_printer *pr, const struct line_item *it
 void script_print_line(struct script_printer *pr, const struct line_item *item);
 /* al's symbol (al->dso, al->addr set) through the printer's caches */
 void script_resolve_symbol(struct script_printer *pr, struct addr_location *al);
+/*
+ * --per-event-dump: perf's INPUT.EVENT.dump for each event of the file, its samples' lines
+ * written there: 0, or -1 when one does not open (said on stderr). Closing says what was
+ * written, on stdout.
+ */
+int script_event_dumps__open(struct script *s, const char *input);
+void script_event_dumps__close(struct script *s);
 void script_print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32 tid, u64 time);
 void script_print_auxtrace_error(struct script *s, u32 type, const struct itrace_error *e,
 				 u64 time, bool fmt);

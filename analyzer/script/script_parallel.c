@@ -94,12 +94,14 @@ static bool eligible(const struct script *s)
 	if (!passes__eligible(&s->session) || s->tty || s->tf || s->unwinder || s->itrace ||
 	    s->dump || !s->checked)
 		return false;
-	if (s->comms.nr || s->pids.nr || s->tids.nr || s->cpus || s->time.nr)
+	if (s->comms.nr || s->pids.nr || s->tids.nr || s->cpus || s->time.nr ||
+	    symbol_filter__active(&s->symbols))
 		return false;
 	if (s->dlfilter)	/* one filter, called in delivery order */
 		return false;
-	if (s->show_task_events || s->show_mmap_events || s->show_switch_events ||
-	    s->show_lost_events)
+	if (s->reltime || s->deltatime || s->event_dumps || s->stop_bt.nr || s->graph_functions.nr)
+		return false;	/* times from line to line, files, callchains cut */
+	if (s->show_events || s->show_round_events || s->switch_on || s->switch_off)
 		return false;
 	for (size_t i = 0; i < s->session.nr_evsels; i++) {
 		const struct perf_event_attr *attr = &s->session.evsels[i].attr;

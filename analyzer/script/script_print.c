@@ -5,12 +5,18 @@
  */
 #include "analyzer/script/script_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyzer/output/dump.h"
 #include "lib/fmt.h"
+#include "lib/xalloc.h"
 #include "readers/decode/evsel_name.h"
 
 int script_time__format(char *buf, size_t size, u64 time, bool ns)
@@ -140,6 +146,22 @@ static void print_time(struct script_printer *pr, u64 time)
 	pr->out.len += n;
 }
 
+/* --reltime: the time since the first line's; --deltatime: since the line before's */
+static u64 shown_time(struct script_printer *pr, u64 time)
+{
+	u64 shown = time;
+
+	if (pr->s->reltime) {
+		if (!pr->initial_time)	/* (perf's test: a first time of 0 is no time) */
+			pr->initial_time = time;
+		shown = time - pr->initial_time;
+	} else if (pr->s->deltatime) {
+		shown = pr->previous_time ? time - pr->previous_time : 0;
+		pr->previous_time = time;
+	}
+	return shown;
+}
+
 /*
  * perf_sample__fprintf_start's misc: the cpumode's letters (as perf tests them: all of a
  * mode's bits set), the record's own flag, padded to 6.
@@ -241,15 +263,22 @@ time:
 	if (fields & SF_MISC)
 		print_misc(ob, header);
 	if (fields & SF_TIME)
-		print_time(pr, time);
+		print_time(pr, shown_time(pr, time));
+}
+
+/* --stop-bt: the callchain ends after a frame of one of these functions */
+static bool stops_bt(const struct script *s, const char *name)
+{
+	return s->stop_bt.nr && name && name_list__has(&s->stop_bt, name);
 }
 
 /*
  * One frame of a callchain, one line; perf's append_inlines makes a frame whose pc is in
  * inlined code (DWARF of its file says so) one line a function, innermost first: the
- * inlined ones "(inlined)" in place of the dso, even without -F sym.
+ * inlined ones "(inlined)" in place of the dso, even without -F sym. False when --stop-bt
+ * ends the callchain at it.
  */
-static void print_frame(struct script_printer *pr, const struct sample_frame *frame, u32 fields,
+static bool print_frame(struct script_printer *pr, const struct sample_frame *frame, u32 fields,
 			bool unwound)
 {
 	struct script *s = pr->s;
@@ -278,7 +307,7 @@ static void print_frame(struct script_printer *pr, const struct sample_frame *fr
 		else
 			print_srcline(pr, frame->dso, frame->addr, fields);
 		outbuf_putc(ob, '\n');
-		return;
+		return !stops_bt(s, al.sym ? symbol__name(al.symtab, al.sym) : NULL);
 	}
 	for (size_t i = 0; i < n; i++) {
 		outbuf_putc(ob, '\t');
@@ -299,7 +328,11 @@ static void print_frame(struct script_printer *pr, const struct sample_frame *fr
 			fmt_put_str(ob, " (inlined)");
 		}
 		outbuf_putc(ob, '\n');
+		/* perf's inlined functions are frames of their own */
+		if (stops_bt(s, names[i] ? names[i] : symbol__name(al.symtab, al.sym)))
+			return false;
 	}
+	return true;
 }
 
 /* perf_sample__fprintf_insn: " insn: xx xx" when the decoder gave the instruction */
@@ -377,7 +410,7 @@ static void print_callindent(struct script_printer *pr, const struct line_item *
 }
 
 /* perf script's process_event for the fields above: a sample's line (and frames). */
-void script_print_line(struct script_printer *pr, const struct line_item *item)
+static void print_line(struct script_printer *pr, const struct line_item *item)
 {
 	struct script *s = pr->s;
 	struct evsel *evsel = item->evsel;
@@ -448,7 +481,8 @@ void script_print_line(struct script_printer *pr, const struct line_item *item)
 	if ((fields & SF_IP) && item->callchain) {
 		outbuf_putc(ob, '\n');
 		for (u32 i = 0; i < item->nr_frames; i++)	/* sample__fprintf_callchain */
-			print_frame(pr, &item->frames[i], fields, i >= item->first_unwound);
+			if (!print_frame(pr, &item->frames[i], fields, i >= item->first_unwound))
+				break;
 	} else if (fields & SF_IP) {
 		outbuf_putc(ob, ' ');
 		fmt_put_hex(ob, item->ip, 16);
@@ -470,6 +504,80 @@ void script_print_line(struct script_printer *pr, const struct line_item *item)
 	outbuf_putc(ob, '\n');
 	if (ob->error)
 		__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+}
+
+/*
+ * A sample's line, in its event's file with --per-event-dump: that file's outbuf takes the
+ * place of the printer's for the line. (An outbuf's stream, made on first use, writes to the
+ * place it was made at: each file's is made and used only there.)
+ */
+void script_print_line(struct script_printer *pr, const struct line_item *item)
+{
+	struct script *s = pr->s;
+	struct event_dump *d;
+	struct outbuf out;
+
+	if (!s->event_dumps || item->evsel->idx >= (int)s->session.nr_evsels) {
+		print_line(pr, item);
+		return;
+	}
+	d = &s->event_dumps[item->evsel->idx];
+	out = pr->out;
+	pr->out = d->out;
+	print_line(pr, item);
+	d->out = pr->out;
+	pr->out = out;
+	d->samples += !!s->f.fields[script_output_type(item->evsel->attr.type)];
+}
+
+int script_event_dumps__open(struct script *s, const char *input)
+{
+	s->event_dumps = xcalloc(s->session.nr_evsels, sizeof(*s->event_dumps));
+	for (size_t i = 0; i < s->session.nr_evsels; i++) {
+		struct event_dump *d = &s->event_dumps[i];
+		const char *name = evsel__name(&s->session.evsels[i]);
+		int fd;
+
+		d->path = xasprintf("%s.%s.dump", input, name ? name : "[unknown]");
+		fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			fprintf(stderr, "analyze script: %s: %s\n", d->path, strerror(errno));
+			return -1;
+		}
+		outbuf_init(&d->out, fd, 64 << 10);
+	}
+	return 0;
+}
+
+/*
+ * perf's evsel_script__fprintf: the size it gives is what its FILE had written when it
+ * looked, before its last flush: whole blocks of the file's st_blksize (glibc's buffer).
+ */
+void script_event_dumps__close(struct script *s)
+{
+	FILE *fp = outbuf_stream(&s->pr.out);
+
+	if (!s->event_dumps)
+		return;
+	for (size_t i = 0; i < s->session.nr_evsels; i++) {
+		struct event_dump *d = &s->event_dumps[i];
+		struct stat st;
+		u64 size = 0;
+
+		if (d->path && d->out.buf) {
+			int fd = d->out.fd;
+
+			outbuf_exit(&d->out);
+			if (!fstat(fd, &st) && st.st_blksize > 0)
+				size = (u64)st.st_size / (u64)st.st_blksize * (u64)st.st_blksize;
+			close(fd);
+			fprintf(fp, "[ perf script: Wrote %.3f MB %s (%" PRIu64 " samples) ]\n",
+				(double)size / 1024.0 / 1024.0, d->path, d->samples);
+		}
+		free(d->path);
+	}
+	free(s->event_dumps);
+	s->event_dumps = NULL;
 }
 
 /* perf's perf_event__fprintf for the side-band records script shows. */
