@@ -166,7 +166,7 @@ check-help: $(BIN) man
 
 # perf's options, each in the manual's table, taken with a test or refused with a reason
 check-options: $(BIN)
-	tests/options.sh
+	$(TEST_ENV) tests/options.sh
 
 # the progress line under a pseudo-terminal: drawn, cleared, never in the output
 check-progress: $(BIN)

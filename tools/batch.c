@@ -40,7 +40,7 @@ static void on_alarm(int sig)
 /* main.c's global options and dispatch, without its heap tuning (no effect on output) */
 static int run(int argc, const char **argv)
 {
-	struct analyze_config cfg = { 0 };
+	struct analyze_config cfg = { .tasks = cmd_tasks };
 	static char default_dir[4096];
 	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME"), *cmd;
 	int i = 0, ret;

@@ -463,12 +463,12 @@ static int run(struct flamegraph *fg, const struct flamegraph_args *a,
 	free(fg->name_ids);
 	flame_tree__delete(fg->tree);
 	inlines__delete(fg->inlines);
-	free(symfs_cache);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
 	unwinder__delete(fg->unwinder);
 	machine__exit(&fg->machine);
 	dso_loader__exit(&loader);
+	free(symfs_cache);	/* after the workers: a table loading looks its file up under it */
 	perf_session__close(&fg->session);
 	return ret;
 }

@@ -533,12 +533,13 @@ static void report__exit(struct report *rep)
 	final_comms__exit(rep);
 	unwinder__delete(rep->unwinder);
 	inlines__delete(rep->inlines);
-	free(rep->symfs_cache);
 	if (rep->wq)
 		workqueue__destroy(rep->wq);	/* symbol tables still loading refer to dsos */
 	rep->wq = NULL;
 	machine__exit(&rep->machine);
 	dso_loader__exit(&rep->loader);
+	/* after the workers: a table loading looks its file up under it */
+	free(rep->symfs_cache);
 	perf_session__close(&rep->session);
 }
 

@@ -676,7 +676,6 @@ static void script_exit(struct script *s, struct script_cmd *c)
 	hashmap_exit(&s->graph_in);
 	free(s->cpus);
 	free(s->big_line);
-	free(c->symfs_cache);
 	if (c->wq)
 		workqueue__destroy(c->wq);	/* symbol tables still loading refer to dsos */
 	trace_fields__delete(s->tf);
@@ -687,6 +686,8 @@ static void script_exit(struct script *s, struct script_cmd *c)
 	inlines__delete(s->inlines);
 	machine__exit(&s->machine);
 	dso_loader__exit(&c->loader);
+	/* after the workers: a table loading looks its file up under it */
+	free(c->symfs_cache);
 	perf_session__close(&s->session);
 }
 
