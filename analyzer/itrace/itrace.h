@@ -43,6 +43,8 @@ struct itrace_opts {
  * on a string perf refuses ("Bad Instruction Tracing options '%s'").
  */
 int itrace_opts__parse(struct itrace_opts *opts, const char *str);
+/* itrace_opts__parse as an option's callback (data: the opts), perf's error said if refused */
+int itrace_opts__option(const char *arg, void *data);
 
 /* perf's PERF_ITRACE_DEFAULT_CALLCHAIN_SZ and PERF_ITRACE_MAX_CALLCHAIN_SZ */
 #define ITRACE_DEFAULT_CALLCHAIN_SZ 16

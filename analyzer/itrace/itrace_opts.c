@@ -285,3 +285,12 @@ void itrace_flags__format(u32 flags, char *buf, size_t size)
 	}
 	buf[pos] = '\0';
 }
+
+int itrace_opts__option(const char *arg, void *data)
+{
+	if (itrace_opts__parse(data, arg)) {
+		fprintf(stderr, "Bad Instruction Tracing options '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}

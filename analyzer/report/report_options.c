@@ -13,16 +13,6 @@
 
 static const char *const report_usage = "analyze report [<options>]";
 
-/* --itrace[=opts], as perf's itrace_parse_synth_opts */
-static int parse_itrace(const char *arg, void *data)
-{
-	if (itrace_opts__parse(data, arg)) {
-		fprintf(stderr, "Bad Instruction Tracing options '%s'\n", arg);
-		return -1;
-	}
-	return 0;
-}
-
 /* -g: perf's report_parse_callchain_opt, its default when -g comes without a value */
 static int parse_call_graph(const char *arg, void *data)
 {
@@ -133,7 +123,7 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 	struct option_callback percent_limit_cb = { parse_percent_limit, rep };
 	struct option_callback percentage_cb = { parse_percentage, &rep->popts.percent_relative };
 	struct option_callback samples_cb = { parse_samples, NULL };
-	struct option_callback itrace_cb = { parse_itrace, &rep->itrace_opts };
+	struct option_callback itrace_cb = { itrace_opts__option, &rep->itrace_opts };
 	const struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &a->input, "file", "input file name" },
 		{ 0, "stdio", OPT_BOOL, &a->stdio, NULL, "Use the stdio interface" },

@@ -50,7 +50,7 @@ static bool script_keeps_sample(struct event_consumer *consumer, const struct ev
 	u32 cpu = ctx->sample.cpu;
 
 	return !time_filter__skip(&s->time, ctx->sample.time) &&
-	       !(s->cpus && (cpu >= MAX_CPUS || !s->cpus[cpu]));
+	       cpu_list__has(&s->cpus, cpu);
 }
 
 /* --dlfilter leaves the sample out (early: before any filtering); its error ends the run. */
@@ -504,14 +504,14 @@ static const struct evsel *find_event(struct script *s, const char *which, const
 static int script_open(struct script *s, const struct script_cmd *c)
 {
 	if (perf_session__open(&s->session, c->input)) {
-		free(s->cpus);
+		cpu_list__exit(&s->cpus);
 		dlfilter__delete(s->dlfilter, s);
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
 	if ((c->switch_on && !(s->switch_on = find_event(s, "on", c->switch_on))) ||
 	    (c->switch_off && !(s->switch_off = find_event(s, "off", c->switch_off)))) {
-		free(s->cpus);
+		cpu_list__exit(&s->cpus);
 		dlfilter__delete(s->dlfilter, s);
 		perf_session__close(&s->session);
 		return 256 - ENOENT;
@@ -519,7 +519,7 @@ static int script_open(struct script *s, const struct script_cmd *c)
 	s->discarding = s->switch_on != NULL;
 	if (s->show_round_events && s->session.is_dir) {
 		fprintf(stderr, "analyze script: --show-round-events on a data directory is not supported yet\n");
-		free(s->cpus);
+		cpu_list__exit(&s->cpus);
 		dlfilter__delete(s->dlfilter, s);
 		perf_session__close(&s->session);
 		return 255;
@@ -530,10 +530,10 @@ static int script_open(struct script *s, const struct script_cmd *c)
 	 */
 	if (c->header_only)
 		return 0;
-	if ((!s->session.is_pipe && script_check_fields(s)) || (s->cpus && check_cpus(s))) {
+	if ((!s->session.is_pipe && script_check_fields(s)) || (s->cpus.cpus && check_cpus(s))) {
 		if (s->trace_failed)
 			fprintf(stderr, "analyze: %s\n", error_get());
-		free(s->cpus);
+		cpu_list__exit(&s->cpus);
 		dlfilter__delete(s->dlfilter, s);
 		perf_session__close(&s->session);
 		return s->trace_failed ? 1 : 255;
@@ -674,7 +674,7 @@ static void script_exit(struct script *s, struct script_cmd *c)
 	name_list__free(&s->stop_bt);
 	name_list__free(&s->graph_functions);
 	hashmap_exit(&s->graph_in);
-	free(s->cpus);
+	cpu_list__exit(&s->cpus);
 	free(s->big_line);
 	if (c->wq)
 		workqueue__destroy(c->wq);	/* symbol tables still loading refer to dsos */

@@ -9,6 +9,7 @@
 
 #include "analyzer/script/script.h"
 
+#include "analyzer/cli/cpu_list.h"
 #include "analyzer/cli/name_list.h"
 #include "analyzer/cli/symbol_filter.h"
 #include "analyzer/cli/time_filter.h"
@@ -24,7 +25,6 @@
 #include "machine/unwind.h"
 #include "readers/session.h"
 
-#define MAX_CPUS 4096
 
 /*
  * What making lines writes: the output and what it keeps from line to line. The run's own,
@@ -87,7 +87,7 @@ struct script {
 	const struct evsel *switch_on, *switch_off;
 	bool discarding, show_on_off;	/* not now; the two events' own samples shown */
 	struct symbol_filter symbols;	/* --dsos, -S: the sample's ip resolved on this thread */
-	u8 *cpus;	/* -C: a byte per cpu, or NULL */
+	struct cpu_list cpus;	/* -C */
 	/*
 	 * With workers, samples' lines are made on the aggregator, in order (pipelined); what
 	 * this thread prints itself waits for them first (script_sync).

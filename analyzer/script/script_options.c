@@ -14,47 +14,6 @@
 
 static const char *const script_usage = "analyze script [<options>]";
 
-/* -C: perf's cpu list, "0-3,6"; false when it does not parse. */
-static bool parse_cpus(struct script *s, const char *str)
-{
-	const char *p = str;
-
-	s->cpus = xcalloc(MAX_CPUS, 1);
-	while (*p) {
-		char *end;
-		unsigned long a = strtoul(p, &end, 10), b = a;
-
-		if (end == p)
-			return false;
-		p = end;
-		if (*p == '-') {
-			b = strtoul(p + 1, &end, 10);
-			if (end == p + 1)
-				return false;
-			p = end;
-		}
-		if (a > b || b >= MAX_CPUS)
-			return false;
-		for (unsigned long c = a; c <= b; c++)
-			s->cpus[c] = 1;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return false;
-	}
-	return true;
-}
-
-/* --itrace[=opts], as perf's itrace_parse_synth_opts */
-static int parse_itrace(const char *arg, void *data)
-{
-	if (itrace_opts__parse(data, arg)) {
-		fprintf(stderr, "Bad Instruction Tracing options '%s'\n", arg);
-		return -1;
-	}
-	return 0;
-}
-
 /* -F, as perf's parse_output_fields: applied as it comes, its error said before the usage */
 static int parse_fields(const char *arg, void *data)
 {
@@ -134,7 +93,7 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 				const char **argv)
 {
 	struct option_callback fields_cb = { parse_fields, &s->f };
-	struct option_callback itrace_cb = { parse_itrace, &s->itrace_opts };
+	struct option_callback itrace_cb = { itrace_opts__option, &s->itrace_opts };
 	struct option_callback insn_trace_cb = { parse_insn_trace, s };
 	struct option_callback call_trace_cb = { parse_call_trace, s };
 	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, s };
@@ -231,8 +190,8 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 /* What the options set in struct script: 0, or the exit status (a bad cpu list). */
 int script_apply_options(struct script *s, const struct script_cmd *c)
 {
-	if (c->cpus && !parse_cpus(s, c->cpus)) {
-		free(s->cpus);
+	if (c->cpus && !cpu_list__parse(&s->cpus, c->cpus)) {
+		cpu_list__exit(&s->cpus);
 		fprintf(stderr, "analyze script: bad cpu list '%s'\n", c->cpus);
 		return 255;
 	}
@@ -269,7 +228,7 @@ int script_apply_options(struct script *s, const struct script_cmd *c)
 	if (c->dlfilter) {
 		s->dlfilter = dlfilter__new(c->dlfilter, c->dlargc, c->dlargv);
 		if (!s->dlfilter) {
-			free(s->cpus);
+			cpu_list__exit(&s->cpus);
 			return 255;
 		}
 	}

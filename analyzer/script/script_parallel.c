@@ -94,7 +94,7 @@ static bool eligible(const struct script *s)
 	if (!passes__eligible(&s->session) || s->tty || s->tf || s->unwinder || s->itrace ||
 	    s->dump || !s->checked)
 		return false;
-	if (s->comms.nr || s->pids.nr || s->tids.nr || s->cpus || s->time.nr ||
+	if (s->comms.nr || s->pids.nr || s->tids.nr || s->cpus.cpus || s->time.nr ||
 	    symbol_filter__active(&s->symbols))
 		return false;
 	if (s->dlfilter)	/* one filter, called in delivery order */

@@ -614,7 +614,7 @@ void script_print_sideband(struct script *s, struct event_ctx *ctx, s32 pid, s32
 		sample.pid = (u32)pid;
 		sample.tid = (u32)tid;
 	}
-	if (s->cpus && (sample.cpu >= MAX_CPUS || !s->cpus[sample.cpu]))
+	if (!cpu_list__has(&s->cpus, sample.cpu))
 		return;
 	if (tid != -1)
 		t = machine__findnew_thread(&s->machine, pid, tid);
