@@ -182,9 +182,12 @@ start. The projection: T(N) = serial + CPU of the two passes / N, against the -j
 wall time. \`script\` of the file goes the same two passes, its lines printed on every
 worker and merged in delivery order as they are written (under a lock, one chunk at a
 time: no projection for it).
-A directory still goes the streaming way: every sample through the reading thread
-(ordering, the model, its thread and map), then the one aggregator (symbol, histogram):
-T(N) = max(reading thread, aggregator, CPU / N).
+A directory goes the same two passes a file a worker (each file's zstd stream read from its
+start, in both passes). This one has $(ls "$DIR" | wc -l) files, so no more than that many
+workers are busy at once; the projection is for a directory of 16 such files, whose passes'
+CPU time spreads over up to 16 workers: T(N) = serial + CPU of the two passes / N, as for
+the file. Where a run goes the streaming way (every sample through the reading thread, then
+the one aggregator), T(N) = max(reading thread, aggregator, CPU / N).
 MD
 replace_section bench/RESULTS.md "$HEADING" "$section"
 cat "$section"

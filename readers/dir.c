@@ -11,21 +11,17 @@
  * in perf's own round-robin order through the ordered queue instead, so dump lines come out
  * where perf prints them.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "lib/error.h"
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
+#include "readers/dir_files.h"
 #include "readers/walk.h"
 
-#define READER_MAX_SIZE (2u * 1024 * 1024)	/* perf's round-robin quantum (session.c) */
 #define BLOCK_RECORDS 64			/* records per block of the first pass */
 #define BATCH_RECORDS 4096			/* records a worker reads ahead per batch */
 #define AHEAD_BATCHES 2				/* batches read ahead per file */
@@ -62,21 +58,13 @@ struct batch {
 struct merge;
 
 struct dir_reader {
-	struct reader rd;
-	const char *path;
-	u8 *map;		/* data.N mapping (the main file uses the session's) */
-	size_t map_size;
-	u64 offset, size;	/* data region */
-	u64 cut_at, cut_bytes;	/* a data.N cut short: where its last whole record ends */
-	u32 index;
+	struct dir_file f;	/* first: walk_dir's readers are an array of them */
 	/* first pass */
 	u64 *block_min;		/* suffix minima: no record at or after block b is earlier */
 	size_t nr_blocks;
 	bool has_rounds;
 	bool error;
 	char msg[256];
-	/* reading (the producer's side) */
-	u64 seq, turn, turn_bytes;
 	/* merging (the consumer's side) */
 	/* guarded by merge->lock: */
 	struct batch *ready, **ready_tail;	/* read ahead, not yet merged, in file order */
@@ -98,29 +86,6 @@ struct merge {
 	pthread_cond_t cond;
 };
 
-static void dir_reader__start(struct dir_reader *d, bool swap)
-{
-	reader__exit(&d->rd);
-	reader__init_map(&d->rd, d->path, d->map, d->offset, d->size, swap);
-	d->seq = d->turn = d->turn_bytes = 0;
-}
-
-/*
- * perf reads 2 MB of a file's records per turn (counting the bytes in the file: a COMPRESSED
- * record, not what it inflates to) and ends a turn only after the records inflated from the
- * last COMPRESSED record. Returns true when the turn ends after rec.
- */
-static bool end_turn(struct dir_reader *d, const struct reader_record *rec)
-{
-	if (!rec->inflated)
-		d->turn_bytes += rec->event->size;
-	if (d->turn_bytes < READER_MAX_SIZE || reader__pending_inflated(&d->rd))
-		return false;
-	d->turn_bytes = 0;
-	d->turn++;
-	return true;
-}
-
 static bool counted(const struct perf_event_header *event)
 {
 	return event->type != PERF_RECORD_COMPRESSED && walk__known_type(event->type);
@@ -134,9 +99,9 @@ static void scan_times(struct perf_session *s, struct dir_reader *d)
 	u64 n = 0, min = UINT64_MAX;
 	int ret;
 
-	dir_reader__start(d, false);
-	d->rd.uncounted = true;	/* the reading pass counts the bytes */
-	while ((ret = reader__next(&d->rd, &rec)) > 0) {
+	dir_file__start(&d->f, false);
+	d->f.rd.uncounted = true;	/* the reading pass counts the bytes */
+	while ((ret = reader__next(&d->f.rd, &rec)) > 0) {
 		struct evsel *evsel;
 		u64 ts;
 
@@ -169,61 +134,12 @@ struct scan_job {
 	struct dir_reader *readers;
 };
 
-/*
- * A data.N cut short (a crash, a full disk) is read up to its last whole record and the rest
- * left out, with a warning: perf reads the other files of the directory. Record sizes only
- * (an AUXTRACE record's trace bytes too): what lies inside the records is the reader's to check.
- */
-static void trim_cut_tail(struct dir_reader *d, bool swap)
-{
-	u64 pos = d->offset, end = d->offset + d->size;
-
-	if (!d->index)
-		return;
-	while (end - pos >= sizeof(struct perf_event_header)) {
-		struct perf_event_header h;
-		u64 step, aux = 0;
-
-		memcpy(&h, d->map + pos, sizeof(h));
-		if (swap) {
-			h.type = __builtin_bswap32(h.type);
-			h.size = __builtin_bswap16(h.size);
-		}
-		if (h.size < sizeof(h))
-			return;	/* not a cut: the reader says what is wrong */
-		if (h.type == PERF_RECORD_AUXTRACE && h.size >= 16 && end - pos >= 16) {
-			memcpy(&aux, d->map + pos + 8, sizeof(aux));
-			if (swap)
-				aux = __builtin_bswap64(aux);
-		}
-		step = h.size + aux;
-		if (step < aux || step > end - pos)
-			break;
-		pos += step;
-	}
-	if (pos == end)
-		return;
-	d->cut_at = pos;
-	d->cut_bytes = end - pos;
-	d->size = pos - d->offset;
-}
-
 static void scan_one(size_t i, void *arg)
 {
 	struct scan_job *job = arg;
 
-	trim_cut_tail(&job->readers[i], job->s->swap);
+	dir_file__trim_cut_tail(&job->readers[i].f, job->s->swap);
 	scan_times(job->s, &job->readers[i]);
-}
-
-/* The warnings of the data files cut short, in the directory's order. */
-static void warn_cut(struct perf_session *s, const struct dir_reader *readers, u32 nr)
-{
-	for (u32 r = 0; r < nr; r++)
-		if (readers[r].cut_bytes)
-			perf_session__warn_data(s, "%s: cut short inside the record at offset %#llx: its last %llu bytes are not in the output",
-						readers[r].path, (unsigned long long)readers[r].cut_at,
-						(unsigned long long)readers[r].cut_bytes);
 }
 
 /* The merge's order among the records of one file: time, then position. */
@@ -285,11 +201,11 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 
 	b->nr = b->pos = 0;
 	b->nr_unknown = b->nr_compressed = 0;
-	while (b->nr < BATCH_RECORDS && (ret = reader__next(&d->rd, &rec)) > 0) {
+	while (b->nr < BATCH_RECORDS && (ret = reader__next(&d->f.rd, &rec)) > 0) {
 		struct merge_entry *e;
-		u64 turn = d->turn;
+		u64 turn = d->f.turn;
 
-		end_turn(d, &rec);
+		dir_file__end_turn(&d->f, &rec);
 		if (rec.event->type == PERF_RECORD_COMPRESSED) {
 			b->nr_compressed++;	/* counted, never delivered: perf inflates it */
 			continue;
@@ -300,7 +216,7 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 		}
 		ARRAY_GROW(b->e, b->alloc, b->nr + 1);
 		e = &b->e[b->nr++];
-		*e = (struct merge_entry){ .turn = turn, .seq = d->seq++, .reader = d->index,
+		*e = (struct merge_entry){ .turn = turn, .seq = d->f.seq++, .reader = d->f.index,
 					   .file_offset = rec.file_offset, .event = rec.event };
 		e->ts = walk__record_time(s, rec.event, &e->evsel);
 		if (sample_time_untimed(e->ts))
@@ -312,8 +228,8 @@ static void produce(struct dir_reader *d, struct batch *b, struct perf_session *
 			chunk__get(rec.chunk);
 		}
 	}
-	b->end_seq = d->seq;
-	b->end_turn = d->turn;
+	b->end_seq = d->f.seq;
+	b->end_turn = d->f.turn;
 	b->last = ret <= 0;
 	b->error = ret < 0;
 	if (b->error)
@@ -555,7 +471,7 @@ static int merge(struct merge *m, struct dir_reader *readers, u32 nr)
 			    (x->ts == fmin && tie_is_safe(x, readers, nr))) {
 				s->stats.nr_events[0]++;
 				s->stats.nr_events[x->event->type]++;
-				w->path = readers[x->reader].path;
+				w->path = readers[x->reader].f.path;
 				ret = walk__deliver(w, x->event, x->file_offset, x->evsel);
 				if (++top->pos == top->nr) {
 					release_run(m, &readers[top->e[0].reader], top);
@@ -609,7 +525,7 @@ static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
 			i = (i + 1) % nr;
 			continue;
 		}
-		ret = reader__next(&d->rd, &rec);
+		ret = reader__next(&d->f.rd, &rec);
 		if (ret < 0)
 			break;
 		if (ret == 0) {
@@ -617,8 +533,8 @@ static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
 			active--;
 			continue;
 		}
-		switch_reader = end_turn(d, &rec);
-		ret = walk__take_record(w, &rec, d->path);
+		switch_reader = dir_file__end_turn(&d->f, &rec);
+		ret = walk__take_record(w, &rec, d->f.path);
 		if (ret < 0)
 			break;
 		if (ret > 0 && rec.event->type != PERF_RECORD_COMPRESSED) {
@@ -629,7 +545,7 @@ static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
 			ts = walk__record_time(w->session, rec.event, &evsel);
 			if (!ret && (rec.event->type >= PERF_RECORD_USER_TYPE_START ||
 				     sample_time_untimed(ts))) {
-				w->path = d->path;
+				w->path = d->f.path;
 				ret = walk__deliver(w, rec.event, rec.file_offset, evsel);
 			} else if (!ret) {
 				chunk__get(rec.chunk);
@@ -651,27 +567,6 @@ static int walk_round_robin(struct walk *w, struct dir_reader *readers, u32 nr)
 	return ret < 0 ? -1 : ret;
 }
 
-static int map_data_file(struct dir_reader *d, const struct data_file *f)
-{
-	int fd = open(f->path, O_RDONLY);
-
-	d->path = f->path;
-	if (fd < 0) {
-		error_set("%s: %s", d->path, strerror(errno));
-		return -1;
-	}
-	d->map_size = f->size;
-	d->map = mmap(NULL, d->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (d->map == MAP_FAILED) {
-		d->map = NULL;
-		error_set("%s: cannot map the file: %s", d->path, strerror(errno));
-		return -1;
-	}
-	d->size = d->map_size;
-	return 0;
-}
-
 int walk_dir(struct walk *w)
 {
 	struct perf_session *s = w->session;
@@ -682,23 +577,24 @@ int walk_dir(struct walk *w)
 
 	pthread_mutex_init(&m.lock, NULL);
 	pthread_cond_init(&m.cond, NULL);
-	readers[0] = (struct dir_reader){ .path = s->data_path, .map = s->base,
+	readers[0].f = (struct dir_file){ .path = s->data_path, .map = s->base,
 					  .offset = s->header.data.offset,
 					  .size = s->header.data.size };
 	for (size_t i = 0; i < s->nr_dir_files; i++) {
 		if (!s->dir_files[i].size)
 			continue;	/* perf makes no reader for an empty file */
-		readers[nr].index = nr;
-		if (map_data_file(&readers[nr], &s->dir_files[i]))
+		readers[nr].f.index = nr;
+		if (dir_file__map(&readers[nr].f, &s->dir_files[i]))
 			goto out;
 		nr++;
 	}
 	if (w->consumer->raw) {
 		for (u32 r = 0; r < nr; r++) {
-			trim_cut_tail(&readers[r], s->swap);
-			dir_reader__start(&readers[r], s->swap);
+			dir_file__trim_cut_tail(&readers[r].f, s->swap);
+			dir_file__start(&readers[r].f, s->swap);
 		}
-		warn_cut(s, readers, nr);
+		for (u32 r = 0; r < nr; r++)
+			dir_file__warn_cut(s, &readers[r].f);
 		ret = walk_round_robin(w, readers, nr);
 	} else {
 		struct scan_job job = { .s = s, .readers = readers };
@@ -709,14 +605,15 @@ int walk_dir(struct walk *w)
 		else
 			for (u32 r = 0; r < nr; r++)
 				scan_one(r, &job);
-		warn_cut(s, readers, nr);
+		for (u32 r = 0; r < nr; r++)
+			dir_file__warn_cut(s, &readers[r].f);
 		for (u32 r = 0; r < nr; r++) {
 			if (readers[r].error) {
 				error_set("%s", readers[r].msg);
 				goto out;
 			}
 			rounds |= readers[r].has_rounds;
-			dir_reader__start(&readers[r], s->swap);
+			dir_file__start(&readers[r].f, s->swap);
 		}
 		/* files with FINISHED_ROUND are not what perf's directory reader assumes */
 		ret = rounds ? walk_round_robin(w, readers, nr) : merge(&m, readers, nr);
@@ -743,10 +640,8 @@ out:
 			free(b->chunks);
 			free(b);
 		}
-		reader__exit(&d->rd);
+		dir_file__close(&d->f);
 		free(d->block_min);
-		if (r && d->map)
-			munmap(d->map, d->map_size);
 	}
 	free(readers);
 	pthread_mutex_destroy(&m.lock);

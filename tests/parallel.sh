@@ -84,11 +84,15 @@ done
 expect sysw parallel --sort pid,dso -j 4
 expect gen_dsos parallel --sort dso,sym
 expect sysw_g parallel --no-children -g none
-# not such a run: call graphs, a lookup through perf's first tree, filters, a directory, a pipe
+# a --threads directory: a file a worker, in both passes (compressed too)
+for fix in dir_sysw dir_z dir_core dir_cpu dir_none; do
+	expect "$fix" parallel --no-children
+	same "$fix" --no-children
+done
+# not such a run: call graphs, a lookup through perf's first tree, filters, a pipe
 expect sysw_g streaming
 expect sysw streaming --sort sym
 expect sysw streaming --comms perf
-expect dir_sysw streaming --no-children
 expect sysw streaming --no-children --stats
 # samples of threads perf record never saw start: pass 1 notes where they make them
 expect gen_unannounced parallel --no-children
@@ -138,6 +142,7 @@ expect sysw streaming -C 1
 expect sysw streaming --tid 24033
 expect tracepoint streaming
 expect sysw_g streaming
+expect dir_sysw streaming
 expect gen_lost streaming --show-lost-events
 expect gen_small streaming --dlfilter "$PERF_EXEC_PATH/dlfilters/dlfilter_test.so"
 expect gen_unannounced parallel

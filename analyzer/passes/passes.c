@@ -16,12 +16,15 @@
 #include "readers/decode/evsel_name.h"
 
 
-bool passes__eligible(const struct perf_session *s)
+bool passes__eligible(const struct perf_session *s, bool dirs)
 {
-	if (s->is_pipe || s->is_dir || s->swap || !s->base || !s->nr_evsels)
+	if (s->is_pipe || s->swap || !s->base || !s->nr_evsels ||
+	    perf_session__has_feat(s, HEADER_AUXTRACE))
 		return false;
-	return !perf_session__has_feat(s, HEADER_AUXTRACE) &&
-	       !perf_session__has_feat(s, HEADER_COMPRESSED);
+	/* a directory's files are read whole, a worker each: their zstd streams with them */
+	if (s->is_dir)
+		return dirs;
+	return !perf_session__has_feat(s, HEADER_COMPRESSED);
 }
 
 void passes__give_up(struct passes *ps, const char *why)
@@ -77,7 +80,7 @@ static void make_chunks(struct passes *ps)
 	ps->nr_chunks = 0;
 	ps->chunks[ps->nr_chunks++] = 0;
 	for (size_t i = 1; i < ps->nr_bounds; i++)
-		if (i == ps->nr_bounds - 1 ||
+		if (i == ps->nr_bounds - 1 || ps->files ||	/* a directory's: a file a chunk */
 		    ps->bounds[i] - ps->bounds[ps->chunks[ps->nr_chunks - 1]] >=
 			    (ps->test_bytes ? ps->test_bytes : ps->chunk_bytes))
 			ps->chunks[ps->nr_chunks++] = i;
@@ -172,19 +175,28 @@ bool passes__start(struct passes *ps, struct perf_session *s, struct machine *m,
 		w->syms = xcalloc(SYM_SLOTS, sizeof(*w->syms));
 		w->first_sample_pos = UINT64_MAX;
 	}
-	ps->data_start = s->header.data.offset;
-	ps->data_end = s->header.data.offset + s->header.data.size;
-	ps->fd = open(s->data_path, O_RDONLY | O_CLOEXEC);
-	if (ps->fd < 0 || !s->header.data.size || ps->data_end > s->size ||
-	    ps->data_end < ps->data_start) {
-		passes__give_up(ps, "a file it cannot read whole");
-		return false;
-	}
 	/* the events' names made now: evsel__name makes one on first use, and workers print */
 	for (size_t i = 0; i < s->nr_evsels; i++)
 		evsel__name(&s->evsels[i]);
-	if (!passes__scan(ps))
-		return false;
+	if (s->is_dir) {
+		if (dir_files__open(s, &ps->files, &ps->nr_files)) {
+			passes__give_up(ps, "a file it cannot read whole");
+			return false;
+		}
+		if (!passes__scan_dir(ps))
+			return false;
+	} else {
+		ps->data_start = s->header.data.offset;
+		ps->data_end = s->header.data.offset + s->header.data.size;
+		ps->fd = open(s->data_path, O_RDONLY | O_CLOEXEC);
+		if (ps->fd < 0 || !s->header.data.size || ps->data_end > s->size ||
+		    ps->data_end < ps->data_start) {
+			passes__give_up(ps, "a file it cannot read whole");
+			return false;
+		}
+		if (!passes__scan(ps))
+			return false;
+	}
 	name_threads(&ps->history, m);
 	history__for_each_span(&ps->history, short_name, m);
 	prepare_kernel(ps);
@@ -308,12 +320,47 @@ static void round_times(struct passes *ps, size_t round, u64 *rmin, u64 *rmax)
 	*rmax = 0;
 }
 
+/* Pass 2 over a directory's file i, read whole (the same walk as pass 1's, scan.c). */
+static void walk_file(struct passes *ps, struct pass_worker *w, size_t i,
+		      void (*sample)(void *arg, struct pass_worker *w, const struct pass_sample *ps),
+		      void *arg)
+{
+	struct dir_file *f = &ps->files[i];
+	struct reader_record rec;
+	struct pass_sample one;
+	u64 pos;
+	int ret;
+
+	dir_file__start(f, false);
+	f->rd.uncounted = true;
+	while ((ret = dir_file__next(f, &rec, &pos)) > 0) {
+		if (rec.event->type != PERF_RECORD_SAMPLE)
+			continue;
+		if (!passes__resolve(ps, w, rec.event, pos, &one)) {
+			ret = -1;
+			break;
+		}
+		sample(arg, w, &one);
+	}
+	if (ret < 0)
+		w->fallback = true;
+	reader__exit(&f->rd);
+}
+
 void passes__walk_chunk(struct passes *ps, struct pass_worker *w, size_t i,
 			void (*sample)(void *arg, struct pass_worker *w,
 				       const struct pass_sample *ps),
 			void *arg)
 {
 	struct pass_sample one;
+
+	if (ps->files) {
+		u64 t0 = busy__thread_ns();
+
+		walk_file(ps, w, i, sample, arg);
+		busy__stage(BUSY_PARALLEL_CPU, busy__thread_ns() - t0);
+		return;
+	}
 
 	u64 from = ps->bounds[ps->chunks[i]], to = ps->bounds[ps->chunks[i + 1]];
 	u64 t0 = busy__thread_ns();
@@ -366,6 +413,8 @@ static bool in_order(const struct passes *ps)
 {
 	u64 seen = 0;	/* the largest time of rounds 0..j - 2 */
 
+	if (ps->files)
+		return true;	/* a directory's records are delivered sorted, all of them */
 	for (size_t j = 2; j < ps->nr_bounds - 1; j++) {
 		seen = MAX(seen, ps->round_max[j - 2]);
 		if (ps->round_min[j] < seen)
@@ -420,6 +469,7 @@ void passes__exit(struct passes *ps)
 	free(ps->workers);
 	passes__scan_exit(ps);
 	history__exit(&ps->history);
+	dir_files__close(ps->session, ps->files);
 	if (ps->fd >= 0)
 		close(ps->fd);
 	free(ps->bounds);

@@ -16,6 +16,7 @@
 #include "lib/workqueue.h"
 #include "machine/history.h"
 #include "machine/machine.h"
+#include "readers/dir_files.h"
 #include "readers/session.h"
 
 /* A stretch of the file read into memory. */
@@ -76,6 +77,8 @@ struct passes {
 	size_t *chunks;	/* chunk i: bounds[chunks[i]] to bounds[chunks[i + 1]] */
 	size_t nr_chunks;
 	int fd;		/* the data file, read by the workers */
+	struct dir_file *files;	/* or a directory's files: one a piece, one a chunk */
+	u32 nr_files;
 	u64 data_start, data_end;
 	u64 chunk_bytes;	/* the least a worker takes at once */
 	u64 test_bytes;	/* ANALYZE_PARALLEL_BYTES: pieces and chunks that small, or 0 */
@@ -83,8 +86,19 @@ struct passes {
 	size_t nr_pieces;
 };
 
-/* Whether the passes can read the session at all (a file, not a pipe or directory...). */
-bool passes__eligible(const struct perf_session *s);
+/* A record type perf knows (the others are counted and skipped). */
+static inline bool passes__known_type(u32 type)
+{
+	return type && type < PERF_RECORD_HEADER_MAX &&
+	       (type < PERF_RECORD_KERNEL_MAX || type >= PERF_RECORD_USER_TYPE_START);
+}
+
+/*
+ * Whether the passes can read the session at all: a file (not a pipe...), or with dirs a
+ * --threads directory (read a file a worker: a command that holds a chunk's results until
+ * it is done would hold a whole file's).
+ */
+bool passes__eligible(const struct perf_session *s, bool dirs);
 
 /*
  * Pass 1 and what pass 2 needs: the side band into m through side_band's deliver, the
@@ -151,6 +165,7 @@ struct perf_event_header *window_record(int fd, struct window *win, u64 pos, u64
 /* scan.c: pass 1. One more record boundary, after the last; the pass; what it leaves. */
 void passes__add_bound(struct passes *ps, u64 pos);
 bool passes__scan(struct passes *ps);
+bool passes__scan_dir(struct passes *ps);
 void passes__scan_exit(struct passes *ps);
 
 #endif

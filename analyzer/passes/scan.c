@@ -109,12 +109,6 @@ struct piece {
 	const char *why;
 };
 
-static bool known_type(u32 type)
-{
-	return type && type < PERF_RECORD_HEADER_MAX &&
-	       (type < PERF_RECORD_KERNEL_MAX || type >= PERF_RECORD_USER_TYPE_START);
-}
-
 /* Why the parallel run cannot take a record of this type (the streaming path can), or NULL. */
 static const char *untakeable(u32 type)
 {
@@ -139,7 +133,7 @@ static const char *untakeable(u32 type)
 
 static bool plausible(u32 type, u32 size)
 {
-	return known_type(type) && size >= sizeof(struct perf_event_header) && !(size & 7);
+	return passes__known_type(type) && size >= sizeof(struct perf_event_header) && !(size & 7);
 }
 
 /* The first place from `from` on where PLAUSIBLE_RUN headers in a row look right. */
@@ -202,6 +196,16 @@ static void note_sample(struct passes *p, struct piece *pc, const struct perf_ev
 		pc->tids[i - 1] = (struct tid_first){ key, pid, tid };
 }
 
+/* A side-band record kept, with its place. */
+static void side_copy(struct piece *pc, const struct perf_event_header *ev, u64 pos)
+{
+	ARRAY_GROW(pc->side, pc->alloc_side, pc->nr_side + 1);
+	ARRAY_GROW(pc->copies, pc->copies_alloc, pc->copies_len + ev->size);
+	pc->side[pc->nr_side++] = (struct side_record){ pos, pc->copies_len };
+	memcpy(pc->copies + pc->copies_len, ev, ev->size);
+	pc->copies_len += ev->size;
+}
+
 /* One piece walked from its start to past its end. */
 static void walk_piece(struct passes *p, struct window *win, struct piece *pc)
 {
@@ -224,7 +228,7 @@ static void walk_piece(struct passes *p, struct window *win, struct piece *pc)
 			pc->head_bad[h] = false;
 			pc->nr_heads++;
 		}
-		if (!known_type(ev->type)) {
+		if (!passes__known_type(ev->type)) {
 			pc->nr_unknown++;
 			pos += ev->size;
 			continue;
@@ -244,16 +248,65 @@ static void walk_piece(struct passes *p, struct window *win, struct piece *pc)
 			ARRAY_GROW(pc->rounds, pc->alloc_rounds, pc->nr_rounds + 1);
 			pc->rounds[pc->nr_rounds++] = pos + ev->size;
 		} else if (ev->type != PERF_RECORD_SAMPLE && ev->type < PERF_RECORD_KERNEL_MAX) {
-			ARRAY_GROW(pc->side, pc->alloc_side, pc->nr_side + 1);
-			ARRAY_GROW(pc->copies, pc->copies_alloc, pc->copies_len + ev->size);
-			pc->side[pc->nr_side++] = (struct side_record){ pos, pc->copies_len };
-			memcpy(pc->copies + pc->copies_len, ev, ev->size);
-			pc->copies_len += ev->size;
+			side_copy(pc, ev, pos);
 		}
 		pos += ev->size;
 	}
 	pc->end = pos;
 	progress_add(pc->to - pc->from);
+}
+
+/*
+ * A directory's file i walked whole (its zstd stream runs across its records: one worker
+ * reads it from its start), its records' places perf's reading order (dir_files.h).
+ */
+static void walk_file(struct passes *p, struct piece *pc, struct dir_file *f)
+{
+	struct reader_record rec;
+	u64 pos;
+	int ret;
+
+	dir_file__trim_cut_tail(f, false);
+	dir_file__start(f, false);
+	f->rd.uncounted = true;
+	while ((ret = dir_file__next(f, &rec, &pos)) > 0) {
+		struct perf_event_header *ev = rec.event;
+		const char *why;
+
+		if (!passes__known_type(ev->type)) {
+			pc->nr_unknown++;
+			continue;
+		}
+		pc->counts[0]++;
+		pc->counts[ev->type]++;
+		if (pos == DIR_POS_NONE)
+			continue;	/* COMPRESSED: counted, never delivered (what it inflates is) */
+		if ((why = untakeable(ev->type))) {
+			pc->why = why;
+			break;
+		} else if (ev->type == PERF_RECORD_SAMPLE) {
+			note_sample(p, pc, ev, pos);
+		} else if (ev->type == PERF_RECORD_FINISHED_ROUND) {
+			/* perf's directory reader assumes none: dir.c reads such files its own way */
+			pc->why = "rounds in a directory's files";
+			break;
+		} else if (ev->type < PERF_RECORD_KERNEL_MAX) {
+			side_copy(pc, ev, pos);
+		}
+	}
+	if (ret < 0 && !pc->why)
+		pc->why = "a record it cannot read";
+	reader__exit(&f->rd);	/* its zstd stream's memory, until pass 2 */
+	progress_add(f->size);
+}
+
+static void scan_file(size_t i, void *arg)
+{
+	struct passes *p = arg;
+	u64 t0 = busy__thread_ns();
+
+	walk_file(p, &p->pieces[i], &p->files[i]);
+	busy__stage(BUSY_PARALLEL_CPU, busy__thread_ns() - t0);
 }
 
 static void scan_piece(size_t i, void *arg)
@@ -319,7 +372,7 @@ static bool piece_settle(struct passes *p, struct piece *pc, u64 at)
 	for (size_t h = 0; h < j; h++) {	/* the records before it fell in step */
 		u8 type = pc->head_types[h];
 
-		if (known_type(type)) {
+		if (passes__known_type(type)) {
 			pc->counts[0]--;
 			pc->counts[type]--;
 		} else {
@@ -521,6 +574,49 @@ bool passes__scan(struct passes *p)
 	history__init(&p->history, p->machine);
 	replay_side_band(p);
 	history__finish(&p->history, p->machine);
+	return !p->fallback;
+}
+
+/*
+ * Pass 1 over a directory: a file a piece, each walked whole by one worker. Its chunks for
+ * pass 2 are its files: the bounds are where each begins in the directory's sum of sizes.
+ */
+bool passes__scan_dir(struct passes *p)
+{
+	struct perf_session *s = p->session;
+	u64 t0, total = 0;
+
+	p->nr_pieces = p->nr_files;
+	p->pieces = xcalloc(p->nr_pieces, sizeof(*p->pieces));
+	for (size_t i = 0; i < p->nr_pieces; i++) {
+		hashmap_init(&p->pieces[i].tid_index);
+		total += p->files[i].size;
+	}
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	progress_phase("reading", total);
+	workqueue__parallel_for(p->wq, 0, p->nr_pieces, 1, scan_file, p);
+	busy__stage(BUSY_PARALLEL_WALL, clock_ns(CLOCK_MONOTONIC) - t0);
+	total = 0;
+	passes__add_bound(p, 0);
+	for (size_t i = 0; i < p->nr_pieces; i++) {
+		struct piece *pc = &p->pieces[i];
+
+		if (pc->why) {
+			passes__give_up(p, pc->why);
+			return false;
+		}
+		dir_file__warn_cut(s, &p->files[i]);
+		for (size_t t = 0; t < PERF_RECORD_HEADER_MAX; t++)
+			s->stats.nr_events[t] += pc->counts[t];
+		s->stats.nr_unknown_events += pc->nr_unknown;
+		total += p->files[i].size;
+		passes__add_bound(p, total);
+	}
+	history__init(&p->history, p->machine);
+	replay_side_band(p);
+	history__finish(&p->history, p->machine);
+	/* untimed records come first in a directory, all of them (dir.c): their keys say so */
+	p->last_untimed_pos = 0;
 	return !p->fallback;
 }
 

@@ -372,9 +372,10 @@ static int report__preamble(struct report *rep, const struct report_args *a)
 
 /*
  * What a parallel run given up left: the model (built from the side-band records, its
- * symbols loading), the counts and warnings of the records read. Made again empty.
+ * symbols loading), the counts and warnings of the records read (those past the first keep,
+ * the session's own from its opening). Made again empty.
  */
-static void report__reset_model(struct report *rep)
+static void report__reset_model(struct report *rep, size_t keep)
 {
 	struct perf_session *s = &rep->session;
 
@@ -384,14 +385,15 @@ static void report__reset_model(struct report *rep)
 	dso_loader__exit(&rep->loader);
 	report__setup_model(rep, true);
 	memset(&s->stats, 0, sizeof(s->stats));
-	for (size_t i = 0; i < s->nr_data_warnings; i++)
+	for (size_t i = keep; i < s->nr_data_warnings; i++)
 		free(s->data_warnings[i]);
-	s->nr_data_warnings = 0;
+	s->nr_data_warnings = keep;
 }
 
 /* Every record through the model into the histograms (or the raw dump). 0, or 1 on error. */
 static int report__run(struct report *rep, const struct report_args *a)
 {
+	size_t warnings = rep->session.nr_data_warnings;	/* the session's own, at open */
 	int ret;
 
 	if (a->dump_raw) {
@@ -408,7 +410,7 @@ static int report__run(struct report *rep, const struct report_args *a)
 	}
 	if (ret) {
 		if (ret == 2)
-			report__reset_model(rep);
+			report__reset_model(rep, warnings);
 		ret = perf_session__process(&rep->session, a->dump_raw ? &rep->dump.consumer
 								       : &rep->consumer);
 	}

@@ -57,7 +57,7 @@ struct par {
 
 static bool parallel_eligible(const struct report *rep)
 {
-	if (!passes__eligible(&rep->session))
+	if (!passes__eligible(&rep->session, true))
 		return false;
 	if (rep->chains || rep->unwinder || rep->need_parent || rep->exclude_other ||
 	    rep->hide_unresolved)

@@ -91,7 +91,7 @@ static bool eligible(const struct script *s)
 	const u32 plain = SF_COMM | SF_TID | SF_PID | SF_TIME | SF_CPU | SF_EVNAME | SF_IP |
 			  SF_SYM | SF_DSO | SF_SYMOFFSET | SF_PERIOD | SF_BPF_OUTPUT;
 
-	if (!passes__eligible(&s->session) || s->tty || s->tf || s->unwinder || s->itrace ||
+	if (!passes__eligible(&s->session, false) || s->tty || s->tf || s->unwinder || s->itrace ||
 	    s->dump || !s->checked)
 		return false;
 	if (s->comms.nr || s->pids.nr || s->tids.nr || s->cpus.cpus || s->time.nr ||
