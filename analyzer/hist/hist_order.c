@@ -19,8 +19,15 @@
 static void sort_u32(u32 *v, size_t n, bool (*before)(const void *ctx, u32 a, u32 b),
 		     const void *ctx)
 {
-	u32 *buf = xmalloc((n ? n : 1) * sizeof(*buf)), *src = v, *dst = buf, *swap;
+	u32 *buf, *src = v, *dst, *swap;
+	size_t sorted = 1;
 
+	/* in order already (the fold of a parallel run places entries by first sample) */
+	while (sorted < n && !before(ctx, v[sorted], v[sorted - 1]))
+		sorted++;
+	if (sorted >= n)
+		return;
+	buf = dst = xmalloc(n * sizeof(*buf));
 	for (size_t width = 1; width < n; width *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * width) {
 			size_t mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n);
