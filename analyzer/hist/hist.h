@@ -339,6 +339,7 @@ struct hists_print_opts {
 	bool has_dso_filter;	/* perf widens [unknown] dso columns only without --dsos */
 	double percent_limit;
 	const struct hists_callchain *callchain;	/* NULL: no call graphs */
+	bool one_thread;	/* -j1: no second thread prints */
 };
 
 /* What the filters kept of a histogram: what --percentage relative counts. */

@@ -431,6 +431,26 @@ static bool render_shared_safe(const struct hists *hists, const struct hists_pri
 	       !opts->callchain->lines;
 }
 
+/*
+ * The same for a flat report: its columns printed from what the entries hold, nothing looked
+ * up or made as they print (a key that does is not in this list).
+ */
+static bool flat_shared_safe(const struct field_list *cols)
+{
+	for (int i = 0; i < cols->nr; i++) {
+		switch (cols->ids[i]) {
+		case SORT_PID: case SORT_COMM: case SORT_DSO: case SORT_SYM: case SORT_PARENT:
+		case SORT_CPU: case SORT_SOCKET: case SORT_SYM_SIZE: case SORT_DSO_SIZE:
+		case SORT_IPC_NULL:
+			break;
+		default:
+			if (cols->ids[i] < SORT_NR_KEYS)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* With r->lock held: claim the next chunk if its slot is free; false when none can be. */
 static bool render_claim(struct render *r, size_t *chunk)
 {
@@ -685,8 +705,9 @@ void hists__fprintf(struct hists *hists, const struct hists_print_opts *opts, FI
 			     .line_size = (size_t)line_width + 3 + 1 + 8 * (24 + 4),
 			     .graphs = graphs };
 	scratch = graphs ? cc_scratch__new() : NULL;
-	if (graphs && nr >= RENDER_MIN && !opts->callchain->one_thread &&
-	    render_shared_safe(hists, opts))
+	if (nr >= RENDER_MIN && !opts->one_thread &&
+	    (graphs ? !opts->callchain->one_thread && render_shared_safe(hists, opts)
+		    : flat_shared_safe(&cols)))
 		render_parallel(&r, scratch, fp);
 	else
 		render_entries(&r, 0, nr, scratch, fp);

@@ -215,6 +215,7 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 		.skip_first = !a->fields && a->sort_str && !strncmp(a->sort_str, "sym", 3),
 		.order = rep->cc_param.order, .one_thread = rep->nr_jobs == 1 };
 	rep->popts.callchain = rep->use_callchain ? &rep->hcc : NULL;
+	rep->popts.one_thread = rep->nr_jobs == 1;
 	/* perf unwinds dwarf samples when it uses callchains: all but --no-children -g none */
 	if (rep->chains) {
 		rep->unwinder = unwinder__new(&rep->session, PERF_MAX_STACK_DEPTH);
