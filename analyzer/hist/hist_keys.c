@@ -19,7 +19,7 @@ static const struct {
 } dimensions[] = {
 	{ "pid", SORT_PID },	{ "comm", SORT_COMM },	   { "dso", SORT_DSO },
 	{ "symbol", SORT_SYM }, { "parent", SORT_PARENT }, { "cpu", SORT_CPU },
-	{ "socket", SORT_SOCKET }, { "srcline", -1 },	   { "srcfile", -1 },
+	{ "socket", SORT_SOCKET }, { "srcline", SORT_SRCLINE }, { "srcfile", SORT_SRCFILE },
 	{ "local_weight", -1 }, { "weight", -1 },	   { "transaction", -1 },
 	{ "trace", -1 },	{ "symbol_size", SORT_SYM_SIZE }, { "dso_size", SORT_DSO_SIZE },
 	{ "cgroup", -1 },	{ "cgroup_id", -1 },	   { "ipc_null", SORT_IPC_NULL },

@@ -108,9 +108,42 @@ static inline s64 sym_size(const struct hist_entry *he)
 	return he->sym ? he->sym->size : 0;
 }
 
+/* map_size's room holds the src of an entry with a map (see struct hist_entry) */
 static inline s64 map_size(const struct hist_entry *he)
 {
-	return he->map ? (s64)(he->map->end - he->map->start) : (s64)he->map_size;
+	if (he->map)
+		return (s64)(he->map->end - he->map->start);
+	return he->dso ? (s64)he->map_size : 0;
+}
+
+/*
+ * The srcline and srcfile keys: by dso and address until hists__resolve_srclines found the
+ * entries' texts (finer: those entries are then merged), then by the texts (perf 6.1's cmp,
+ * collapse and sort alike).
+ */
+static inline s64 src_cmp(enum sort_key key, const struct hist_entry *left,
+			  const struct hist_entry *right)
+{
+	if (left->src && right->src) {
+		const char *l = key == SORT_SRCLINE ? left->src->line : left->src->file;
+		const char *r = key == SORT_SRCLINE ? right->src->line : right->src->file;
+
+		return l == r ? 0 : strcmp(r, l);	/* interned */
+	}
+	if (left->ip != right->ip)
+		return (s64)(right->ip - left->ip);
+	return left->dso == right->dso ? 0 : (uintptr_t)left->dso < (uintptr_t)right->dso ? -1 : 1;
+}
+
+static inline u64 src_hash(enum sort_key key, const struct hist_entry *he, u64 *v)
+{
+	if (he->src) {
+		v[0] = (u64)(uintptr_t)(key == SORT_SRCLINE ? he->src->line : he->src->file);
+		return 1;
+	}
+	v[0] = he->ip;
+	v[1] = (u64)(uintptr_t)he->dso;
+	return 2;
 }
 
 /* perf's se_cmp (also its se_collapse for these keys). */
@@ -147,6 +180,9 @@ static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 		return size_cmp(sym_size(right), sym_size(left));
 	case SORT_DSO_SIZE:
 		return size_cmp(map_size(right), map_size(left));
+	case SORT_SRCLINE:
+	case SORT_SRCFILE:
+		return src_cmp(key, left, right);
 	default:
 		return 0;
 	}
@@ -204,6 +240,10 @@ static inline u64 entry_hash(const struct sort_list *sort, const struct hist_ent
 			break;
 		case SORT_DSO_SIZE:
 			v[n++] = (u64)map_size(he);
+			break;
+		case SORT_SRCLINE:
+		case SORT_SRCFILE:
+			n += src_hash(sort->keys[i], he, v + n);
 			break;
 		default:
 			break;

@@ -26,6 +26,8 @@ static const char *const headers[FIELD_NR] = {
 	[SORT_SYM_SIZE] = "Symbol size",
 	[SORT_DSO_SIZE] = "DSO size",
 	[SORT_IPC_NULL] = "IPC   [IPC Coverage]",
+	[SORT_SRCLINE] = "Source:Line",
+	[SORT_SRCFILE] = "Source File",
 	[HPP_OVERHEAD] = "Overhead",
 	[HPP_OVERHEAD_CHILDREN] = "Children",
 	[HPP_SAMPLE] = "Samples",
@@ -53,7 +55,9 @@ static bool entry_shown(const struct hists_print_opts *opts, const struct hist_e
 static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			const struct hists_print_opts *opts, struct widths *w)
 {
-	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0;
+	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0, line = 0, file = 0;
+	bool *line_known = hists->srcs ? src_known(hists, SORT_SRCLINE) : NULL;
+	bool *file_known = hists->srcs ? src_known(hists, SORT_SRCFILE) : NULL;
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct hist_entry *he = &hists->entries[order[i]];
@@ -78,7 +82,13 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			dso = MAX(dso, (int)strlen(he->dso->short_name));
 		if (he->parent)
 			parent = MAX(parent, (int)strlen(he->parent));
+		if (hists->srcs && (!line_known || line_known[order[i]]))
+			line = MAX(line, (int)strlen(he->src->line));
+		if (hists->srcs && (!file_known || file_known[order[i]]))
+			file = MAX(file, (int)strlen(he->src->file));
 	}
+	free(line_known);
+	free(file_known);
 	for (int k = 0; k < FIELD_NR; k++)
 		w->col[k] = (int)strlen(headers[k]);
 	w->col[HPP_SAMPLE] = w->col[HPP_PERIOD] = 12;	/* perf's hpp widths */
@@ -87,6 +97,8 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 	w->col[SORT_DSO] = MAX(w->col[SORT_DSO], dso);
 	w->col[SORT_SYM] = MAX(w->col[SORT_SYM], sym);
 	w->col[SORT_PARENT] = MAX(w->col[SORT_PARENT], parent);
+	w->col[SORT_SRCLINE] = MAX(w->col[SORT_SRCLINE], line);
+	w->col[SORT_SRCFILE] = MAX(w->col[SORT_SRCFILE], file);
 }
 
 struct line {
@@ -248,6 +260,10 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 		snprintf(tmp, sizeof(tmp), "%-5s %2s", "-", "-");
 		return line_printf(l, "%-*s", width, tmp);
 	}
+	case SORT_SRCLINE:	/* perf's "%-.*s": not padded */
+		return line_str(l, he->src->line, 0, width);
+	case SORT_SRCFILE:
+		return line_str(l, he->src->file, 0, width);
 	default:
 		return 0;
 	}

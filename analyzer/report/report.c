@@ -225,6 +225,10 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 		rep->hcc.inlines = a->show_inline ? rep->inlines : NULL;
 		rep->hcc.lines = rep->cc_param.key != CC_KEY_FUNCTION ? rep->inlines : NULL;
 	}
+	if (sort_list__has_src(&rep->sort) && !rep->inlines) {
+		rep->inlines = inlines__new(&rep->machine.symsrc);
+		inlines__set_full_path(rep->inlines, a->full_source_path);
+	}
 }
 
 /* Combinations not done yet: true when one was asked for (and said so). */
@@ -238,6 +242,12 @@ static bool report__unsupported(const struct report *rep)
 	/* perf leaves the unresolved frames out of the callchains too */
 	else if (rep->hide_unresolved && rep->chains)
 		what = "--hide-unresolved with callchains (use --no-children -g none)";
+	/* their texts take the room of what the children view's entries keep (hist.h) */
+	else if (sort_list__has_src(&rep->sort) && rep->session.nr_evsels && rep->hists[0].cumulate)
+		what = "--sort srcline or srcfile in the children view (use --no-children)";
+	/* perf's first tree (symbols without dsos) would compare the texts as they come */
+	else if (sort_list__has_src(&rep->sort) && lookups_can_fail(&rep->sort))
+		what = "--sort srcline or srcfile with symbol and no dso";
 	if (what)
 		fprintf(stderr, "analyze report: %s is not supported yet\n", what);
 	return what;
@@ -486,6 +496,7 @@ static int report__output(struct report *rep, const struct report_args *a)
 			h->has_callchain = evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN;
 		if (h->cumulate || rep->use_callchain)
 			progress_phase("building call graphs", 0);
+		hists__resolve_srclines(h, rep->inlines);
 		hists__resolve_callchains(h, &rep->hcc);
 		progress_output_starts();
 		if (!a->quiet) {
