@@ -29,6 +29,7 @@ enum sort_key {
 	SORT_IPC_NULL,
 	SORT_SRCLINE,
 	SORT_SRCFILE,
+	SORT_ADDR,
 	SORT_NR_KEYS
 };
 

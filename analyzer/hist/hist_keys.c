@@ -23,6 +23,9 @@ static const struct {
 	{ "local_weight", -1 }, { "weight", -1 },	   { "transaction", -1 },
 	{ "trace", -1 },	{ "symbol_size", SORT_SYM_SIZE }, { "dso_size", SORT_DSO_SIZE },
 	{ "cgroup", -1 },	{ "cgroup_id", -1 },	   { "ipc_null", SORT_IPC_NULL },
+	{ "time", -1 },		{ "code_page_size", -1 },  { "local_ins_lat", -1 },
+	{ "ins_lat", -1 },	{ "local_p_stage_cyc", -1 }, { "p_stage_cyc", -1 },
+	{ "addr", SORT_ADDR },
 };
 
 bool sort_list__has(const struct sort_list *list, enum sort_key key)

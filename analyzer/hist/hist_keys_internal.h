@@ -146,6 +146,12 @@ static inline u64 src_hash(enum sort_key key, const struct hist_entry *he, u64 *
 	return 2;
 }
 
+/* The sample's address (perf's map__unmap_ip of the entry's), for the addr key. */
+static inline u64 entry_addr(const struct hist_entry *he)
+{
+	return he->map ? he->ip + map__base(he->map) : he->ip;
+}
+
 /* perf's se_cmp (also its se_collapse for these keys). */
 static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 			  const struct hist_entry *left, const struct hist_entry *right,
@@ -183,6 +189,8 @@ static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 	case SORT_SRCLINE:
 	case SORT_SRCFILE:
 		return src_cmp(key, left, right);
+	case SORT_ADDR:
+		return (s64)(entry_addr(right) - entry_addr(left));
 	default:
 		return 0;
 	}
@@ -244,6 +252,9 @@ static inline u64 entry_hash(const struct sort_list *sort, const struct hist_ent
 		case SORT_SRCLINE:
 		case SORT_SRCFILE:
 			n += src_hash(sort->keys[i], he, v + n);
+			break;
+		case SORT_ADDR:
+			v[n++] = entry_addr(he);
 			break;
 		default:
 			break;

@@ -28,6 +28,7 @@ static const char *const headers[FIELD_NR] = {
 	[SORT_IPC_NULL] = "IPC   [IPC Coverage]",
 	[SORT_SRCLINE] = "Source:Line",
 	[SORT_SRCFILE] = "Source File",
+	[SORT_ADDR] = "Address",
 	[HPP_OVERHEAD] = "Overhead",
 	[HPP_OVERHEAD_CHILDREN] = "Children",
 	[HPP_SAMPLE] = "Samples",
@@ -99,6 +100,7 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 	w->col[SORT_PARENT] = MAX(w->col[SORT_PARENT], parent);
 	w->col[SORT_SRCLINE] = MAX(w->col[SORT_SRCLINE], line);
 	w->col[SORT_SRCFILE] = MAX(w->col[SORT_SRCFILE], file);
+	w->col[SORT_ADDR] = MAX(w->col[SORT_ADDR], 16 + 2);	/* perf's BITS_PER_LONG / 4 + 2 */
 }
 
 struct line {
@@ -264,6 +266,8 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 		return line_str(l, he->src->line, 0, width);
 	case SORT_SRCFILE:
 		return line_str(l, he->src->file, 0, width);
+	case SORT_ADDR:
+		return line_printf(l, "%-#*llx", width, (unsigned long long)entry_addr(he));
 	default:
 		return 0;
 	}

@@ -243,8 +243,9 @@ static bool report__unsupported(const struct report *rep)
 	else if (rep->hide_unresolved && rep->chains)
 		what = "--hide-unresolved with callchains (use --no-children -g none)";
 	/* their texts take the room of what the children view's entries keep (hist.h) */
-	else if (sort_list__has_src(&rep->sort) && rep->session.nr_evsels && rep->hists[0].cumulate)
-		what = "--sort srcline or srcfile in the children view (use --no-children)";
+	else if ((sort_list__has_src(&rep->sort) || sort_list__has(&rep->sort, SORT_ADDR)) &&
+		 rep->session.nr_evsels && rep->hists[0].cumulate)
+		what = "--sort srcline, srcfile or addr in the children view (use --no-children)";
 	/* perf's first tree (symbols without dsos) would compare the texts as they come */
 	else if (sort_list__has_src(&rep->sort) && lookups_can_fail(&rep->sort))
 		what = "--sort srcline or srcfile with symbol and no dso";
