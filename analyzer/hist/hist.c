@@ -50,7 +50,6 @@ void hists__exit(struct hists *hists)
 	free(hists->counts);
 	free(hists->pair_index.slots);
 	free(hists->contribs);
-	src_table__delete(hists->srcs);
 }
 
 /* Entry e is folded into entry into. */
@@ -482,7 +481,7 @@ void hists__collapse(struct hists *hists)
 							     find_dir, hists);
 		return;
 	}
-	if (!sort_list__has(hists->sort, SORT_COMM) && !hists->srcs)
+	if (!sort_list__has(hists->sort, SORT_COMM) && !hists->srclines)
 		return;
 	/* the index by the old hashes goes first: not both at once (a MB at 128k entries) */
 	free(hists->index.slots);

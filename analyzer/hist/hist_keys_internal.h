@@ -108,7 +108,7 @@ static inline s64 sym_size(const struct hist_entry *he)
 	return he->sym ? he->sym->size : 0;
 }
 
-/* map_size's room holds the src of an entry with a map (see struct hist_entry) */
+/* map_size's room holds the extra of an entry with a map (see struct hist_entry) */
 static inline s64 map_size(const struct hist_entry *he)
 {
 	if (he->map)
@@ -124,9 +124,9 @@ static inline s64 map_size(const struct hist_entry *he)
 static inline s64 src_cmp(enum sort_key key, const struct hist_entry *left,
 			  const struct hist_entry *right)
 {
-	if (left->src && right->src) {
-		const char *l = key == SORT_SRCLINE ? left->src->line : left->src->file;
-		const char *r = key == SORT_SRCLINE ? right->src->line : right->src->file;
+	if (left->extra && left->extra->line && right->extra && right->extra->line) {
+		const char *l = key == SORT_SRCLINE ? left->extra->line : left->extra->file;
+		const char *r = key == SORT_SRCLINE ? right->extra->line : right->extra->file;
 
 		return l == r ? 0 : strcmp(r, l);	/* interned */
 	}
@@ -137,8 +137,8 @@ static inline s64 src_cmp(enum sort_key key, const struct hist_entry *left,
 
 static inline u64 src_hash(enum sort_key key, const struct hist_entry *he, u64 *v)
 {
-	if (he->src) {
-		v[0] = (u64)(uintptr_t)(key == SORT_SRCLINE ? he->src->line : he->src->file);
+	if (he->extra && he->extra->line) {
+		v[0] = (u64)(uintptr_t)(key == SORT_SRCLINE ? he->extra->line : he->extra->file);
 		return 1;
 	}
 	v[0] = he->ip;
@@ -150,6 +150,35 @@ static inline u64 src_hash(enum sort_key key, const struct hist_entry *he, u64 *
 static inline u64 entry_addr(const struct hist_entry *he)
 {
 	return he->map ? he->ip + map__base(he->map) : he->ip;
+}
+
+static const struct hist_extra no_extra;
+
+/* An entry's hist_extra (zeros for one made without: see sort_list__has_extra). */
+static inline const struct hist_extra *entry_extra(const struct hist_entry *he)
+{
+	return he->extra ? he->extra : &no_extra;
+}
+
+/* A hist_extra key's value, as its comparison and hash take it. */
+static inline u64 extra_value(enum sort_key key, const struct hist_entry *he)
+{
+	const struct hist_extra *x = entry_extra(he);
+
+	switch (key) {
+	case SORT_LOCAL_WEIGHT:
+	case SORT_WEIGHT:
+		return x->weight;
+	case SORT_TRANSACTION:
+		return x->transaction;
+	case SORT_CODE_PAGE_SIZE:
+		return x->code_page_size;
+	case SORT_LOCAL_INS_LAT:
+	case SORT_INS_LAT:
+		return x->ins_lat;
+	default:
+		return x->p_stage_cyc;
+	}
 }
 
 /* perf's se_cmp (also its se_collapse for these keys). */
@@ -191,6 +220,16 @@ static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 		return src_cmp(key, left, right);
 	case SORT_ADDR:
 		return (s64)(entry_addr(right) - entry_addr(left));
+	case SORT_CODE_PAGE_SIZE:
+		return (s64)(extra_value(key, right) - extra_value(key, left));
+	case SORT_LOCAL_WEIGHT:
+	case SORT_WEIGHT:
+	case SORT_TRANSACTION:
+	case SORT_LOCAL_INS_LAT:
+	case SORT_INS_LAT:
+	case SORT_LOCAL_P_STAGE_CYC:
+	case SORT_P_STAGE_CYC:
+		return (s64)(extra_value(key, left) - extra_value(key, right));
 	default:
 		return 0;
 	}
@@ -255,6 +294,16 @@ static inline u64 entry_hash(const struct sort_list *sort, const struct hist_ent
 			break;
 		case SORT_ADDR:
 			v[n++] = entry_addr(he);
+			break;
+		case SORT_LOCAL_WEIGHT:
+		case SORT_WEIGHT:
+		case SORT_TRANSACTION:
+		case SORT_CODE_PAGE_SIZE:
+		case SORT_LOCAL_INS_LAT:
+		case SORT_INS_LAT:
+		case SORT_LOCAL_P_STAGE_CYC:
+		case SORT_P_STAGE_CYC:
+			v[n++] = extra_value(sort->keys[i], he);
 			break;
 		default:
 			break;
