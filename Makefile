@@ -267,6 +267,7 @@ bench:
 	bench/scaling.sh
 	bench/dwarf.sh
 	bench/symbols.sh
+	bench/report_keys.sh
 
 install: $(BIN) $(MAN_PAGES)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze

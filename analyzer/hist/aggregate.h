@@ -29,6 +29,7 @@ struct agg_item {
 	const struct comm *comm;	/* the thread's, or a final one (see final_comm) */
 	const char *parent;
 	const struct symbol *sym;	/* once resolved (resolved) */
+	const struct hist_extra *extra;	/* when a key reads one (sort_list__has_extra) */
 	u64 addr;		/* map-relative when map is set */
 	u64 map_base;		/* map__base(map) */
 	u64 period;

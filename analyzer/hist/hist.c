@@ -462,7 +462,8 @@ void hists__prefetch(const struct hists *hists, u64 hash, u32 chain, bool filter
 /*
  * perf's final collapse (hists__collapse_resort): comms renamed after their entries were made
  * (the first COMM of a thread overrides its ":tid" placeholder) can make two entries equal;
- * they are merged, the earlier one absorbing the later.
+ * they are merged, the earlier one absorbing the later. The same merges the entries of
+ * addresses that hists__resolve_srclines found one source line (or file) for.
  */
 void hists__collapse(struct hists *hists)
 {
@@ -480,7 +481,7 @@ void hists__collapse(struct hists *hists)
 							     find_dir, hists);
 		return;
 	}
-	if (!sort_list__has(hists->sort, SORT_COMM))
+	if (!sort_list__has(hists->sort, SORT_COMM) && !hists->srclines)
 		return;
 	/* the index by the old hashes goes first: not both at once (a MB at 128k entries) */
 	free(hists->index.slots);

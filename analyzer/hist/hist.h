@@ -27,6 +27,18 @@ enum sort_key {
 	SORT_SYM_SIZE,
 	SORT_DSO_SIZE,
 	SORT_IPC_NULL,
+	SORT_SRCLINE,
+	SORT_SRCFILE,
+	SORT_ADDR,
+	/* those from here on read the entry's hist_extra */
+	SORT_LOCAL_WEIGHT,
+	SORT_WEIGHT,
+	SORT_TRANSACTION,
+	SORT_CODE_PAGE_SIZE,
+	SORT_LOCAL_INS_LAT,
+	SORT_INS_LAT,
+	SORT_LOCAL_P_STAGE_CYC,
+	SORT_P_STAGE_CYC,
 	SORT_NR_KEYS
 };
 
@@ -107,7 +119,16 @@ struct hist_entry {
 	u64 ip;		/* a sample's map-relative address, a callchain entry's raw ip */
 	u64 period;
 	u64 period_acc;	/* children: its own period and its callees' (perf's stat_acc) */
-	u64 map_size;	/* of the map it was made from, when it keeps no map (callchain entries) */
+	union {
+		/* of the map it was made from, when it keeps no map (callchain entries) */
+		u64 map_size;
+		/*
+		 * Its sample's values and source texts for the keys that read them
+		 * (struct hist_extra), which have no callchain entries: no room for another
+		 * field, and the keys are rare enough to do without the children view.
+		 */
+		const struct hist_extra *extra;
+	};
 	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
 	s32 cpu, socket;
 	u32 hash;	/* hists__hash (32 bits) */
@@ -143,13 +164,39 @@ static inline void hist_entry__clear(struct hist_entry *he)
 	he->sym = NULL;
 	he->symtab = NULL;
 	he->parent = NULL;
-	he->ip = he->period = he->period_acc = he->map_size = he->first = 0;
+	he->ip = he->period = he->period_acc = he->map_size = he->first = 0;	/* extra too */
 	he->cpu = he->socket = 0;
 	he->hash = he->nr_events = 0;
 	he->first_pos = he->level = he->max_depth = 0;
 	he->filtered = he->merged = he->unmapped_chain = 0;
 	he->contrib_first = he->contrib_nr = 0;
 }
+
+/*
+ * What an entry keeps for the keys that read more than struct hist_entry holds, interned in
+ * a report's hist_extras (equal contents are one pointer). Its first sample's values (perf's
+ * hist_entry fields: weight and ins_lat of PERF_SAMPLE_WEIGHT_STRUCT's parts or WEIGHT's
+ * whole, p_stage_cyc (0 on x86), transaction, code_page_size), and once hists__resolve_srclines ran, perf
+ * 6.1's srcline and srcfile (sort.c hist_entry__srcline, get_srcfile): line "FILE:LINE" as
+ * addr2line answers for its address, else "SYMBOL+OFFSET" (decimal), else "DSO[ADDR]", "??:0"
+ * without a map; file the FILE of an answer, else "" (both NULL before).
+ */
+struct hist_extra {
+	const char *line, *file;
+	u64 weight, transaction, code_page_size;
+	u16 ins_lat, p_stage_cyc;
+};
+
+struct hist_extras;
+
+struct hist_extras *hist_extras__new(void);
+void hist_extras__delete(struct hist_extras *extras);
+/* x's interned copy: valid until extras is deleted. Not thread safe (one writer). */
+const struct hist_extra *hist_extras__intern(struct hist_extras *extras,
+					     const struct hist_extra *x);
+/* Whether the sort list has a key that reads hist_extra; one of a sample's values. */
+bool sort_list__has_extra(const struct sort_list *list);
+bool sort_list__has_values(const struct sort_list *list);
 
 /* A sample's chain in an entry, counted: what the run keeps of callchains. */
 struct chain_pair {
@@ -255,6 +302,7 @@ struct hists {
 	/* perf's trees' orders sorted rather than built (hist_order.c), the last output's: for
 	 * the tests, which set order_by_trees to compare the two ways */
 	bool in_sorted, out_sorted, order_by_trees;
+	bool srclines;	/* hists__resolve_srclines ran */
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);
@@ -306,6 +354,20 @@ u64 hists__hash(const struct hists *hists, const struct hist_entry *proto);
  * same for the pair of chain (CC_NO_CHAIN: none) in that entry. A hint: it changes nothing.
  */
 void hists__prefetch(const struct hists *hists, u64 hash, u32 chain, bool filtered, int stage);
+
+struct inlines;
+
+/*
+ * After the run, before hists__resolve_callchains, with the srcline or srcfile key (not in
+ * the children view, nor where lookups_can_fail): every entry's texts, found once an entry
+ * (a dso and address: the keys compare those until then) with inlines' line lookup, into
+ * its hist_extra (interned in extras), then the entries that share their texts and other
+ * keys merged (hists__collapse), as perf 6.1 compares the keys as strings.
+ */
+void hists__resolve_srclines(struct hists *hists, struct inlines *inlines,
+			     struct hist_extras *extras);
+/* Whether the sort list has a key of source lines (srcline, srcfile). */
+bool sort_list__has_src(const struct sort_list *list);
 
 /* What call graphs need after the run (report's). */
 struct hists_callchain {

@@ -112,6 +112,7 @@ struct replay {
 /* hist.c */
 const struct object_map *object_map(const struct hists *hists, u32 e);
 void hists__collapse(struct hists *hists);
+bool *src_known(const struct hists *hists, enum sort_key key);
 void release_read(uintptr_t lo, uintptr_t hi, uintptr_t *from);
 void release_free(void);
 size_t replay_collapse(struct hists *hists, struct rbtree *t, u32 *order, size_t nr,

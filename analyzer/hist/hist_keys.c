@@ -19,10 +19,15 @@ static const struct {
 } dimensions[] = {
 	{ "pid", SORT_PID },	{ "comm", SORT_COMM },	   { "dso", SORT_DSO },
 	{ "symbol", SORT_SYM }, { "parent", SORT_PARENT }, { "cpu", SORT_CPU },
-	{ "socket", SORT_SOCKET }, { "srcline", -1 },	   { "srcfile", -1 },
-	{ "local_weight", -1 }, { "weight", -1 },	   { "transaction", -1 },
-	{ "trace", -1 },	{ "symbol_size", SORT_SYM_SIZE }, { "dso_size", SORT_DSO_SIZE },
+	{ "socket", SORT_SOCKET }, { "srcline", SORT_SRCLINE }, { "srcfile", SORT_SRCFILE },
+	{ "local_weight", SORT_LOCAL_WEIGHT }, { "weight", SORT_WEIGHT },
+	{ "transaction", SORT_TRANSACTION },	{ "trace", -1 },
+	{ "symbol_size", SORT_SYM_SIZE },	{ "dso_size", SORT_DSO_SIZE },
 	{ "cgroup", -1 },	{ "cgroup_id", -1 },	   { "ipc_null", SORT_IPC_NULL },
+	{ "time", -1 },		{ "code_page_size", SORT_CODE_PAGE_SIZE },
+	{ "local_ins_lat", SORT_LOCAL_INS_LAT }, { "ins_lat", SORT_INS_LAT },
+	{ "local_p_stage_cyc", SORT_LOCAL_P_STAGE_CYC }, { "p_stage_cyc", SORT_P_STAGE_CYC },
+	{ "addr", SORT_ADDR },
 };
 
 bool sort_list__has(const struct sort_list *list, enum sort_key key)
@@ -44,6 +49,9 @@ int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t 
 
 		/* overhead-like hpp dimensions are always shown; accept them */
 		if (strncasecmp(tok, "overhead", strlen(tok)) == 0)
+			continue;
+		/* perf's arch_specific_sort_keys, by their whole names: x86 has none of them */
+		if (!strcmp(tok, "p_stage_cyc") || !strcmp(tok, "local_p_stage_cyc"))
 			continue;
 		for (size_t i = 0; i < ARRAY_SIZE(dimensions); i++) {
 			if (strncasecmp(tok, dimensions[i].name, strlen(tok)) == 0) {

@@ -108,9 +108,77 @@ static inline s64 sym_size(const struct hist_entry *he)
 	return he->sym ? he->sym->size : 0;
 }
 
+/* map_size's room holds the extra of an entry with a map (see struct hist_entry) */
 static inline s64 map_size(const struct hist_entry *he)
 {
-	return he->map ? (s64)(he->map->end - he->map->start) : (s64)he->map_size;
+	if (he->map)
+		return (s64)(he->map->end - he->map->start);
+	return he->dso ? (s64)he->map_size : 0;
+}
+
+/*
+ * The srcline and srcfile keys: by dso and address until hists__resolve_srclines found the
+ * entries' texts (finer: those entries are then merged), then by the texts (perf 6.1's cmp,
+ * collapse and sort alike).
+ */
+static inline s64 src_cmp(enum sort_key key, const struct hist_entry *left,
+			  const struct hist_entry *right)
+{
+	if (left->extra && left->extra->line && right->extra && right->extra->line) {
+		const char *l = key == SORT_SRCLINE ? left->extra->line : left->extra->file;
+		const char *r = key == SORT_SRCLINE ? right->extra->line : right->extra->file;
+
+		return l == r ? 0 : strcmp(r, l);	/* interned */
+	}
+	if (left->ip != right->ip)
+		return (s64)(right->ip - left->ip);
+	return left->dso == right->dso ? 0 : (uintptr_t)left->dso < (uintptr_t)right->dso ? -1 : 1;
+}
+
+static inline u64 src_hash(enum sort_key key, const struct hist_entry *he, u64 *v)
+{
+	if (he->extra && he->extra->line) {
+		v[0] = (u64)(uintptr_t)(key == SORT_SRCLINE ? he->extra->line : he->extra->file);
+		return 1;
+	}
+	v[0] = he->ip;
+	v[1] = (u64)(uintptr_t)he->dso;
+	return 2;
+}
+
+/* The sample's address (perf's map__unmap_ip of the entry's), for the addr key. */
+static inline u64 entry_addr(const struct hist_entry *he)
+{
+	return he->map ? he->ip + map__base(he->map) : he->ip;
+}
+
+static const struct hist_extra no_extra;
+
+/* An entry's hist_extra (zeros for one made without: see sort_list__has_extra). */
+static inline const struct hist_extra *entry_extra(const struct hist_entry *he)
+{
+	return he->extra ? he->extra : &no_extra;
+}
+
+/* A hist_extra key's value, as its comparison and hash take it. */
+static inline u64 extra_value(enum sort_key key, const struct hist_entry *he)
+{
+	const struct hist_extra *x = entry_extra(he);
+
+	switch (key) {
+	case SORT_LOCAL_WEIGHT:
+	case SORT_WEIGHT:
+		return x->weight;
+	case SORT_TRANSACTION:
+		return x->transaction;
+	case SORT_CODE_PAGE_SIZE:
+		return x->code_page_size;
+	case SORT_LOCAL_INS_LAT:
+	case SORT_INS_LAT:
+		return x->ins_lat;
+	default:
+		return x->p_stage_cyc;
+	}
 }
 
 /* perf's se_cmp (also its se_collapse for these keys). */
@@ -147,6 +215,21 @@ static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 		return size_cmp(sym_size(right), sym_size(left));
 	case SORT_DSO_SIZE:
 		return size_cmp(map_size(right), map_size(left));
+	case SORT_SRCLINE:
+	case SORT_SRCFILE:
+		return src_cmp(key, left, right);
+	case SORT_ADDR:
+		return (s64)(entry_addr(right) - entry_addr(left));
+	case SORT_CODE_PAGE_SIZE:
+		return (s64)(extra_value(key, right) - extra_value(key, left));
+	case SORT_LOCAL_WEIGHT:
+	case SORT_WEIGHT:
+	case SORT_TRANSACTION:
+	case SORT_LOCAL_INS_LAT:
+	case SORT_INS_LAT:
+	case SORT_LOCAL_P_STAGE_CYC:
+	case SORT_P_STAGE_CYC:
+		return (s64)(extra_value(key, left) - extra_value(key, right));
 	default:
 		return 0;
 	}
@@ -204,6 +287,23 @@ static inline u64 entry_hash(const struct sort_list *sort, const struct hist_ent
 			break;
 		case SORT_DSO_SIZE:
 			v[n++] = (u64)map_size(he);
+			break;
+		case SORT_SRCLINE:
+		case SORT_SRCFILE:
+			n += src_hash(sort->keys[i], he, v + n);
+			break;
+		case SORT_ADDR:
+			v[n++] = entry_addr(he);
+			break;
+		case SORT_LOCAL_WEIGHT:
+		case SORT_WEIGHT:
+		case SORT_TRANSACTION:
+		case SORT_CODE_PAGE_SIZE:
+		case SORT_LOCAL_INS_LAT:
+		case SORT_INS_LAT:
+		case SORT_LOCAL_P_STAGE_CYC:
+		case SORT_P_STAGE_CYC:
+			v[n++] = extra_value(sort->keys[i], he);
 			break;
 		default:
 			break;

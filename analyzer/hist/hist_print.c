@@ -26,6 +26,17 @@ static const char *const headers[FIELD_NR] = {
 	[SORT_SYM_SIZE] = "Symbol size",
 	[SORT_DSO_SIZE] = "DSO size",
 	[SORT_IPC_NULL] = "IPC   [IPC Coverage]",
+	[SORT_SRCLINE] = "Source:Line",
+	[SORT_SRCFILE] = "Source File",
+	[SORT_ADDR] = "Address",
+	[SORT_LOCAL_WEIGHT] = "Local Weight",
+	[SORT_WEIGHT] = "Weight",
+	[SORT_TRANSACTION] = "Transaction                ",
+	[SORT_CODE_PAGE_SIZE] = "Code Page Size",
+	[SORT_LOCAL_INS_LAT] = "Local INSTR Latency",
+	[SORT_INS_LAT] = "INSTR Latency",
+	[SORT_LOCAL_P_STAGE_CYC] = "Local Pipeline Stage Cycle",
+	[SORT_P_STAGE_CYC] = "Pipeline Stage Cycle",
 	[HPP_OVERHEAD] = "Overhead",
 	[HPP_OVERHEAD_CHILDREN] = "Children",
 	[HPP_SAMPLE] = "Samples",
@@ -53,7 +64,11 @@ static bool entry_shown(const struct hists_print_opts *opts, const struct hist_e
 static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			const struct hists_print_opts *opts, struct widths *w)
 {
-	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0;
+	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0, line = 0, file = 0;
+	bool *line_known = hists->srclines ? src_known(hists, SORT_SRCLINE) : NULL;
+	bool *file_known = hists->srclines ? src_known(hists, SORT_SRCFILE) : NULL;
+	/* the extra shares its room with what entries of the children view keep (hist.h) */
+	bool transaction = false, has_transaction = sort_list__has(hists->sort, SORT_TRANSACTION);
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct hist_entry *he = &hists->entries[order[i]];
@@ -78,7 +93,14 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			dso = MAX(dso, (int)strlen(he->dso->short_name));
 		if (he->parent)
 			parent = MAX(parent, (int)strlen(he->parent));
+		if (hists->srclines && (!line_known || line_known[order[i]]))
+			line = MAX(line, (int)strlen(he->extra->line));
+		if (hists->srclines && (!file_known || file_known[order[i]]))
+			file = MAX(file, (int)strlen(he->extra->file));
+		transaction |= has_transaction && entry_extra(he)->transaction;
 	}
+	free(line_known);
+	free(file_known);
 	for (int k = 0; k < FIELD_NR; k++)
 		w->col[k] = (int)strlen(headers[k]);
 	w->col[HPP_SAMPLE] = w->col[HPP_PERIOD] = 12;	/* perf's hpp widths */
@@ -87,6 +109,18 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 	w->col[SORT_DSO] = MAX(w->col[SORT_DSO], dso);
 	w->col[SORT_SYM] = MAX(w->col[SORT_SYM], sym);
 	w->col[SORT_PARENT] = MAX(w->col[SORT_PARENT], parent);
+	w->col[SORT_SRCLINE] = MAX(w->col[SORT_SRCLINE], line);
+	w->col[SORT_SRCFILE] = MAX(w->col[SORT_SRCFILE], file);
+	w->col[SORT_ADDR] = MAX(w->col[SORT_ADDR], 16 + 2);	/* perf's BITS_PER_LONG / 4 + 2 */
+	/* perf's hists__calc_col_len */
+	w->col[SORT_LOCAL_WEIGHT] = MAX(w->col[SORT_LOCAL_WEIGHT], 12);
+	w->col[SORT_WEIGHT] = MAX(w->col[SORT_WEIGHT], 12);
+	w->col[SORT_LOCAL_INS_LAT] = MAX(w->col[SORT_LOCAL_INS_LAT], 13);
+	w->col[SORT_INS_LAT] = MAX(w->col[SORT_INS_LAT], 13);
+	w->col[SORT_LOCAL_P_STAGE_CYC] = MAX(w->col[SORT_LOCAL_P_STAGE_CYC], 13);
+	w->col[SORT_P_STAGE_CYC] = MAX(w->col[SORT_P_STAGE_CYC], 13);
+	if (transaction)	/* hist_entry__transaction_len */
+		w->col[SORT_TRANSACTION] = MAX(w->col[SORT_TRANSACTION], 32);
 }
 
 struct line {
@@ -190,6 +224,44 @@ int hists__format_percent(char *buf, size_t size, double percent)
 	return len;
 }
 
+/* perf's get_page_size_name (unit_number__scnprintf): "N/A" for none */
+static const char *page_size_name(u64 size, char *buf, size_t len)
+{
+	static const char unit[] = "BKMG";
+	int i = 0;
+
+	if (!size)
+		return "N/A";
+	while (size / 1024 > 1 && i < 3) {
+		size /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%llu%c", (unsigned long long)size, unit[i]);
+	return buf;
+}
+
+/* perf's hist_entry__transaction_snprintf: the flags set (perf_event.h PERF_TXN_*), ":ABORT" */
+static const char *transaction_flags(u64 t, char *buf)
+{
+	static const struct {
+		u64 flag;
+		const char *name;
+	} bits[] = { { 1 << 0, "EL " },	   { 1 << 1, "TX " },	  { 1 << 2, "SYNC " },
+		     { 1 << 3, "ASYNC " }, { 1 << 4, "RETRY " }, { 1 << 5, "CON " },
+		     { 1 << 6, "CAP-WRITE " }, { 1 << 7, "CAP-READ " } };
+	char *p = buf;
+
+	*p = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(bits); i++)
+		if (t & bits[i].flag)
+			p = stpcpy(p, bits[i].name);
+	if (t && !(t & ((1 << 2) | (1 << 3))))	/* neither SYNC nor ASYNC */
+		p = stpcpy(p, "NEITHER ");
+	if (t >> 32)	/* PERF_TXN_ABORT_MASK, PERF_TXN_ABORT_SHIFT */
+		sprintf(p, ":%llx", (unsigned long long)(t >> 32));
+	return buf;
+}
+
 static int print_key(struct line *l, const struct hists *hists, enum sort_key key,
 		     const struct hist_entry *he, int width)
 {
@@ -247,6 +319,37 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 
 		snprintf(tmp, sizeof(tmp), "%-5s %2s", "-", "-");
 		return line_printf(l, "%-*s", width, tmp);
+	}
+	case SORT_SRCLINE:	/* perf's "%-.*s": not padded */
+		return line_str(l, he->extra->line, 0, width);
+	case SORT_SRCFILE:
+		return line_str(l, he->extra->file, 0, width);
+	case SORT_ADDR:
+		return line_printf(l, "%-#*llx", width, (unsigned long long)entry_addr(he));
+	case SORT_LOCAL_WEIGHT:
+		return line_printf(l, "%-*llu", width, (unsigned long long)entry_extra(he)->weight);
+	case SORT_WEIGHT:
+		return line_printf(l, "%-*llu", width,
+				   (unsigned long long)(entry_extra(he)->weight * he->nr_events));
+	case SORT_LOCAL_INS_LAT:
+		return line_printf(l, "%-*u", width, entry_extra(he)->ins_lat);
+	case SORT_INS_LAT:
+		return line_printf(l, "%-*u", width, entry_extra(he)->ins_lat * he->nr_events);
+	case SORT_LOCAL_P_STAGE_CYC:
+		return line_printf(l, "%-*u", width, entry_extra(he)->p_stage_cyc);
+	case SORT_P_STAGE_CYC:
+		return line_printf(l, "%-*u", width, entry_extra(he)->p_stage_cyc * he->nr_events);
+	case SORT_CODE_PAGE_SIZE: {
+		char size[32];
+
+		return line_printf(l, "%-*s", width, page_size_name(entry_extra(he)->code_page_size,
+								    size, sizeof(size)));
+	}
+	case SORT_TRANSACTION: {
+		char flags[128];
+
+		return line_printf(l, "%-*s", width,
+				   transaction_flags(entry_extra(he)->transaction, flags));
 	}
 	default:
 		return 0;

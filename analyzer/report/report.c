@@ -226,6 +226,13 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 		rep->hcc.inlines = a->show_inline ? rep->inlines : NULL;
 		rep->hcc.lines = rep->cc_param.key != CC_KEY_FUNCTION ? rep->inlines : NULL;
 	}
+	if (sort_list__has_src(&rep->sort) && !rep->inlines) {
+		rep->inlines = inlines__new(&rep->machine.symsrc);
+		inlines__set_full_path(rep->inlines, a->full_source_path);
+	}
+	if (sort_list__has_extra(&rep->sort))
+		rep->extras = hist_extras__new();
+	rep->sample_values = sort_list__has_values(&rep->sort);
 }
 
 /* Combinations not done yet: true when one was asked for (and said so). */
@@ -239,6 +246,14 @@ static bool report__unsupported(const struct report *rep)
 	/* perf leaves the unresolved frames out of the callchains too */
 	else if (rep->hide_unresolved && rep->chains)
 		what = "--hide-unresolved with callchains (use --no-children -g none)";
+	/* their texts take the room of what the children view's entries keep (hist.h) */
+	else if ((sort_list__has_extra(&rep->sort) || sort_list__has(&rep->sort, SORT_ADDR)) &&
+		 rep->session.nr_evsels && rep->hists[0].cumulate)
+		what = "--sort srcline, srcfile, addr or a sample value in the children view (use "
+		       "--no-children)";
+	/* perf's first tree (symbols without dsos) would compare the texts as they come */
+	else if (sort_list__has_src(&rep->sort) && lookups_can_fail(&rep->sort))
+		what = "--sort srcline or srcfile with symbol and no dso";
 	if (what)
 		fprintf(stderr, "analyze report: %s is not supported yet\n", what);
 	return what;
@@ -489,6 +504,7 @@ static int report__output(struct report *rep, const struct report_args *a)
 			h->has_callchain = evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN;
 		if (h->cumulate || rep->use_callchain)
 			progress_phase("building call graphs", 0);
+		hists__resolve_srclines(h, rep->inlines, rep->extras);
 		hists__resolve_callchains(h, &rep->hcc);
 		progress_output_starts();
 		if (!a->quiet) {
@@ -521,6 +537,7 @@ static void report__exit(struct report *rep)
 	for (size_t i = 0; i < rep->nr_hists; i++)
 		hists__exit(&rep->hists[i]);
 	free(rep->hists);
+	hist_extras__delete(rep->extras);	/* after the entries that point into it */
 	free(rep->sockets);
 	name_list__free(&rep->comms);
 	name_list__free(&rep->dsos);

@@ -139,6 +139,26 @@ static const struct symtab *item_symtab(const struct report *rep, const struct a
 	return item->dso ? dso__symtab(item->dso, &rep->machine.symsrc) : NULL;
 }
 
+/*
+ * The sample's values that keys read from a hist_extra, interned (once a sample, only when
+ * such a key is asked for). perf 6.1 on x86 (arch_perf_parse_sample_weight): without WEIGHT,
+ * WEIGHT_STRUCT's weight is its low 32 bits and ins_lat the 16 above; p_stage_cyc stays 0
+ * (powerpc's).
+ */
+static const struct hist_extra *sample_extra(struct report *rep, const struct evsel *evsel,
+					     const struct perf_sample *s)
+{
+	struct hist_extra x = { .weight = s->weight, .transaction = s->transaction,
+				.code_page_size = s->code_page_size };
+
+	if ((evsel->attr.sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) ==
+	    PERF_SAMPLE_WEIGHT_STRUCT) {
+		x.weight = (u32)s->weight;
+		x.ins_lat = (u16)(s->weight >> 32);
+	}
+	return hist_extras__intern(rep->extras, &x);
+}
+
 /* The histogram entry an item adds to (its symbol resolved). */
 static void item_entry(const struct report *rep, const struct agg_item *item,
 		       struct hist_entry *he)
@@ -151,6 +171,7 @@ static void item_entry(const struct report *rep, const struct agg_item *item,
 	he->sym = item->sym;
 	he->symtab = item_symtab(rep, item);
 	he->parent = item->parent;
+	he->extra = item->extra;
 	he->ip = item->addr;
 	he->cpu = item->cpu;
 	he->socket = item->cpu >= 0 && item->cpu < rep->nr_cpus ? rep->sockets[item->cpu] : -1;
@@ -303,6 +324,7 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	/* a thread's comm is renamed only while its name was never set (the ":tid" placeholder) */
 	item->comm = t->comm_set ? final_comm(rep, comm__str(t->comm)) : t->comm;
 	item->parent = NULL;
+	item->extra = rep->sample_values ? sample_extra(rep, ctx->evsel, s) : NULL;
 	item->period = s->period;
 	item->cpu = (s32)s->cpu;
 	item->hists = (u32)ctx->evsel->idx;

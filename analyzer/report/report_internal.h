@@ -71,6 +71,8 @@ struct report {
 	const struct comm *last_final;
 	struct unwinder *unwinder;	/* user frames of dwarf samples, when callchains are used */
 	struct inlines *inlines;	/* and the functions inlined there */
+	struct hist_extras *extras;	/* the entries' extras, when a key reads them */
+	bool sample_values;	/* and the samples' values go into them */
 	/* AUX-area traces: decoded samples go to one more histogram, after the events' */
 	struct itrace_opts itrace_opts;
 	struct itrace *itrace;

@@ -127,7 +127,7 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 	const struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &a->input, "file", "input file name" },
 		{ 0, "stdio", OPT_BOOL, &a->stdio, NULL, "Use the stdio interface" },
-		{ 's', "sort", OPT_STRING, &a->sort_str, "key[,key2...]", "sort by key(s): pid comm dso symbol parent cpu socket symbol_size dso_size" },
+		{ 's', "sort", OPT_STRING, &a->sort_str, "key[,key2...]", "sort by key(s): pid comm dso symbol parent cpu socket srcline srcfile local_weight weight transaction symbol_size dso_size code_page_size local_ins_lat ins_lat local_p_stage_cyc p_stage_cyc addr" },
 		{ 'F', "fields", OPT_STRING, &a->fields, "key[,keys...]", "output field(s): overhead overhead_children sample period, and the --sort keys (+key,...: added to the default ones)" },
 		{ 't', "field-separator", OPT_STRING, &rep->popts.field_sep, "separator", "separator for columns, no spaces will be added between columns '.' is reserved." },
 		{ 'c', "comms", OPT_STRING, &a->comms, "comm[,comm...]", "only consider symbols in these comms" },
