@@ -14,6 +14,7 @@
 #include "lib/compiler.h"
 #include "lib/containers/hashmap.h"
 #include "lib/containers/rbtree.h"
+#include "lib/containers/slab.h"
 #include "machine/machine.h"
 
 enum sort_key {
@@ -27,6 +28,17 @@ enum sort_key {
 	SORT_SYM_SIZE,
 	SORT_DSO_SIZE,
 	SORT_IPC_NULL,
+	/* branch mode's (perf's bstack dimensions): an entry is a branch, see struct hist_branch */
+	SORT_DSO_FROM,
+	SORT_DSO_TO,
+	SORT_SYM_FROM,
+	SORT_SYM_TO,
+	SORT_MISPREDICT,
+	SORT_ABORT,
+	SORT_IN_TX,
+	SORT_CYCLES,
+	SORT_ADDR_FROM,
+	SORT_ADDR_TO,
 	SORT_NR_KEYS
 };
 
@@ -41,11 +53,14 @@ struct sort_list {
 	 * sort__sym_cmp, after the fix of its hists__has(dso) test that 6.1 stable took).
 	 */
 	bool sym_by_dso;
+	bool branch;	/* perf's branch mode: entries have a struct hist_branch */
 };
 
 /* Parse perf's --sort string. Returns 0, or -1 with *bad set to the unknown key. */
 int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t bad_size);
 bool sort_list__has(const struct sort_list *list, enum sort_key key);
+/* Whether key is one of branch mode's only (perf: "Invalid --sort key" outside it). */
+bool sort_key__is_branch(enum sort_key key);
 /* Whether key is in the list and elided (shown in no column, compared in no output order). */
 bool sort_list__elided(const struct sort_list *list, enum sort_key key);
 
@@ -95,6 +110,32 @@ void field_list__layout(const struct field_list *user, const struct sort_list *s
 			const struct field_setup *setup, struct field_list *columns,
 			struct field_list *order);
 
+/*
+ * What an entry of branch mode has besides the normal keys: perf's branch_info, the first
+ * branch's, which the branch keys compare and print. The entry itself is the branch's target
+ * as the normal keys see it, as perf's is (map, dso, sym: the target's, its map refreshed by
+ * later branches; ip: its raw address; level: the sample's). Kept aside (hists->branch_slab),
+ * pointed to by hist_entry.branch, so that the normal report's entry stays 128 bytes.
+ */
+struct hist_branch {
+	const struct dso *from_dso, *to_dso;
+	const struct symbol *from_sym, *to_sym;
+	const struct symtab *from_symtab, *to_symtab;
+	u64 from, to;		/* the raw addresses */
+	u64 from_addr, to_addr;	/* in their maps (the raw ones without) */
+	u64 flags;		/* perf_event.h's perf_branch_entry bits after from and to */
+	char from_level, to_level;
+};
+
+/* perf_branch_entry's flags: mispred:1, predicted:1, in_tx:1, abort:1, cycles:16, type:4... */
+#define BRANCH_MISPRED(f) ((f) & 1)
+#define BRANCH_PREDICTED(f) (((f) >> 1) & 1)
+#define BRANCH_IN_TX(f) (((f) >> 2) & 1)
+#define BRANCH_ABORT(f) (((f) >> 3) & 1)
+#define BRANCH_CYCLES(f) ((u16)((f) >> 4))
+#define BRANCH_TYPE(f) (((f) >> 20) & 15)
+#define BRANCH_NEW_TYPE(f) (((f) >> 26) & 15)
+
 struct hist_entry {
 	struct thread *thread;	/* reference */
 	const struct comm *comm;	/* its string may change once: see struct comm */
@@ -107,7 +148,12 @@ struct hist_entry {
 	u64 ip;		/* a sample's map-relative address, a callchain entry's raw ip */
 	u64 period;
 	u64 period_acc;	/* children: its own period and its callees' (perf's stat_acc) */
-	u64 map_size;	/* of the map it was made from, when it keeps no map (callchain entries) */
+	union {
+		/* of the map it was made from, when it keeps no map (callchain entries) */
+		u64 map_size;
+		/* branch mode (sort->branch), which has no callchain entries: see hist_branch */
+		const struct hist_branch *branch;
+	};
 	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
 	s32 cpu, socket;
 	u32 hash;	/* hists__hash (32 bits) */
@@ -143,7 +189,8 @@ static inline void hist_entry__clear(struct hist_entry *he)
 	he->sym = NULL;
 	he->symtab = NULL;
 	he->parent = NULL;
-	he->ip = he->period = he->period_acc = he->map_size = he->first = 0;
+	he->ip = he->period = he->period_acc = he->first = 0;
+	he->map_size = 0;	/* and branch */
 	he->cpu = he->socket = 0;
 	he->hash = he->nr_events = 0;
 	he->first_pos = he->level = he->max_depth = 0;
@@ -255,6 +302,7 @@ struct hists {
 	/* perf's trees' orders sorted rather than built (hist_order.c), the last output's: for
 	 * the tests, which set order_by_trees to compare the two ways */
 	bool in_sorted, out_sorted, order_by_trees;
+	struct slab branch_slab;	/* the entries' struct hist_branch, in branch mode */
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);

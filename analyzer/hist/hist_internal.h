@@ -132,4 +132,9 @@ void replay_start(struct replay *r, struct hists *hists, const struct hists_call
 		  const u32 *made_at, size_t nr_max);
 void replay_finish(struct replay *r);
 
+/* hist_branch.c: branch mode's columns (col: widths by sort key; unres_dso: see there) */
+void hist_branch__widths(const struct hist_entry *he, bool unres_dso, int *col);
+int hist_branch__snprintf(char *buf, size_t size, enum sort_key key, const struct hist_entry *he,
+			  int width);
+
 #endif

@@ -25,6 +25,33 @@ static const struct {
 	{ "cgroup", -1 },	{ "cgroup_id", -1 },	   { "ipc_null", SORT_IPC_NULL },
 };
 
+/* perf's bstack dimensions (branch mode's), looked up after the others (-2: none) */
+static const struct {
+	const char *name;
+	int key;
+} branch_dimensions[] = {
+	{ "dso_from", SORT_DSO_FROM },	 { "dso_to", SORT_DSO_TO },
+	{ "symbol_from", SORT_SYM_FROM }, { "symbol_to", SORT_SYM_TO },
+	{ "mispredict", SORT_MISPREDICT }, { "abort", SORT_ABORT },
+	{ "in_tx", SORT_IN_TX },	 { "cycles", SORT_CYCLES },
+	{ "srcline_from", -1 },		 { "srcline_to", -1 },
+	{ "ipc_lbr", -1 },		 { "addr_from", SORT_ADDR_FROM },
+	{ "addr_to", SORT_ADDR_TO },
+};
+
+static int branch_lookup(const char *tok)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(branch_dimensions); i++)
+		if (!strncasecmp(tok, branch_dimensions[i].name, strlen(tok)))
+			return branch_dimensions[i].key;
+	return -2;
+}
+
+bool sort_key__is_branch(enum sort_key key)
+{
+	return key >= SORT_DSO_FROM && key <= SORT_ADDR_TO;
+}
+
 bool sort_list__has(const struct sort_list *list, enum sort_key key)
 {
 	for (int i = 0; i < list->nr; i++)
@@ -51,6 +78,8 @@ int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t 
 				break;
 			}
 		}
+		if (key == -2)
+			key = branch_lookup(tok);
 		if (key < 0) {
 			snprintf(bad, bad_size, "%s", tok);
 			ret = -1;
@@ -112,7 +141,7 @@ static int field_lookup(const char *tok)
 	for (size_t i = 0; i < ARRAY_SIZE(hpp_dimensions); i++)
 		if (!strncasecmp(tok, hpp_dimensions[i].name, len))
 			return hpp_dimensions[i].field;
-	return -2;
+	return branch_lookup(tok);
 }
 
 int field_list__parse(struct field_list *list, const char *str, char *bad, size_t bad_size)

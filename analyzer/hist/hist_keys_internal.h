@@ -108,9 +108,126 @@ static inline s64 sym_size(const struct hist_entry *he)
 	return he->sym ? he->sym->size : 0;
 }
 
+/*
+ * Without a dso, an entry had no map: its map_size is 0, or in branch mode its branch (the
+ * union's other half).
+ */
 static inline s64 map_size(const struct hist_entry *he)
 {
-	return he->map ? (s64)(he->map->end - he->map->start) : (s64)he->map_size;
+	if (he->map)
+		return (s64)(he->map->end - he->map->start);
+	return he->dso ? (s64)he->map_size : 0;
+}
+
+/* perf's _sort__dso_cmp(l, r) of two dsos (the branch keys pass (left, right)) */
+static inline s64 dso_ptr_cmp(const struct dso *l, const struct dso *r)
+{
+	if (!l || !r)
+		return cmp_null(r, l);
+	return l->short_name == r->short_name ? 0 : strcmp(l->short_name, r->short_name);
+}
+
+/* perf's _sort__sym_cmp, of symbols of any two dsos */
+static inline s64 sym_ptr_cmp(const struct symbol *l, const struct symtab *lt,
+			      const struct symbol *r, const struct symtab *rt)
+{
+	if (!l || !r)
+		return cmp_null(l, r);
+	if (l == r)
+		return 0;
+	if (lt->inlined || rt->inlined) {
+		int cmp = strcmp(symbol__name(lt, l), symbol__name(rt, r));
+
+		if (cmp)
+			return cmp;
+		if (l->start <= sym_end(r) && sym_end(l) >= r->start)
+			return 0;
+	}
+	if (l->start != r->start)
+		return (s64)(r->start - l->start);
+	return (s64)(sym_end(r) - sym_end(l));
+}
+
+/*
+ * perf's branch keys (sort__dso_from_cmp...), of the entries' first branches (struct
+ * hist_branch). mispredict, in_tx and abort say only equal or not (0 or 1): see
+ * lookups_can_fail.
+ */
+static inline s64 branch_key_cmp(enum sort_key key, const struct hist_entry *left,
+				 const struct hist_entry *right)
+{
+	const struct hist_branch *l = left->branch, *r = right->branch;
+	s64 ret;
+
+	switch (key) {
+	case SORT_DSO_FROM:
+		return dso_ptr_cmp(l->from_dso, r->from_dso);
+	case SORT_DSO_TO:
+		return dso_ptr_cmp(l->to_dso, r->to_dso);
+	case SORT_SYM_FROM:
+		if (!l->from_sym && !r->from_sym)
+			return (s64)(r->from - l->from);
+		return sym_ptr_cmp(l->from_sym, l->from_symtab, r->from_sym, r->from_symtab);
+	case SORT_SYM_TO:
+		if (!l->to_sym && !r->to_sym)
+			return (s64)(r->to - l->to);
+		return sym_ptr_cmp(l->to_sym, l->to_symtab, r->to_sym, r->to_symtab);
+	case SORT_ADDR_FROM:
+		ret = dso_ptr_cmp(l->from_dso, r->from_dso);
+		return ret ? ret : (s64)(r->from - l->from);
+	case SORT_ADDR_TO:
+		ret = dso_ptr_cmp(l->to_dso, r->to_dso);
+		return ret ? ret : (s64)(r->to - l->to);
+	case SORT_MISPREDICT:
+		return BRANCH_MISPRED(l->flags) != BRANCH_MISPRED(r->flags) ||
+		       BRANCH_PREDICTED(l->flags) != BRANCH_PREDICTED(r->flags);
+	case SORT_IN_TX:
+		return BRANCH_IN_TX(l->flags) != BRANCH_IN_TX(r->flags);
+	case SORT_ABORT:
+		return BRANCH_ABORT(l->flags) != BRANCH_ABORT(r->flags);
+	case SORT_CYCLES:	/* (left - right), as ints */
+		return (int)BRANCH_CYCLES(l->flags) - (int)BRANCH_CYCLES(r->flags);
+	default:
+		return 0;
+	}
+}
+
+/* The words of a branch key's hash: equal under branch_key_cmp, equal words. */
+static inline size_t branch_key_hash(enum sort_key key, const struct hist_entry *he, u64 *v)
+{
+	const struct hist_branch *b = he->branch;
+	bool from = key == SORT_DSO_FROM || key == SORT_SYM_FROM || key == SORT_ADDR_FROM;
+	const struct symbol *sym = from ? b->from_sym : b->to_sym;
+	const struct symtab *symtab = from ? b->from_symtab : b->to_symtab;
+	const struct dso *dso = from ? b->from_dso : b->to_dso;
+
+	switch (key) {
+	case SORT_DSO_FROM:
+	case SORT_DSO_TO:
+		v[0] = (u64)(uintptr_t)(dso ? dso->short_name : NULL);
+		return 1;
+	case SORT_SYM_FROM:
+	case SORT_SYM_TO:
+		if (sym && symtab->inlined) {
+			const char *name = symbol__name(symtab, sym);
+
+			v[0] = XXH3_64bits(name, strlen(name));
+			return 1;
+		}
+		v[0] = sym ? sym->start : from ? b->from : b->to;
+		v[1] = sym ? sym_end(sym) : 0;
+		return 2;
+	case SORT_ADDR_FROM:
+	case SORT_ADDR_TO:
+		v[0] = (u64)(uintptr_t)(dso ? dso->short_name : NULL);
+		v[1] = from ? b->from : b->to;
+		return 2;
+	case SORT_CYCLES:
+		v[0] = BRANCH_CYCLES(b->flags);
+		return 1;
+	default:	/* mispredict, in_tx, abort: found through perf's tree */
+		return 0;
+	}
 }
 
 /* perf's se_cmp (also its se_collapse for these keys). */
@@ -147,6 +264,8 @@ static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 		return size_cmp(sym_size(right), sym_size(left));
 	case SORT_DSO_SIZE:
 		return size_cmp(map_size(right), map_size(left));
+	case SORT_DSO_FROM ... SORT_ADDR_TO:
+		return branch_key_cmp(key, left, right);
 	default:
 		return 0;
 	}
@@ -204,6 +323,9 @@ static inline u64 entry_hash(const struct sort_list *sort, const struct hist_ent
 			break;
 		case SORT_DSO_SIZE:
 			v[n++] = (u64)map_size(he);
+			break;
+		case SORT_DSO_FROM ... SORT_ADDR_TO:
+			n += branch_key_hash(sort->keys[i], he, v + n);
 			break;
 		default:
 			break;

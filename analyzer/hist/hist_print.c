@@ -26,6 +26,16 @@ static const char *const headers[FIELD_NR] = {
 	[SORT_SYM_SIZE] = "Symbol size",
 	[SORT_DSO_SIZE] = "DSO size",
 	[SORT_IPC_NULL] = "IPC   [IPC Coverage]",
+	[SORT_DSO_FROM] = "Source Shared Object",
+	[SORT_DSO_TO] = "Target Shared Object",
+	[SORT_SYM_FROM] = "Source Symbol",
+	[SORT_SYM_TO] = "Target Symbol",
+	[SORT_MISPREDICT] = "Branch Mispredicted",
+	[SORT_ABORT] = "Transaction abort",
+	[SORT_IN_TX] = "Branch in transaction",
+	[SORT_CYCLES] = "Basic Block Cycles",
+	[SORT_ADDR_FROM] = "Source Address",
+	[SORT_ADDR_TO] = "Target Address",
 	[HPP_OVERHEAD] = "Overhead",
 	[HPP_OVERHEAD_CHILDREN] = "Children",
 	[HPP_SAMPLE] = "Samples",
@@ -54,6 +64,7 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			const struct hists_print_opts *opts, struct widths *w)
 {
 	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0;
+	int branch[FIELD_NR] = { 0 };
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct hist_entry *he = &hists->entries[order[i]];
@@ -78,9 +89,11 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			dso = MAX(dso, (int)strlen(he->dso->short_name));
 		if (he->parent)
 			parent = MAX(parent, (int)strlen(he->parent));
+		if (hists->sort->branch)
+			hist_branch__widths(he, !opts->has_dso_filter && !opts->field_sep, branch);
 	}
 	for (int k = 0; k < FIELD_NR; k++)
-		w->col[k] = (int)strlen(headers[k]);
+		w->col[k] = MAX((int)strlen(headers[k]), branch[k]);
 	w->col[HPP_SAMPLE] = w->col[HPP_PERIOD] = 12;	/* perf's hpp widths */
 	w->col[SORT_COMM] = MAX(w->col[SORT_COMM], comm);
 	w->col[SORT_PID] = MAX(w->col[SORT_PID], thread);
@@ -247,6 +260,12 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 
 		snprintf(tmp, sizeof(tmp), "%-5s %2s", "-", "-");
 		return line_printf(l, "%-*s", width, tmp);
+	}
+	case SORT_DSO_FROM ... SORT_ADDR_TO: {
+		char buf[1024];
+
+		hist_branch__snprintf(buf, sizeof(buf), key, he, width);
+		return line_str(l, buf, 0, -1);
 	}
 	default:
 		return 0;

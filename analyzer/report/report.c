@@ -199,7 +199,7 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 	/* perf's default for the children view, set before it knows whether it gets one */
 	if (children && !rep->cc_param.order_set)
 		rep->cc_param.order = CC_ORDER_CALLER;
-	children &= rep->has_callchain;
+	children &= rep->has_callchain && !rep->sort.branch;	/* perf's branch mode: none */
 	if (children || rep->use_callchain)
 		rep->chains = callchains__new();
 	for (size_t i = 0; i < rep->session.nr_evsels; i++) {
@@ -296,6 +296,15 @@ static bool report__setup_cpus(struct report *rep, const char *str)
 	return true;
 }
 
+/* perf's report__setup_sample_type: whether an event's samples have branch stacks */
+static bool report__has_branches(const struct report *rep)
+{
+	for (size_t i = 0; i < rep->session.nr_evsels; i++)
+		if (rep->session.evsels[i].attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+			return true;
+	return false;
+}
+
 /*
  * --time and -C, checked after the header as perf does (--time's error with its status,
  * 234; -C's with 0). -1 to go on, or the status to exit with.
@@ -348,6 +357,11 @@ static int report__preamble(struct report *rep, const struct report_args *a)
 	ret = report__setup_samples(rep, a);
 	if (ret >= 0)
 		return ret;
+	if (rep->sort.branch && !rep->session.is_pipe && body && !report__has_branches(rep)) {
+		fflush(stdout);
+		fprintf(stderr, "Error:\nSelected -b but no branch data. Did you call perf record without -b?\n");
+		return 0;	/* perf 6.1's status */
+	}
 	if (!rep->has_callchain && rep->cc_param.enabled && !rep->session.is_pipe && body) {
 		fflush(stdout);
 		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\nDid you call 'perf record' without -g or -b?\n");
@@ -508,7 +522,11 @@ static int report__output(struct report *rep, const struct report_args *a)
 	progress_done();
 	if (!a->quiet)
 		printf("#\n# (Tip: %s)\n#\n", tips[rep->session.size % ARRAY_SIZE(tips)]);
-	return a->threads ? report__print_threads(rep, a) : 0;
+	if (a->threads && report__print_threads(rep, a))
+		return 1;
+	if (rep->sort.branch)	/* perf's, after its other output */
+		branch_stats__fprintf(&rep->branch_stats, stdout);
+	return 0;
 }
 
 static void report__exit(struct report *rep)
@@ -568,7 +586,8 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 	struct report rep = { .consumer.deliver = report_deliver,
 			      .consumer.prefetch = report_prefetch,
 			      .skip_empty = true };	/* perf 6.1's report.skip-empty default */
-	struct report_args a = { .children = true, .show_inline = true, .progress = true };
+	struct report_args a = { .children = true, .show_inline = true, .progress = true,
+				 .branch_stack = 1 };
 	int ret;
 
 	callchain_param__init(&rep.cc_param);
@@ -592,11 +611,16 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 	rep.print_features = rep.session.is_pipe && (a.header || a.header_only) && !a.stats;
 	rep.header_only = a.header_only;
 	rep.show_info = a.show_info;
+	ret = report__setup_branch(&rep, &a);
+	if (ret >= 0) {
+		perf_session__close(&rep.session);
+		return ret;
+	}
 	progress_init("analyze report", !a.progress, a.dump_raw);
 	report__setup_machine(&rep, &a, cfg);
 	report__setup_hists(&rep, &a);
 	report__setup_callchains(&rep, &a);
-	if (report__unsupported(&rep)) {
+	if (report__unsupported(&rep) || report__stitch_lbr_unsupported(&rep, &a)) {
 		ret = 1;
 	} else if (report__setup_filters(&rep, &a)) {
 		ret = 0;	/* perf 6.1's status */

@@ -127,6 +127,8 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 	const struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &a->input, "file", "input file name" },
 		{ 0, "stdio", OPT_BOOL, &a->stdio, NULL, "Use the stdio interface" },
+		{ 'b', "branch-stack", OPT_INCR, &a->branch_stack, NULL, "use branch records for per branch histogram filling" },
+		{ 0, "stitch-lbr", OPT_BOOL, &a->stitch_lbr, NULL, "Enable LBR callgraph stitching approach (with LBR call graphs: not supported yet)" },
 		{ 's', "sort", OPT_STRING, &a->sort_str, "key[,key2...]", "sort by key(s): pid comm dso symbol parent cpu socket symbol_size dso_size" },
 		{ 'F', "fields", OPT_STRING, &a->fields, "key[,keys...]", "output field(s): overhead overhead_children sample period, and the --sort keys (+key,...: added to the default ones)" },
 		{ 't', "field-separator", OPT_STRING, &rep->popts.field_sep, "separator", "separator for columns, no spaces will be added between columns '.' is reserved." },
@@ -176,7 +178,6 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 		OPT_PROGRESS(&a->progress),
 		/* the rest of perf 6.1's options (the manual's table lists every one) */
 		OPT_REFUSE(0, "tui", REFUSED_UI),
-		OPT_REFUSE('b', "branch-stack", REFUSED_NOT_YET),
 		OPT_REFUSE('M', "disassembler-style", REFUSED_NOT_YET),
 		OPT_REFUSE('m', "modules", REFUSED_NOT_YET),
 		OPT_REFUSE('v', "verbose", REFUSED_NOT_YET),
@@ -201,7 +202,6 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 		OPT_REFUSE(0, "socket-filter", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "source", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "stdio-color", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "stitch-lbr", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "switch-off", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "switch-on", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "time-quantum", REFUSED_NOT_YET),
