@@ -23,9 +23,12 @@ int report__setup_branch(struct report *rep, const struct report_args *a)
 	rep->sort.branch = a->branch_stack > 1 || (a->branch_stack == 1 && has_br_stack);
 	if (!rep->sort.branch) {
 		for (int i = 0; i < rep->sort.nr; i++) {
+			/* -F's keys follow --sort's (field_list__add_keys) */
+			bool field = a->fields && (!a->sort_str || i >= rep->fields.nr_sort_keys);
+
 			if (sort_key__is_branch(rep->sort.keys[i])) {
-				fprintf(stderr, "Error:\nInvalid --sort key: `%s'\n",
-					a->sort_str ? a->sort_str : a->fields);
+				fprintf(stderr, "Error:\nInvalid --%s key: `%s'\n",
+					field ? "fields" : "sort", field ? a->fields : a->sort_str);
 				return 0;	/* perf 6.1's status */
 			}
 		}
