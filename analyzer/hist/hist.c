@@ -22,7 +22,10 @@ void hists__init(struct hists *hists, const struct sort_list *sort)
 {
 	memset(hists, 0, sizeof(*hists));
 	hists->sort = sort;
-	hists->branch_slab = (struct slab)SLAB_INIT(struct hist_branch);
+	if (sort->mem)
+		hists->extra_slab = (struct slab)SLAB_INIT(struct hist_mem);
+	else
+		hists->extra_slab = (struct slab)SLAB_INIT(struct hist_branch);
 }
 
 void hists__exit(struct hists *hists)
@@ -30,8 +33,8 @@ void hists__exit(struct hists *hists)
 	for (size_t i = 0; i < hists->nr; i++) {
 		thread__put(hists->entries[i].thread);
 		map__put(hists->entries[i].map);
-		if (hists->sort->branch)
-			slab_free(&hists->branch_slab, (void *)hists->entries[i].branch);
+		if (hists->sort->branch || hists->sort->mem)
+			slab_free(&hists->extra_slab, (void *)hists->entries[i].branch);
 	}
 	for (size_t i = 0; hists->pairs && i < hists->nr_pairs; i++)
 		if (hists->pairs[i].owns_thread)
@@ -283,10 +286,15 @@ static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool 
 	proto->thread = NULL;	/* the entry took both references */
 	proto->map = NULL;
 	if (hists->sort->branch) {	/* proto's is the caller's: the entry keeps a copy */
-		struct hist_branch *b = slab_zalloc(&hists->branch_slab);
+		struct hist_branch *b = slab_zalloc(&hists->extra_slab);
 
 		*b = *proto->branch;
 		he->branch = b;
+	} else if (hists->sort->mem) {
+		struct hist_mem *m = slab_zalloc(&hists->extra_slab);
+
+		*m = *proto->mem;
+		he->mem = m;
 	}
 	if (!hists->tree_mode)
 		hists->index.slots[slot] = (u32)(hists->nr + 1);

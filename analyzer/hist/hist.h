@@ -39,6 +39,17 @@ enum sort_key {
 	SORT_CYCLES,
 	SORT_ADDR_FROM,
 	SORT_ADDR_TO,
+	/* memory mode's (perf's memory dimensions): see struct hist_mem */
+	SORT_SYM_DADDR,
+	SORT_DSO_DADDR,
+	SORT_LOCKED,
+	SORT_TLB,
+	SORT_MEM,
+	SORT_SNOOP,
+	SORT_SYM_IADDR,
+	SORT_PHYS_DADDR,
+	SORT_DATA_PAGE_SIZE,
+	SORT_BLOCKED,
 	SORT_NR_KEYS
 };
 
@@ -54,6 +65,7 @@ struct sort_list {
 	 */
 	bool sym_by_dso;
 	bool branch;	/* perf's branch mode: entries have a struct hist_branch */
+	bool mem;	/* perf's memory mode (--mem-mode): entries have a struct hist_mem */
 };
 
 /* Parse perf's --sort string. Returns 0, or -1 with *bad set to the unknown key. */
@@ -61,6 +73,8 @@ int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t 
 bool sort_list__has(const struct sort_list *list, enum sort_key key);
 /* Whether key is one of branch mode's only (perf: "Invalid --sort key" outside it). */
 bool sort_key__is_branch(enum sort_key key);
+/* The same of memory mode's. */
+bool sort_key__is_mem(enum sort_key key);
 /* Whether key is in the list and elided (shown in no column, compared in no output order). */
 bool sort_list__elided(const struct sort_list *list, enum sort_key key);
 
@@ -114,7 +128,7 @@ void field_list__layout(const struct field_list *user, const struct sort_list *s
  * What an entry of branch mode has besides the normal keys: perf's branch_info, the first
  * branch's, which the branch keys compare and print. The entry itself is the branch's target
  * as the normal keys see it, as perf's is (map, dso, sym: the target's, its map refreshed by
- * later branches; ip: its raw address; level: the sample's). Kept aside (hists->branch_slab),
+ * later branches; ip: its raw address; level: the sample's). Kept aside (hists->extra_slab),
  * pointed to by hist_entry.branch, so that the normal report's entry stays 128 bytes.
  */
 struct hist_branch {
@@ -136,6 +150,20 @@ struct hist_branch {
 #define BRANCH_TYPE(f) (((f) >> 20) & 15)
 #define BRANCH_NEW_TYPE(f) (((f) >> 26) & 15)
 
+/*
+ * What an entry of memory mode has besides the normal keys (the sample's own address): perf's
+ * mem_info, its first sample's. Kept aside as struct hist_branch is.
+ */
+struct hist_mem {
+	const struct dso *daddr_dso, *iaddr_dso;
+	const struct symbol *daddr_sym, *iaddr_sym;
+	const struct symtab *daddr_symtab, *iaddr_symtab;
+	u64 daddr, iaddr;	/* the raw data address, the raw ip */
+	u64 daddr_base, iaddr_base;	/* their maps' map__base */
+	u64 phys_addr, data_page_size;
+	u64 data_src;
+};
+
 struct hist_entry {
 	struct thread *thread;	/* reference */
 	const struct comm *comm;	/* its string may change once: see struct comm */
@@ -151,8 +179,10 @@ struct hist_entry {
 	union {
 		/* of the map it was made from, when it keeps no map (callchain entries) */
 		u64 map_size;
-		/* branch mode (sort->branch), which has no callchain entries: see hist_branch */
+		/* branch and memory modes (sort->branch, ->mem), which have no callchain
+		 * entries: see hist_branch, hist_mem */
 		const struct hist_branch *branch;
+		const struct hist_mem *mem;
 	};
 	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
 	s32 cpu, socket;
@@ -302,7 +332,7 @@ struct hists {
 	/* perf's trees' orders sorted rather than built (hist_order.c), the last output's: for
 	 * the tests, which set order_by_trees to compare the two ways */
 	bool in_sorted, out_sorted, order_by_trees;
-	struct slab branch_slab;	/* the entries' struct hist_branch, in branch mode */
+	struct slab extra_slab;	/* the entries' struct hist_branch or hist_mem, in those modes */
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);

@@ -45,13 +45,14 @@ void hist_branch__widths(const struct hist_entry *he, bool unres_dso, int *col)
 }
 
 /*
- * perf's _hist_entry__sym_snprintf (addr: _hist_entry__addr_snprintf, which adds the offset
- * in the symbol) of one end: "[level] name", or its address. A data object's offset is from
- * its start in the map (analyze's symbols are map-relative, the kernel's absolute: the same).
+ * perf's _hist_entry__sym_snprintf (addr_key: _hist_entry__addr_snprintf, which adds the
+ * offset in the symbol): "[level] name", or the address. A data object's offset is from its
+ * start unmapped (base: the map's map__base when addr is a raw address, else 0; analyze's
+ * symbols are map-relative, the kernel's absolute).
  */
-static int end_snprintf(char *buf, size_t size, const struct symbol *sym,
-			const struct symtab *symtab, const struct dso *dso, u64 addr, char level,
-			int width, bool addr_key)
+int hist_end_snprintf(char *buf, size_t size, const struct symbol *sym,
+		      const struct symtab *symtab, const struct dso *dso, u64 addr, u64 base,
+		      char level, int width, bool addr_key)
 {
 	int n = snprintf(buf, size, "[%c] ", level);
 
@@ -60,7 +61,7 @@ static int end_snprintf(char *buf, size_t size, const struct symbol *sym,
 
 		if (sym->object)
 			return n + snprintf(buf + n, size - n, "%s+0x%llx", name,
-					    (unsigned long long)(addr - sym->start));
+					    (unsigned long long)(addr - base - sym->start));
 		n += snprintf(buf + n, size - n, "%.*s", MAX(width - n, 0), name);
 		if (addr_key && addr != sym->start)
 			n += snprintf(buf + n, size - n, "+0x%llx",
@@ -90,17 +91,17 @@ int hist_branch__snprintf(char *buf, size_t size, enum sort_key key, const struc
 		dso = key == SORT_DSO_FROM ? b->from_dso : b->to_dso;
 		return snprintf(buf, size, "%-*.*s", width, width, dso ? dso->short_name : "[unknown]");
 	case SORT_SYM_FROM:
-		return end_snprintf(buf, size, b->from_sym, b->from_symtab, b->from_dso, b->from_addr,
-				    b->from_level, width, false);
+		return hist_end_snprintf(buf, size, b->from_sym, b->from_symtab, b->from_dso,
+					 b->from_addr, 0, b->from_level, width, false);
 	case SORT_SYM_TO:
-		return end_snprintf(buf, size, b->to_sym, b->to_symtab, b->to_dso, b->to_addr,
-				    b->to_level, width, false);
+		return hist_end_snprintf(buf, size, b->to_sym, b->to_symtab, b->to_dso, b->to_addr, 0,
+					 b->to_level, width, false);
 	case SORT_ADDR_FROM:	/* the sample's level, as perf's */
-		return end_snprintf(buf, size, b->from_sym, b->from_symtab, b->from_dso, b->from_addr,
-				    he->level, width, true);
+		return hist_end_snprintf(buf, size, b->from_sym, b->from_symtab, b->from_dso,
+					 b->from_addr, 0, he->level, width, true);
 	case SORT_ADDR_TO:
-		return end_snprintf(buf, size, b->to_sym, b->to_symtab, b->to_dso, b->to_addr,
-				    he->level, width, true);
+		return hist_end_snprintf(buf, size, b->to_sym, b->to_symtab, b->to_dso, b->to_addr, 0,
+					 he->level, width, true);
 	case SORT_MISPREDICT:
 		if (BRANCH_PREDICTED(b->flags))
 			mispredict_out = "N";

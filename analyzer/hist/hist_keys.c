@@ -39,12 +39,33 @@ static const struct {
 	{ "addr_to", SORT_ADDR_TO },
 };
 
+/* and perf's memory dimensions, after those */
+static const struct {
+	const char *name;
+	int key;
+} mem_dimensions[] = {
+	{ "symbol_daddr", SORT_SYM_DADDR }, { "dso_daddr", SORT_DSO_DADDR },
+	{ "locked", SORT_LOCKED },	    { "tlb", SORT_TLB },
+	{ "mem", SORT_MEM },		    { "snoop", SORT_SNOOP },
+	{ "dcacheline", -1 },		    { "symbol_iaddr", SORT_SYM_IADDR },
+	{ "phys_daddr", SORT_PHYS_DADDR },  { "data_page_size", SORT_DATA_PAGE_SIZE },
+	{ "blocked", SORT_BLOCKED },
+};
+
 static int branch_lookup(const char *tok)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(branch_dimensions); i++)
 		if (!strncasecmp(tok, branch_dimensions[i].name, strlen(tok)))
 			return branch_dimensions[i].key;
+	for (size_t i = 0; i < ARRAY_SIZE(mem_dimensions); i++)
+		if (!strncasecmp(tok, mem_dimensions[i].name, strlen(tok)))
+			return mem_dimensions[i].key;
 	return -2;
+}
+
+bool sort_key__is_mem(enum sort_key key)
+{
+	return key >= SORT_SYM_DADDR && key <= SORT_BLOCKED;
 }
 
 bool sort_key__is_branch(enum sort_key key)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyzer/hist/hist.h"
+#include "readers/decode/data_src.h"
 #include "lib/xalloc.h"
 #include "lib/containers/xxhash_inline.h"
 
@@ -230,6 +231,51 @@ static inline size_t branch_key_hash(enum sort_key key, const struct hist_entry 
 	}
 }
 
+/* A memory key's value: what perf compares as (s64)(right - left) */
+static inline u64 mem_key_value(enum sort_key key, const struct hist_mem *m)
+{
+	switch (key) {
+	case SORT_SYM_DADDR:
+		return m->daddr;
+	case SORT_SYM_IADDR:
+		return m->iaddr;
+	case SORT_LOCKED:
+		return DS_LOCK(m->data_src);
+	case SORT_TLB:
+		return DS_DTLB(m->data_src);
+	case SORT_MEM:
+		return DS_LVL(m->data_src);
+	case SORT_SNOOP:
+		return DS_SNOOP(m->data_src);
+	case SORT_BLOCKED:
+		return DS_BLK(m->data_src);
+	case SORT_PHYS_DADDR:
+		return m->phys_addr;
+	case SORT_DATA_PAGE_SIZE:
+		return m->data_page_size;
+	default:
+		return 0;
+	}
+}
+
+/* perf's memory keys (sort__daddr_cmp...), of the entries' first samples (struct hist_mem) */
+static inline s64 mem_key_cmp(enum sort_key key, const struct hist_entry *left,
+			      const struct hist_entry *right)
+{
+	if (key == SORT_DSO_DADDR)
+		return dso_ptr_cmp(left->mem->daddr_dso, right->mem->daddr_dso);
+	return (s64)(mem_key_value(key, right->mem) - mem_key_value(key, left->mem));
+}
+
+static inline u64 mem_key_hash(enum sort_key key, const struct hist_entry *he)
+{
+	const struct dso *dso = he->mem->daddr_dso;
+
+	if (key == SORT_DSO_DADDR)
+		return (u64)(uintptr_t)(dso ? dso->short_name : NULL);
+	return mem_key_value(key, he->mem);
+}
+
 /* perf's se_cmp (also its se_collapse for these keys). */
 static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 			  const struct hist_entry *left, const struct hist_entry *right,
@@ -266,6 +312,8 @@ static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 		return size_cmp(map_size(right), map_size(left));
 	case SORT_DSO_FROM ... SORT_ADDR_TO:
 		return branch_key_cmp(key, left, right);
+	case SORT_SYM_DADDR ... SORT_BLOCKED:
+		return mem_key_cmp(key, left, right);
 	default:
 		return 0;
 	}
@@ -326,6 +374,9 @@ static inline u64 entry_hash(const struct sort_list *sort, const struct hist_ent
 			break;
 		case SORT_DSO_FROM ... SORT_ADDR_TO:
 			n += branch_key_hash(sort->keys[i], he, v + n);
+			break;
+		case SORT_SYM_DADDR ... SORT_BLOCKED:
+			v[n++] = mem_key_hash(sort->keys[i], he);
 			break;
 		default:
 			break;

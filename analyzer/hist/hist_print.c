@@ -36,6 +36,16 @@ static const char *const headers[FIELD_NR] = {
 	[SORT_CYCLES] = "Basic Block Cycles",
 	[SORT_ADDR_FROM] = "Source Address",
 	[SORT_ADDR_TO] = "Target Address",
+	[SORT_SYM_DADDR] = "Data Symbol",
+	[SORT_DSO_DADDR] = "Data Object",
+	[SORT_LOCKED] = "Locked",
+	[SORT_TLB] = "TLB access",
+	[SORT_MEM] = "Memory access",
+	[SORT_SNOOP] = "Snoop",
+	[SORT_SYM_IADDR] = "Code Symbol",
+	[SORT_PHYS_DADDR] = "Data Physical Address",
+	[SORT_DATA_PAGE_SIZE] = "Data Page Size",
+	[SORT_BLOCKED] = "Blocked",
 	[HPP_OVERHEAD] = "Overhead",
 	[HPP_OVERHEAD_CHILDREN] = "Children",
 	[HPP_SAMPLE] = "Samples",
@@ -64,7 +74,7 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			const struct hists_print_opts *opts, struct widths *w)
 {
 	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0;
-	int branch[FIELD_NR] = { 0 };
+	int branch[FIELD_NR] = { 0 };	/* branch or memory mode's widths */
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct hist_entry *he = &hists->entries[order[i]];
@@ -91,6 +101,8 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			parent = MAX(parent, (int)strlen(he->parent));
 		if (hists->sort->branch)
 			hist_branch__widths(he, !opts->has_dso_filter && !opts->field_sep, branch);
+		else if (hists->sort->mem)
+			hist_mem__widths(he, !opts->has_dso_filter && !opts->field_sep, branch);
 	}
 	for (int k = 0; k < FIELD_NR; k++)
 		w->col[k] = MAX((int)strlen(headers[k]), branch[k]);
@@ -261,10 +273,13 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 		snprintf(tmp, sizeof(tmp), "%-5s %2s", "-", "-");
 		return line_printf(l, "%-*s", width, tmp);
 	}
-	case SORT_DSO_FROM ... SORT_ADDR_TO: {
+	case SORT_DSO_FROM ... SORT_BLOCKED: {
 		char buf[1024];
 
-		hist_branch__snprintf(buf, sizeof(buf), key, he, width);
+		if (key <= SORT_ADDR_TO)
+			hist_branch__snprintf(buf, sizeof(buf), key, he, width);
+		else
+			hist_mem__snprintf(buf, sizeof(buf), key, he, width);
 		return line_str(l, buf, 0, -1);
 	}
 	default:

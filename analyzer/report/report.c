@@ -199,7 +199,8 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 	/* perf's default for the children view, set before it knows whether it gets one */
 	if (children && !rep->cc_param.order_set)
 		rep->cc_param.order = CC_ORDER_CALLER;
-	children &= rep->has_callchain && !rep->sort.branch;	/* perf's branch mode: none */
+	/* perf's branch and memory modes: none */
+	children &= rep->has_callchain && !rep->sort.branch && !rep->sort.mem;
 	if (children || rep->use_callchain)
 		rep->chains = callchains__new();
 	for (size_t i = 0; i < rep->session.nr_evsels; i++) {
@@ -296,11 +297,11 @@ static bool report__setup_cpus(struct report *rep, const char *str)
 	return true;
 }
 
-/* perf's report__setup_sample_type: whether an event's samples have branch stacks */
-static bool report__has_branches(const struct report *rep)
+/* perf's report__setup_sample_type: whether an event's samples have that field */
+static bool report__has_sample(const struct report *rep, u64 type)
 {
 	for (size_t i = 0; i < rep->session.nr_evsels; i++)
-		if (rep->session.evsels[i].attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		if (rep->session.evsels[i].attr.sample_type & type)
 			return true;
 	return false;
 }
@@ -357,9 +358,16 @@ static int report__preamble(struct report *rep, const struct report_args *a)
 	ret = report__setup_samples(rep, a);
 	if (ret >= 0)
 		return ret;
-	if (rep->sort.branch && !rep->session.is_pipe && body && !report__has_branches(rep)) {
+	if (rep->sort.branch && !rep->session.is_pipe && body &&
+	    !report__has_sample(rep, PERF_SAMPLE_BRANCH_STACK)) {
 		fflush(stdout);
 		fprintf(stderr, "Error:\nSelected -b but no branch data. Did you call perf record without -b?\n");
+		return 0;	/* perf 6.1's status */
+	}
+	if (rep->sort.mem && !rep->session.is_pipe && body &&
+	    !report__has_sample(rep, PERF_SAMPLE_DATA_SRC)) {
+		fflush(stdout);
+		fprintf(stderr, "Error:\nSelected --mem-mode but no mem data. Did you call perf record without -d?\n");
 		return 0;	/* perf 6.1's status */
 	}
 	if (!rep->has_callchain && rep->cc_param.enabled && !rep->session.is_pipe && body) {
@@ -466,6 +474,19 @@ static int report__print_threads(const struct report *rep, const struct report_a
 	return 0;
 }
 
+/* perf's sort_order as memory mode's header names it: with ipc_null, or else its default */
+static const char *report__mem_sort_order(const struct report_args *a)
+{
+	static char order[512];
+
+	if (!a->sort_str)
+		return "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,"
+		       "local_ins_lat,local_p_stage_cyc";
+	snprintf(order, sizeof(order), strstr(a->sort_str, "symbol") ? "%s,ipc_null" : "%s",
+		 a->sort_str);
+	return order;
+}
+
 /* The histograms of the events that have samples, as perf prints them. */
 static int report__output(struct report *rep, const struct report_args *a)
 {
@@ -513,8 +534,13 @@ static int report__output(struct report *rep, const struct report_args *a)
 			if (rep->time_str)
 				printf(" (time slices: %s)", rep->time_str);
 			putchar('\n');
-			printf("# Event count (approx.): %llu\n#\n",
-			       (unsigned long long)(rel ? kept.shown_period : h->total_period));
+			if (rep->sort.mem)	/* perf's period there is the weight */
+				printf("# Total weight : %llu\n# Sort order   : %s\n#\n",
+				       (unsigned long long)(rel ? kept.shown_period : h->total_period),
+				       report__mem_sort_order(a));
+			else
+				printf("# Event count (approx.): %llu\n#\n",
+				       (unsigned long long)(rel ? kept.shown_period : h->total_period));
 		}
 		hists__fprintf(h, &rep->popts, stdout);
 		printf("\n\n");
@@ -611,7 +637,7 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 	rep.print_features = rep.session.is_pipe && (a.header || a.header_only) && !a.stats;
 	rep.header_only = a.header_only;
 	rep.show_info = a.show_info;
-	ret = report__setup_branch(&rep, &a);
+	ret = report__setup_modes(&rep, &a);
 	if (ret >= 0) {
 		perf_session__close(&rep.session);
 		return ret;

@@ -283,13 +283,14 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	 * A chain's kernel frames are looked up now, with the kernel's symbols in (and its map's
 	 * bounds fixed): what waited for them is resolved first.
 	 */
-	if ((chain || rep->sort.branch) && rep->machine.kernel_pending)
+	if ((chain || rep->sort.branch || rep->sort.mem) && rep->machine.kernel_pending)
 		settle_kernel(rep);
-	if (rep->sort.branch) {	/* no item: its branches go to the histogram from here */
+	if (rep->sort.branch || rep->sort.mem) {	/* no item: resolved and added here */
 		int ret;
 
 		t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
-		ret = report_branch_sample(rep, ctx, t);
+		ret = rep->sort.branch ? report_branch_sample(rep, ctx, t)
+				       : report_mem_sample(rep, ctx, t);
 		thread__put(t);
 		return ret;
 	}

@@ -128,16 +128,18 @@ struct report_args {
 	bool show_inline, dump_raw, progress, threads, full_source_path, tasks, mmaps;
 	const char *pretty;
 	int branch_stack;	/* -b: 2 and more; --no-branch-stack: 0; neither: 1 */
-	bool stitch_lbr;
+	bool stitch_lbr, mem_mode;
 };
 
 /*
- * report_branch.c: branch mode, taken when the file has branch stacks (or -b): its sort
- * keys checked, its default order (-1 to go on, or the status to exit with); a sample's
- * branches into the histogram (on the reading thread, t its thread); the statistics.
+ * report_modes.c: branch mode, taken when the file has branch stacks (or -b), and memory
+ * mode (--mem-mode): the sort keys checked against the mode, its default order (-1 to go
+ * on, or the status to exit with); a sample's branches, or the sample by its weight, into
+ * the histogram (on the reading thread, t its thread); branch mode's statistics.
  */
-int report__setup_branch(struct report *rep, const struct report_args *a);
+int report__setup_modes(struct report *rep, const struct report_args *a);
 int report_branch_sample(struct report *rep, struct event_ctx *ctx, struct thread *t);
+int report_mem_sample(struct report *rep, struct event_ctx *ctx, struct thread *t);
 /* --stitch-lbr: not done with LBR call graphs (true, said so); else perf's warning */
 bool report__stitch_lbr_unsupported(const struct report *rep, const struct report_args *a);
 void branch_stats__count(struct branch_stats *st, const struct hist_branch *b);

@@ -1,7 +1,9 @@
 /*
- * report_branch: perf report's branch mode (perf 6.1's hist_iter_branch): a sample with a
- * branch stack adds one entry a branch, of period 1, keyed by the branch's ends and flags, and
- * perf's branch statistics of those entries. Runs on the reading thread, with no aggregator.
+ * report_modes: perf report's branch and memory modes. Branch mode (perf 6.1's
+ * hist_iter_branch): a sample with a branch stack adds one entry a branch, of period 1, keyed
+ * by the branch's ends and flags, and perf's branch statistics of those entries. Memory mode
+ * (--mem-mode, hist_iter_mem): a sample's entry weighs its weight, keyed by its data address
+ * and source too. Both run on the reading thread, with no aggregator.
  */
 #include "analyzer/report/report_internal.h"
 
@@ -14,32 +16,51 @@
 
 static const char default_branch_sort[] = "comm,dso_from,symbol_from,symbol_to,cycles";
 
-int report__setup_branch(struct report *rep, const struct report_args *a)
+/* perf's "Invalid --sort key" (or --fields key) for a key of another mode: 0, or -1 */
+static int check_mode_keys(const struct report *rep, const struct report_args *a)
+{
+	for (int i = 0; i < rep->sort.nr; i++) {
+		/* -F's keys follow --sort's (field_list__add_keys) */
+		bool field = a->fields && (!a->sort_str || i >= rep->fields.nr_sort_keys);
+		enum sort_key key = rep->sort.keys[i];
+
+		if ((sort_key__is_branch(key) && !rep->sort.branch) ||
+		    (sort_key__is_mem(key) && !rep->sort.mem)) {
+			fprintf(stderr, "Error:\nInvalid --%s key: `%s'\n", field ? "fields" : "sort",
+				field ? a->fields : a->sort_str);
+			return 0;	/* perf 6.1's status */
+		}
+	}
+	return -1;
+}
+
+int report__setup_modes(struct report *rep, const struct report_args *a)
 {
 	bool has_br_stack = perf_session__has_feat(&rep->session, HEADER_BRANCH_STACK);
+	bool default_sort = !a->sort_str && (!a->fields || *a->fields == '+');
 	char bad[64];
 
 	/* perf's branch_mode: -1 unless -b (1) or --no-branch-stack (0) */
 	rep->sort.branch = a->branch_stack > 1 || (a->branch_stack == 1 && has_br_stack);
-	if (!rep->sort.branch) {
-		for (int i = 0; i < rep->sort.nr; i++) {
-			/* -F's keys follow --sort's (field_list__add_keys) */
-			bool field = a->fields && (!a->sort_str || i >= rep->fields.nr_sort_keys);
-
-			if (sort_key__is_branch(rep->sort.keys[i])) {
-				fprintf(stderr, "Error:\nInvalid --%s key: `%s'\n",
-					field ? "fields" : "sort", field ? a->fields : a->sort_str);
-				return 0;	/* perf 6.1's status */
-			}
-		}
-		return -1;
+	if (a->mem_mode && rep->sort.branch) {
+		fprintf(stderr, "branch and mem mode incompatible\n");
+		return 0;	/* perf 6.1's status */
 	}
+	rep->sort.mem = a->mem_mode;
+	if (check_mode_keys(rep, a) >= 0)
+		return 0;
+	if (rep->sort.mem && default_sort) {
+		fprintf(stderr, "analyze report: --mem-mode's default sort order (local_weight, local_ins_lat) is not supported yet: give --sort\n");
+		return 1;
+	}
+	if (!rep->sort.branch)
+		return -1;
 	/* perf appends ipc_lbr to such a --sort and annotates every branch's symbols */
 	if (a->sort_str && strstr(a->sort_str, "symbol")) {
 		fprintf(stderr, "analyze report: --sort naming symbol in branch mode (perf adds ipc_lbr) is not supported yet\n");
 		return 1;
 	}
-	if (!a->sort_str && (!a->fields || *a->fields == '+')) {
+	if (default_sort) {
 		sort_list__parse(&rep->sort, default_branch_sort, bad, sizeof(bad));
 		if (a->fields)
 			field_list__add_keys(&rep->fields, &rep->sort);
@@ -158,6 +179,59 @@ int report_branch_sample(struct report *rep, struct event_ctx *ctx, struct threa
 		proto.branch = &b;
 		add_branch(rep, hists, &proto, &b, t);
 	}
+	return 0;
+}
+
+/* One entry a sample, of its weight (perf's iter_add_single_mem_entry) */
+int report_mem_sample(struct report *rep, struct event_ctx *ctx, struct thread *t)
+{
+	const struct perf_sample *s = &ctx->sample;
+	const struct perf_event_attr *attr = &ctx->evsel->attr;
+	u8 cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct addr_location al, iaddr, daddr;
+	struct hist_entry proto;
+	struct hist_mem m;
+	u64 weight = s->weight;
+
+	machine__resolve_map(&rep->machine, t, cpumode, s->ip, &al);
+	machine__resolve_symbol(&rep->machine, &al);
+	if (rep->hide_unresolved && !al.sym)
+		return 0;	/* perf's process_sample_event drops it */
+	if (!rep->sockets_read) {
+		header__cpu_sockets(&rep->session, &rep->sockets, &rep->nr_cpus);
+		rep->sockets_read = true;
+	}
+	/* evsel__parse_sample: a WEIGHT_STRUCT's weight is its first 32 bits */
+	if (!(attr->sample_type & PERF_SAMPLE_WEIGHT) &&
+	    (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT))
+		weight = (u32)weight;
+	/* perf's sample__resolve_mem: the ip in any address space, the data in the sample's */
+	resolve_end(rep, t, s->ip, &iaddr);
+	machine__find_symbol(&rep->machine, t, cpumode, s->addr, &daddr);
+	m = (struct hist_mem){
+		.daddr_dso = daddr.dso, .daddr_sym = daddr.sym, .daddr_symtab = daddr.symtab,
+		.iaddr_dso = iaddr.dso, .iaddr_sym = iaddr.sym, .iaddr_symtab = iaddr.symtab,
+		.daddr = s->addr, .iaddr = s->ip, .daddr_base = map__base(daddr.map),
+		.iaddr_base = map__base(iaddr.map), .phys_addr = s->phys_addr,
+		.data_page_size = s->data_page_size, .data_src = s->data_src };
+	hist_entry__clear(&proto);
+	proto.thread = thread__get(t);
+	proto.comm = t->comm_set ? final_comm(rep, comm__str(t->comm)) : t->comm;
+	proto.map = map__get(al.map);
+	proto.dso = al.dso;
+	proto.sym = al.sym;
+	proto.symtab = al.symtab;
+	proto.ip = al.addr;
+	proto.level = al.level;
+	proto.cpu = (s32)s->cpu;
+	proto.socket = proto.cpu >= 0 && proto.cpu < rep->nr_cpus ? rep->sockets[proto.cpu] : -1;
+	proto.period = weight ? weight : 1;	/* the cost */
+	proto.filtered = thread_filtered(rep, t) || symbol_filtered(rep, &al) ||
+			 rep->exclude_other;
+	proto.mem = &m;
+	hists__add(&rep->hists[ctx->evsel->idx], &proto, CC_NO_CHAIN, map__base(al.map));
+	thread__put(proto.thread);	/* what the histogram did not take */
+	map__put(proto.map);
 	return 0;
 }
 
