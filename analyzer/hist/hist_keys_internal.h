@@ -69,25 +69,17 @@ static inline s64 dso_cmp(const struct hist_entry *left, const struct hist_entry
 	return l == r ? 0 : strcmp(l, r);	/* interned: the same name is the same pointer */
 }
 
-/* by_dso: the dsos first, unless both are unresolved (struct sort_list's sym_by_dso) */
-static inline s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
-			  const struct name_ranks *rk, bool by_dso)
+/* perf's _sort__sym_cmp, of symbols of any two dsos */
+static inline s64 sym_ptr_cmp(const struct symbol *l, const struct symtab *lt,
+			      const struct symbol *r, const struct symtab *rt)
 {
-	const struct symbol *l = left->sym, *r = right->sym;
-	s64 ret;
-
-	if (!l && !r)
-		return (s64)(right->ip - left->ip);
-	ret = by_dso ? dso_cmp(left, right, rk) : 0;
-	if (ret)
-		return ret;
 	if (!l || !r)
 		return cmp_null(l, r);
 	if (l == r)
 		return 0;
 	/* an inlined function's symbol is its caller's range under another name */
-	if (left->symtab->inlined || right->symtab->inlined) {
-		int cmp = strcmp(symbol__name(left->symtab, l), symbol__name(right->symtab, r));
+	if (lt->inlined || rt->inlined) {
+		int cmp = strcmp(symbol__name(lt, l), symbol__name(rt, r));
 
 		if (cmp)
 			return cmp;
@@ -97,6 +89,20 @@ static inline s64 sym_cmp(const struct hist_entry *left, const struct hist_entry
 	if (l->start != r->start)
 		return (s64)(r->start - l->start);
 	return (s64)(sym_end(r) - sym_end(l));
+}
+
+/* by_dso: the dsos first, unless both are unresolved (struct sort_list's sym_by_dso) */
+static inline s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
+			  const struct name_ranks *rk, bool by_dso)
+{
+	s64 ret;
+
+	if (!left->sym && !right->sym)
+		return (s64)(right->ip - left->ip);
+	ret = by_dso ? dso_cmp(left, right, rk) : 0;
+	if (ret)
+		return ret;
+	return sym_ptr_cmp(left->sym, left->symtab, right->sym, right->symtab);
 }
 
 static inline s64 size_cmp(s64 size_l, s64 size_r)
@@ -126,27 +132,6 @@ static inline s64 dso_ptr_cmp(const struct dso *l, const struct dso *r)
 	if (!l || !r)
 		return cmp_null(r, l);
 	return l->short_name == r->short_name ? 0 : strcmp(l->short_name, r->short_name);
-}
-
-/* perf's _sort__sym_cmp, of symbols of any two dsos */
-static inline s64 sym_ptr_cmp(const struct symbol *l, const struct symtab *lt,
-			      const struct symbol *r, const struct symtab *rt)
-{
-	if (!l || !r)
-		return cmp_null(l, r);
-	if (l == r)
-		return 0;
-	if (lt->inlined || rt->inlined) {
-		int cmp = strcmp(symbol__name(lt, l), symbol__name(rt, r));
-
-		if (cmp)
-			return cmp;
-		if (l->start <= sym_end(r) && sym_end(l) >= r->start)
-			return 0;
-	}
-	if (l->start != r->start)
-		return (s64)(r->start - l->start);
-	return (s64)(sym_end(r) - sym_end(l));
 }
 
 /*
