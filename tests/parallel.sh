@@ -100,6 +100,12 @@ expect gen_unannounced parallel --no-children
 expect gen_late "streaming, the parallel run given up: records out of order" --no-children
 expect bts_late "streaming, the parallel run given up: an AUX-area trace"
 same gen_unannounced --no-children
+# branch mode (perf's default on branch stacks): an entry a branch, not the parallel run's
+expect gen_branch streaming
+same gen_branch --sort mispredict,in_tx,abort
+# memory mode (--mem-mode): an entry of the sample's weight, not the parallel run's either
+expect gen_mem streaming --mem-mode --sort mem
+same gen_mem --mem-mode --sort sym,mem
 same gen_late --no-children
 
 # perf's warnings on stderr, either way: lost records (gen_lost, parallel), records out of

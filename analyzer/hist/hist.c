@@ -22,6 +22,10 @@ void hists__init(struct hists *hists, const struct sort_list *sort)
 {
 	memset(hists, 0, sizeof(*hists));
 	hists->sort = sort;
+	if (sort->mem)
+		hists->extra_slab = (struct slab)SLAB_INIT(struct hist_mem);
+	else
+		hists->extra_slab = (struct slab)SLAB_INIT(struct hist_branch);
 }
 
 void hists__exit(struct hists *hists)
@@ -29,6 +33,8 @@ void hists__exit(struct hists *hists)
 	for (size_t i = 0; i < hists->nr; i++) {
 		thread__put(hists->entries[i].thread);
 		map__put(hists->entries[i].map);
+		if (hists->sort->branch || hists->sort->mem)
+			slab_free(&hists->extra_slab, (void *)hists->entries[i].branch);
 	}
 	for (size_t i = 0; hists->pairs && i < hists->nr_pairs; i++)
 		if (hists->pairs[i].owns_thread)
@@ -231,6 +237,10 @@ static int find_dir(void *arg, u32 item, u32 node);
  */
 bool lookups_can_fail(const struct sort_list *sort)
 {
+	/* perf's mispredict, in_tx and abort compare as 0 or 1, never < 0: the same */
+	if (sort_list__has(sort, SORT_MISPREDICT) || sort_list__has(sort, SORT_IN_TX) ||
+	    sort_list__has(sort, SORT_ABORT))
+		return true;
 	return sort->sym_by_dso &&
 	       (sort_list__has(sort, SORT_SYM) || sort_list__has(sort, SORT_IPC_NULL));
 }
@@ -275,6 +285,17 @@ static size_t entry_findnew(struct hists *hists, struct hist_entry *proto, bool 
 	he->first_pos = 0;
 	proto->thread = NULL;	/* the entry took both references */
 	proto->map = NULL;
+	if (hists->sort->branch) {	/* proto's is the caller's: the entry keeps a copy */
+		struct hist_branch *b = slab_zalloc(&hists->extra_slab);
+
+		*b = *proto->branch;
+		he->branch = b;
+	} else if (hists->sort->mem) {
+		struct hist_mem *m = slab_zalloc(&hists->extra_slab);
+
+		*m = *proto->mem;
+		he->mem = m;
+	}
 	if (!hists->tree_mode)
 		hists->index.slots[slot] = (u32)(hists->nr + 1);
 	return hists->nr++;

@@ -14,6 +14,7 @@
 #include "lib/compiler.h"
 #include "lib/containers/hashmap.h"
 #include "lib/containers/rbtree.h"
+#include "lib/containers/slab.h"
 #include "machine/machine.h"
 
 enum sort_key {
@@ -30,7 +31,7 @@ enum sort_key {
 	SORT_SRCLINE,
 	SORT_SRCFILE,
 	SORT_ADDR,
-	/* those from here on read the entry's hist_extra */
+	/* these (to SORT_P_STAGE_CYC) read the entry's hist_extra */
 	SORT_LOCAL_WEIGHT,
 	SORT_WEIGHT,
 	SORT_TRANSACTION,
@@ -39,6 +40,28 @@ enum sort_key {
 	SORT_INS_LAT,
 	SORT_LOCAL_P_STAGE_CYC,
 	SORT_P_STAGE_CYC,
+	/* branch mode's (perf's bstack dimensions): an entry is a branch, see struct hist_branch */
+	SORT_DSO_FROM,
+	SORT_DSO_TO,
+	SORT_SYM_FROM,
+	SORT_SYM_TO,
+	SORT_MISPREDICT,
+	SORT_ABORT,
+	SORT_IN_TX,
+	SORT_CYCLES,
+	SORT_ADDR_FROM,
+	SORT_ADDR_TO,
+	/* memory mode's (perf's memory dimensions): see struct hist_mem */
+	SORT_SYM_DADDR,
+	SORT_DSO_DADDR,
+	SORT_LOCKED,
+	SORT_TLB,
+	SORT_MEM,
+	SORT_SNOOP,
+	SORT_SYM_IADDR,
+	SORT_PHYS_DADDR,
+	SORT_DATA_PAGE_SIZE,
+	SORT_BLOCKED,
 	SORT_NR_KEYS
 };
 
@@ -53,11 +76,17 @@ struct sort_list {
 	 * sort__sym_cmp, after the fix of its hists__has(dso) test that 6.1 stable took).
 	 */
 	bool sym_by_dso;
+	bool branch;	/* perf's branch mode: entries have a struct hist_branch */
+	bool mem;	/* perf's memory mode (--mem-mode): entries have a struct hist_mem */
 };
 
 /* Parse perf's --sort string. Returns 0, or -1 with *bad set to the unknown key. */
 int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t bad_size);
 bool sort_list__has(const struct sort_list *list, enum sort_key key);
+/* Whether key is one of branch mode's only (perf: "Invalid --sort key" outside it). */
+bool sort_key__is_branch(enum sort_key key);
+/* The same of memory mode's. */
+bool sort_key__is_mem(enum sort_key key);
 /* Whether key is in the list and elided (shown in no column, compared in no output order). */
 bool sort_list__elided(const struct sort_list *list, enum sort_key key);
 
@@ -107,6 +136,46 @@ void field_list__layout(const struct field_list *user, const struct sort_list *s
 			const struct field_setup *setup, struct field_list *columns,
 			struct field_list *order);
 
+/*
+ * What an entry of branch mode has besides the normal keys: perf's branch_info, the first
+ * branch's, which the branch keys compare and print. The entry itself is the branch's target
+ * as the normal keys see it, as perf's is (map, dso, sym: the target's, its map refreshed by
+ * later branches; ip: its raw address; level: the sample's). Kept aside (hists->extra_slab),
+ * pointed to by hist_entry.branch, so that the normal report's entry stays 128 bytes.
+ */
+struct hist_branch {
+	const struct dso *from_dso, *to_dso;
+	const struct symbol *from_sym, *to_sym;
+	const struct symtab *from_symtab, *to_symtab;
+	u64 from, to;		/* the raw addresses */
+	u64 from_addr, to_addr;	/* in their maps (the raw ones without) */
+	u64 flags;		/* perf_event.h's perf_branch_entry bits after from and to */
+	char from_level, to_level;
+};
+
+/* perf_branch_entry's flags: mispred:1, predicted:1, in_tx:1, abort:1, cycles:16, type:4... */
+#define BRANCH_MISPRED(f) ((f) & 1)
+#define BRANCH_PREDICTED(f) (((f) >> 1) & 1)
+#define BRANCH_IN_TX(f) (((f) >> 2) & 1)
+#define BRANCH_ABORT(f) (((f) >> 3) & 1)
+#define BRANCH_CYCLES(f) ((u16)((f) >> 4))
+#define BRANCH_TYPE(f) (((f) >> 20) & 15)
+#define BRANCH_NEW_TYPE(f) (((f) >> 26) & 15)
+
+/*
+ * What an entry of memory mode has besides the normal keys (the sample's own address): perf's
+ * mem_info, its first sample's. Kept aside as struct hist_branch is.
+ */
+struct hist_mem {
+	const struct dso *daddr_dso, *iaddr_dso;
+	const struct symbol *daddr_sym, *iaddr_sym;
+	const struct symtab *daddr_symtab, *iaddr_symtab;
+	u64 daddr, iaddr;	/* the raw data address, the raw ip */
+	u64 daddr_base, iaddr_base;	/* their maps' map__base */
+	u64 phys_addr, data_page_size;
+	u64 data_src;
+};
+
 struct hist_entry {
 	struct thread *thread;	/* reference */
 	const struct comm *comm;	/* its string may change once: see struct comm */
@@ -128,6 +197,10 @@ struct hist_entry {
 		 * field, and the keys are rare enough to do without the children view.
 		 */
 		const struct hist_extra *extra;
+		/* branch and memory modes (sort->branch, ->mem), which have no callchain
+		 * entries: see hist_branch, hist_mem */
+		const struct hist_branch *branch;
+		const struct hist_mem *mem;
 	};
 	u64 first;	/* the number of the first sample that reached it (UINT64_MAX: none yet) */
 	s32 cpu, socket;
@@ -164,7 +237,8 @@ static inline void hist_entry__clear(struct hist_entry *he)
 	he->sym = NULL;
 	he->symtab = NULL;
 	he->parent = NULL;
-	he->ip = he->period = he->period_acc = he->map_size = he->first = 0;	/* extra too */
+	he->ip = he->period = he->period_acc = he->first = 0;
+	he->map_size = 0;	/* and extra, branch, mem */
 	he->cpu = he->socket = 0;
 	he->hash = he->nr_events = 0;
 	he->first_pos = he->level = he->max_depth = 0;
@@ -303,6 +377,7 @@ struct hists {
 	 * the tests, which set order_by_trees to compare the two ways */
 	bool in_sorted, out_sorted, order_by_trees;
 	bool srclines;	/* hists__resolve_srclines ran */
+	struct slab extra_slab;	/* the entries' struct hist_branch or hist_mem, in those modes */
 };
 
 void hists__init(struct hists *hists, const struct sort_list *sort);

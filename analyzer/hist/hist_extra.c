@@ -84,7 +84,7 @@ bool sort_list__has_src(const struct sort_list *list)
 bool sort_list__has_values(const struct sort_list *list)
 {
 	for (int i = 0; i < list->nr; i++)
-		if (list->keys[i] > SORT_ADDR)
+		if (list->keys[i] >= SORT_LOCAL_WEIGHT && list->keys[i] <= SORT_P_STAGE_CYC)
 			return true;
 	return false;
 }

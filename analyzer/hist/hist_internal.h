@@ -133,4 +133,16 @@ void replay_start(struct replay *r, struct hists *hists, const struct hists_call
 		  const u32 *made_at, size_t nr_max);
 void replay_finish(struct replay *r);
 
+/* hist_branch.c: branch mode's columns (col: widths by sort key; unres_dso: see there) */
+void hist_branch__widths(const struct hist_entry *he, bool unres_dso, int *col);
+int hist_branch__snprintf(char *buf, size_t size, enum sort_key key, const struct hist_entry *he,
+			  int width);
+int hist_end_snprintf(char *buf, size_t size, const struct symbol *sym,
+		      const struct symtab *symtab, const struct dso *dso, u64 addr, u64 base,
+		      char level, int width, bool addr_key);
+/* hist_mem.c: memory mode's columns, the same way */
+void hist_mem__widths(const struct hist_entry *he, bool unres_dso, int *col);
+int hist_mem__snprintf(char *buf, size_t size, enum sort_key key, const struct hist_entry *he,
+		       int width);
+
 #endif

@@ -30,6 +30,54 @@ static const struct {
 	{ "addr", SORT_ADDR },
 };
 
+/* perf's bstack dimensions (branch mode's), looked up after the others (-2: none) */
+static const struct {
+	const char *name;
+	int key;
+} branch_dimensions[] = {
+	{ "dso_from", SORT_DSO_FROM },	 { "dso_to", SORT_DSO_TO },
+	{ "symbol_from", SORT_SYM_FROM }, { "symbol_to", SORT_SYM_TO },
+	{ "mispredict", SORT_MISPREDICT }, { "abort", SORT_ABORT },
+	{ "in_tx", SORT_IN_TX },	 { "cycles", SORT_CYCLES },
+	{ "srcline_from", -1 },		 { "srcline_to", -1 },
+	{ "ipc_lbr", -1 },		 { "addr_from", SORT_ADDR_FROM },
+	{ "addr_to", SORT_ADDR_TO },
+};
+
+/* and perf's memory dimensions, after those */
+static const struct {
+	const char *name;
+	int key;
+} mem_dimensions[] = {
+	{ "symbol_daddr", SORT_SYM_DADDR }, { "dso_daddr", SORT_DSO_DADDR },
+	{ "locked", SORT_LOCKED },	    { "tlb", SORT_TLB },
+	{ "mem", SORT_MEM },		    { "snoop", SORT_SNOOP },
+	{ "dcacheline", -1 },		    { "symbol_iaddr", SORT_SYM_IADDR },
+	{ "phys_daddr", SORT_PHYS_DADDR },  { "data_page_size", SORT_DATA_PAGE_SIZE },
+	{ "blocked", SORT_BLOCKED },
+};
+
+static int branch_lookup(const char *tok)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(branch_dimensions); i++)
+		if (!strncasecmp(tok, branch_dimensions[i].name, strlen(tok)))
+			return branch_dimensions[i].key;
+	for (size_t i = 0; i < ARRAY_SIZE(mem_dimensions); i++)
+		if (!strncasecmp(tok, mem_dimensions[i].name, strlen(tok)))
+			return mem_dimensions[i].key;
+	return -2;
+}
+
+bool sort_key__is_mem(enum sort_key key)
+{
+	return key >= SORT_SYM_DADDR && key <= SORT_BLOCKED;
+}
+
+bool sort_key__is_branch(enum sort_key key)
+{
+	return key >= SORT_DSO_FROM && key <= SORT_ADDR_TO;
+}
+
 bool sort_list__has(const struct sort_list *list, enum sort_key key)
 {
 	for (int i = 0; i < list->nr; i++)
@@ -59,6 +107,8 @@ int sort_list__parse(struct sort_list *list, const char *str, char *bad, size_t 
 				break;
 			}
 		}
+		if (key == -2)
+			key = branch_lookup(tok);
 		if (key < 0) {
 			snprintf(bad, bad_size, "%s", tok);
 			ret = -1;
@@ -120,7 +170,7 @@ static int field_lookup(const char *tok)
 	for (size_t i = 0; i < ARRAY_SIZE(hpp_dimensions); i++)
 		if (!strncasecmp(tok, hpp_dimensions[i].name, len))
 			return hpp_dimensions[i].field;
-	return -2;
+	return branch_lookup(tok);
 }
 
 int field_list__parse(struct field_list *list, const char *str, char *bad, size_t bad_size)

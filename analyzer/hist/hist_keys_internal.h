@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyzer/hist/hist.h"
+#include "readers/decode/data_src.h"
 #include "lib/xalloc.h"
 #include "lib/containers/xxhash_inline.h"
 
@@ -68,25 +69,17 @@ static inline s64 dso_cmp(const struct hist_entry *left, const struct hist_entry
 	return l == r ? 0 : strcmp(l, r);	/* interned: the same name is the same pointer */
 }
 
-/* by_dso: the dsos first, unless both are unresolved (struct sort_list's sym_by_dso) */
-static inline s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
-			  const struct name_ranks *rk, bool by_dso)
+/* perf's _sort__sym_cmp, of symbols of any two dsos */
+static inline s64 sym_ptr_cmp(const struct symbol *l, const struct symtab *lt,
+			      const struct symbol *r, const struct symtab *rt)
 {
-	const struct symbol *l = left->sym, *r = right->sym;
-	s64 ret;
-
-	if (!l && !r)
-		return (s64)(right->ip - left->ip);
-	ret = by_dso ? dso_cmp(left, right, rk) : 0;
-	if (ret)
-		return ret;
 	if (!l || !r)
 		return cmp_null(l, r);
 	if (l == r)
 		return 0;
 	/* an inlined function's symbol is its caller's range under another name */
-	if (left->symtab->inlined || right->symtab->inlined) {
-		int cmp = strcmp(symbol__name(left->symtab, l), symbol__name(right->symtab, r));
+	if (lt->inlined || rt->inlined) {
+		int cmp = strcmp(symbol__name(lt, l), symbol__name(rt, r));
 
 		if (cmp)
 			return cmp;
@@ -96,6 +89,20 @@ static inline s64 sym_cmp(const struct hist_entry *left, const struct hist_entry
 	if (l->start != r->start)
 		return (s64)(r->start - l->start);
 	return (s64)(sym_end(r) - sym_end(l));
+}
+
+/* by_dso: the dsos first, unless both are unresolved (struct sort_list's sym_by_dso) */
+static inline s64 sym_cmp(const struct hist_entry *left, const struct hist_entry *right,
+			  const struct name_ranks *rk, bool by_dso)
+{
+	s64 ret;
+
+	if (!left->sym && !right->sym)
+		return (s64)(right->ip - left->ip);
+	ret = by_dso ? dso_cmp(left, right, rk) : 0;
+	if (ret)
+		return ret;
+	return sym_ptr_cmp(left->sym, left->symtab, right->sym, right->symtab);
 }
 
 static inline s64 size_cmp(s64 size_l, s64 size_r)
@@ -108,7 +115,10 @@ static inline s64 sym_size(const struct hist_entry *he)
 	return he->sym ? he->sym->size : 0;
 }
 
-/* map_size's room holds the extra of an entry with a map (see struct hist_entry) */
+/*
+ * Without a dso, an entry had no map: its map_size is 0, or the union's other members (the
+ * extra of the keys that read one, a branch, a memory access; see struct hist_entry).
+ */
 static inline s64 map_size(const struct hist_entry *he)
 {
 	if (he->map)
@@ -181,6 +191,141 @@ static inline u64 extra_value(enum sort_key key, const struct hist_entry *he)
 	}
 }
 
+/* perf's _sort__dso_cmp(l, r) of two dsos (the branch keys pass (left, right)) */
+static inline s64 dso_ptr_cmp(const struct dso *l, const struct dso *r)
+{
+	if (!l || !r)
+		return cmp_null(r, l);
+	return l->short_name == r->short_name ? 0 : strcmp(l->short_name, r->short_name);
+}
+
+/*
+ * perf's branch keys (sort__dso_from_cmp...), of the entries' first branches (struct
+ * hist_branch). mispredict, in_tx and abort say only equal or not (0 or 1): see
+ * lookups_can_fail.
+ */
+static inline s64 branch_key_cmp(enum sort_key key, const struct hist_entry *left,
+				 const struct hist_entry *right)
+{
+	const struct hist_branch *l = left->branch, *r = right->branch;
+	s64 ret;
+
+	switch (key) {
+	case SORT_DSO_FROM:
+		return dso_ptr_cmp(l->from_dso, r->from_dso);
+	case SORT_DSO_TO:
+		return dso_ptr_cmp(l->to_dso, r->to_dso);
+	case SORT_SYM_FROM:
+		if (!l->from_sym && !r->from_sym)
+			return (s64)(r->from - l->from);
+		return sym_ptr_cmp(l->from_sym, l->from_symtab, r->from_sym, r->from_symtab);
+	case SORT_SYM_TO:
+		if (!l->to_sym && !r->to_sym)
+			return (s64)(r->to - l->to);
+		return sym_ptr_cmp(l->to_sym, l->to_symtab, r->to_sym, r->to_symtab);
+	case SORT_ADDR_FROM:
+		ret = dso_ptr_cmp(l->from_dso, r->from_dso);
+		return ret ? ret : (s64)(r->from - l->from);
+	case SORT_ADDR_TO:
+		ret = dso_ptr_cmp(l->to_dso, r->to_dso);
+		return ret ? ret : (s64)(r->to - l->to);
+	case SORT_MISPREDICT:
+		return BRANCH_MISPRED(l->flags) != BRANCH_MISPRED(r->flags) ||
+		       BRANCH_PREDICTED(l->flags) != BRANCH_PREDICTED(r->flags);
+	case SORT_IN_TX:
+		return BRANCH_IN_TX(l->flags) != BRANCH_IN_TX(r->flags);
+	case SORT_ABORT:
+		return BRANCH_ABORT(l->flags) != BRANCH_ABORT(r->flags);
+	case SORT_CYCLES:	/* (left - right), as ints */
+		return (int)BRANCH_CYCLES(l->flags) - (int)BRANCH_CYCLES(r->flags);
+	default:
+		return 0;
+	}
+}
+
+/* The words of a branch key's hash: equal under branch_key_cmp, equal words. */
+static inline size_t branch_key_hash(enum sort_key key, const struct hist_entry *he, u64 *v)
+{
+	const struct hist_branch *b = he->branch;
+	bool from = key == SORT_DSO_FROM || key == SORT_SYM_FROM || key == SORT_ADDR_FROM;
+	const struct symbol *sym = from ? b->from_sym : b->to_sym;
+	const struct symtab *symtab = from ? b->from_symtab : b->to_symtab;
+	const struct dso *dso = from ? b->from_dso : b->to_dso;
+
+	switch (key) {
+	case SORT_DSO_FROM:
+	case SORT_DSO_TO:
+		v[0] = (u64)(uintptr_t)(dso ? dso->short_name : NULL);
+		return 1;
+	case SORT_SYM_FROM:
+	case SORT_SYM_TO:
+		if (sym && symtab->inlined) {
+			const char *name = symbol__name(symtab, sym);
+
+			v[0] = XXH3_64bits(name, strlen(name));
+			return 1;
+		}
+		v[0] = sym ? sym->start : from ? b->from : b->to;
+		v[1] = sym ? sym_end(sym) : 0;
+		return 2;
+	case SORT_ADDR_FROM:
+	case SORT_ADDR_TO:
+		v[0] = (u64)(uintptr_t)(dso ? dso->short_name : NULL);
+		v[1] = from ? b->from : b->to;
+		return 2;
+	case SORT_CYCLES:
+		v[0] = BRANCH_CYCLES(b->flags);
+		return 1;
+	default:	/* mispredict, in_tx, abort: found through perf's tree */
+		return 0;
+	}
+}
+
+/* A memory key's value: what perf compares as (s64)(right - left) */
+static inline u64 mem_key_value(enum sort_key key, const struct hist_mem *m)
+{
+	switch (key) {
+	case SORT_SYM_DADDR:
+		return m->daddr;
+	case SORT_SYM_IADDR:
+		return m->iaddr;
+	case SORT_LOCKED:
+		return DS_LOCK(m->data_src);
+	case SORT_TLB:
+		return DS_DTLB(m->data_src);
+	case SORT_MEM:
+		return DS_LVL(m->data_src);
+	case SORT_SNOOP:
+		return DS_SNOOP(m->data_src);
+	case SORT_BLOCKED:
+		return DS_BLK(m->data_src);
+	case SORT_PHYS_DADDR:
+		return m->phys_addr;
+	case SORT_DATA_PAGE_SIZE:
+		return m->data_page_size;
+	default:
+		return 0;
+	}
+}
+
+/* perf's memory keys (sort__daddr_cmp...), of the entries' first samples (struct hist_mem) */
+static inline s64 mem_key_cmp(enum sort_key key, const struct hist_entry *left,
+			      const struct hist_entry *right)
+{
+	if (key == SORT_DSO_DADDR)
+		return dso_ptr_cmp(left->mem->daddr_dso, right->mem->daddr_dso);
+	return (s64)(mem_key_value(key, right->mem) - mem_key_value(key, left->mem));
+}
+
+static inline u64 mem_key_hash(enum sort_key key, const struct hist_entry *he)
+{
+	const struct dso *dso = he->mem->daddr_dso;
+
+	if (key == SORT_DSO_DADDR)
+		return (u64)(uintptr_t)(dso ? dso->short_name : NULL);
+	return mem_key_value(key, he->mem);
+}
+
 /* perf's se_cmp (also its se_collapse for these keys). */
 static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 			  const struct hist_entry *left, const struct hist_entry *right,
@@ -230,6 +375,10 @@ static inline s64 key_cmp(const struct sort_list *sort, enum sort_key key,
 	case SORT_LOCAL_P_STAGE_CYC:
 	case SORT_P_STAGE_CYC:
 		return (s64)(extra_value(key, left) - extra_value(key, right));
+	case SORT_DSO_FROM ... SORT_ADDR_TO:
+		return branch_key_cmp(key, left, right);
+	case SORT_SYM_DADDR ... SORT_BLOCKED:
+		return mem_key_cmp(key, left, right);
 	default:
 		return 0;
 	}
@@ -304,6 +453,12 @@ static inline u64 entry_hash(const struct sort_list *sort, const struct hist_ent
 		case SORT_LOCAL_P_STAGE_CYC:
 		case SORT_P_STAGE_CYC:
 			v[n++] = extra_value(sort->keys[i], he);
+			break;
+		case SORT_DSO_FROM ... SORT_ADDR_TO:
+			n += branch_key_hash(sort->keys[i], he, v + n);
+			break;
+		case SORT_SYM_DADDR ... SORT_BLOCKED:
+			v[n++] = mem_key_hash(sort->keys[i], he);
 			break;
 		default:
 			break;

@@ -37,6 +37,26 @@ static const char *const headers[FIELD_NR] = {
 	[SORT_INS_LAT] = "INSTR Latency",
 	[SORT_LOCAL_P_STAGE_CYC] = "Local Pipeline Stage Cycle",
 	[SORT_P_STAGE_CYC] = "Pipeline Stage Cycle",
+	[SORT_DSO_FROM] = "Source Shared Object",
+	[SORT_DSO_TO] = "Target Shared Object",
+	[SORT_SYM_FROM] = "Source Symbol",
+	[SORT_SYM_TO] = "Target Symbol",
+	[SORT_MISPREDICT] = "Branch Mispredicted",
+	[SORT_ABORT] = "Transaction abort",
+	[SORT_IN_TX] = "Branch in transaction",
+	[SORT_CYCLES] = "Basic Block Cycles",
+	[SORT_ADDR_FROM] = "Source Address",
+	[SORT_ADDR_TO] = "Target Address",
+	[SORT_SYM_DADDR] = "Data Symbol",
+	[SORT_DSO_DADDR] = "Data Object",
+	[SORT_LOCKED] = "Locked",
+	[SORT_TLB] = "TLB access",
+	[SORT_MEM] = "Memory access",
+	[SORT_SNOOP] = "Snoop",
+	[SORT_SYM_IADDR] = "Code Symbol",
+	[SORT_PHYS_DADDR] = "Data Physical Address",
+	[SORT_DATA_PAGE_SIZE] = "Data Page Size",
+	[SORT_BLOCKED] = "Blocked",
 	[HPP_OVERHEAD] = "Overhead",
 	[HPP_OVERHEAD_CHILDREN] = "Children",
 	[HPP_SAMPLE] = "Samples",
@@ -65,6 +85,7 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 			const struct hists_print_opts *opts, struct widths *w)
 {
 	int comm = 0, thread = 0, dso = 0, sym = 0, parent = 0, line = 0, file = 0;
+	int branch[FIELD_NR] = { 0 };	/* branch or memory mode's widths */
 	bool *line_known = hists->srclines ? src_known(hists, SORT_SRCLINE) : NULL;
 	bool *file_known = hists->srclines ? src_known(hists, SORT_SRCFILE) : NULL;
 	/* the extra shares its room with what entries of the children view keep (hist.h) */
@@ -98,11 +119,15 @@ static void calc_widths(const struct hists *hists, const u32 *order, size_t nr,
 		if (hists->srclines && (!file_known || file_known[order[i]]))
 			file = MAX(file, (int)strlen(he->extra->file));
 		transaction |= has_transaction && entry_extra(he)->transaction;
+		if (hists->sort->branch)
+			hist_branch__widths(he, !opts->has_dso_filter && !opts->field_sep, branch);
+		else if (hists->sort->mem)
+			hist_mem__widths(he, !opts->has_dso_filter && !opts->field_sep, branch);
 	}
 	free(line_known);
 	free(file_known);
 	for (int k = 0; k < FIELD_NR; k++)
-		w->col[k] = (int)strlen(headers[k]);
+		w->col[k] = MAX((int)strlen(headers[k]), branch[k]);
 	w->col[HPP_SAMPLE] = w->col[HPP_PERIOD] = 12;	/* perf's hpp widths */
 	w->col[SORT_COMM] = MAX(w->col[SORT_COMM], comm);
 	w->col[SORT_PID] = MAX(w->col[SORT_PID], thread);
@@ -350,6 +375,15 @@ static int print_key(struct line *l, const struct hists *hists, enum sort_key ke
 
 		return line_printf(l, "%-*s", width,
 				   transaction_flags(entry_extra(he)->transaction, flags));
+	}
+	case SORT_DSO_FROM ... SORT_BLOCKED: {
+		char buf[1024];
+
+		if (key <= SORT_ADDR_TO)
+			hist_branch__snprintf(buf, sizeof(buf), key, he, width);
+		else
+			hist_mem__snprintf(buf, sizeof(buf), key, he, width);
+		return line_str(l, buf, 0, -1);
 	}
 	default:
 		return 0;

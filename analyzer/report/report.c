@@ -199,7 +199,8 @@ static void report__setup_callchains(struct report *rep, const struct report_arg
 	/* perf's default for the children view, set before it knows whether it gets one */
 	if (children && !rep->cc_param.order_set)
 		rep->cc_param.order = CC_ORDER_CALLER;
-	children &= rep->has_callchain;
+	/* perf's branch and memory modes: none */
+	children &= rep->has_callchain && !rep->sort.branch && !rep->sort.mem;
 	if (children || rep->use_callchain)
 		rep->chains = callchains__new();
 	for (size_t i = 0; i < rep->session.nr_evsels; i++) {
@@ -312,6 +313,15 @@ static bool report__setup_cpus(struct report *rep, const char *str)
 	return true;
 }
 
+/* perf's report__setup_sample_type: whether an event's samples have that field */
+static bool report__has_sample(const struct report *rep, u64 type)
+{
+	for (size_t i = 0; i < rep->session.nr_evsels; i++)
+		if (rep->session.evsels[i].attr.sample_type & type)
+			return true;
+	return false;
+}
+
 /*
  * --time and -C, checked after the header as perf does (--time's error with its status,
  * 234; -C's with 0). -1 to go on, or the status to exit with.
@@ -364,6 +374,18 @@ static int report__preamble(struct report *rep, const struct report_args *a)
 	ret = report__setup_samples(rep, a);
 	if (ret >= 0)
 		return ret;
+	if (rep->sort.branch && !rep->session.is_pipe && body &&
+	    !report__has_sample(rep, PERF_SAMPLE_BRANCH_STACK)) {
+		fflush(stdout);
+		fprintf(stderr, "Error:\nSelected -b but no branch data. Did you call perf record without -b?\n");
+		return 0;	/* perf 6.1's status */
+	}
+	if (rep->sort.mem && !rep->session.is_pipe && body &&
+	    !report__has_sample(rep, PERF_SAMPLE_DATA_SRC)) {
+		fflush(stdout);
+		fprintf(stderr, "Error:\nSelected --mem-mode but no mem data. Did you call perf record without -d?\n");
+		return 0;	/* perf 6.1's status */
+	}
 	if (!rep->has_callchain && rep->cc_param.enabled && !rep->session.is_pipe && body) {
 		fflush(stdout);
 		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\nDid you call 'perf record' without -g or -b?\n");
@@ -470,6 +492,19 @@ static int report__print_threads(const struct report *rep, const struct report_a
 	return 0;
 }
 
+/* perf's sort_order as memory mode's header names it: with ipc_null, or else its default */
+static const char *report__mem_sort_order(const struct report_args *a)
+{
+	static char order[512];
+
+	if (!a->sort_str)
+		return "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,"
+		       "local_ins_lat,local_p_stage_cyc";
+	snprintf(order, sizeof(order), strstr(a->sort_str, "symbol") ? "%s,ipc_null" : "%s",
+		 a->sort_str);
+	return order;
+}
+
 /* The histograms of the events that have samples, as perf prints them. */
 static int report__output(struct report *rep, const struct report_args *a)
 {
@@ -518,8 +553,13 @@ static int report__output(struct report *rep, const struct report_args *a)
 			if (rep->time_str)
 				printf(" (time slices: %s)", rep->time_str);
 			putchar('\n');
-			printf("# Event count (approx.): %llu\n#\n",
-			       (unsigned long long)(rel ? kept.shown_period : h->total_period));
+			if (rep->sort.mem)	/* perf's period there is the weight */
+				printf("# Total weight : %llu\n# Sort order   : %s\n#\n",
+				       (unsigned long long)(rel ? kept.shown_period : h->total_period),
+				       report__mem_sort_order(a));
+			else
+				printf("# Event count (approx.): %llu\n#\n",
+				       (unsigned long long)(rel ? kept.shown_period : h->total_period));
 		}
 		hists__fprintf(h, &rep->popts, stdout);
 		printf("\n\n");
@@ -527,7 +567,11 @@ static int report__output(struct report *rep, const struct report_args *a)
 	progress_done();
 	if (!a->quiet)
 		printf("#\n# (Tip: %s)\n#\n", tips[rep->session.size % ARRAY_SIZE(tips)]);
-	return a->threads ? report__print_threads(rep, a) : 0;
+	if (a->threads && report__print_threads(rep, a))
+		return 1;
+	if (rep->sort.branch)	/* perf's, after its other output */
+		branch_stats__fprintf(&rep->branch_stats, stdout);
+	return 0;
 }
 
 static void report__exit(struct report *rep)
@@ -588,7 +632,8 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 	struct report rep = { .consumer.deliver = report_deliver,
 			      .consumer.prefetch = report_prefetch,
 			      .skip_empty = true };	/* perf 6.1's report.skip-empty default */
-	struct report_args a = { .children = true, .show_inline = true, .progress = true };
+	struct report_args a = { .children = true, .show_inline = true, .progress = true,
+				 .branch_stack = 1 };
 	int ret;
 
 	callchain_param__init(&rep.cc_param);
@@ -612,11 +657,16 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 	rep.print_features = rep.session.is_pipe && (a.header || a.header_only) && !a.stats;
 	rep.header_only = a.header_only;
 	rep.show_info = a.show_info;
+	ret = report__setup_modes(&rep, &a);
+	if (ret >= 0) {
+		perf_session__close(&rep.session);
+		return ret;
+	}
 	progress_init("analyze report", !a.progress, a.dump_raw);
 	report__setup_machine(&rep, &a, cfg);
 	report__setup_hists(&rep, &a);
 	report__setup_callchains(&rep, &a);
-	if (report__unsupported(&rep)) {
+	if (report__unsupported(&rep) || report__stitch_lbr_unsupported(&rep, &a)) {
 		ret = 1;
 	} else if (report__setup_filters(&rep, &a)) {
 		ret = 0;	/* perf 6.1's status */

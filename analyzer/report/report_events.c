@@ -18,7 +18,7 @@
 #include "readers/order.h"
 
 /* perf's thread__is_filtered: by the thread's comm as it is at the sample. */
-static bool thread_filtered(struct report *rep, const struct thread *t)
+bool thread_filtered(struct report *rep, const struct thread *t)
 {
 	if (rep->comms.nr && !name_list__has(&rep->comms, thread__comm_str(t)))
 		return true;
@@ -30,7 +30,7 @@ static bool thread_filtered(struct report *rep, const struct thread *t)
 }
 
 /* The dso and symbol lists of perf's machine__resolve. */
-static bool symbol_filtered(struct report *rep, const struct addr_location *al)
+bool symbol_filtered(struct report *rep, const struct addr_location *al)
 {
 	if (rep->dsos.nr) {
 		if (!al->dso)
@@ -304,8 +304,17 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	 * A chain's kernel frames are looked up now, with the kernel's symbols in (and its map's
 	 * bounds fixed): what waited for them is resolved first.
 	 */
-	if (chain && rep->machine.kernel_pending)
+	if ((chain || rep->sort.branch || rep->sort.mem) && rep->machine.kernel_pending)
 		settle_kernel(rep);
+	if (rep->sort.branch || rep->sort.mem) {	/* no item: resolved and added here */
+		int ret;
+
+		t = machine__findnew_thread(&rep->machine, (s32)s->pid, (s32)s->tid);
+		ret = rep->sort.branch ? report_branch_sample(rep, ctx, t)
+				       : report_mem_sample(rep, ctx, t);
+		thread__put(t);
+		return ret;
+	}
 	item = aggregate__slot(&rep->agg, sizeof(*item));
 
 	report_prefetch_stages(rep);

@@ -20,6 +20,12 @@
 #include "machine/machine.h"
 #include "readers/session.h"
 
+/* perf's branch_type_stat: the branch types of branch mode's entries */
+struct branch_stats {
+	u64 counts[16], new_counts[16];	/* by type; by new_type (type PERF_BR_EXTEND_ABI) */
+	u64 cond_fwd, cond_bwd, cross_4k, cross_2m;
+};
+
 struct report {
 	struct event_consumer consumer;
 	struct perf_session session;
@@ -90,6 +96,7 @@ struct report {
 	struct hists_print_opts popts;
 	int nr_jobs;
 	bool has_callchain, use_callchain;
+	struct branch_stats branch_stats;	/* branch mode (sort.branch) */
 };
 
 /* The consumer of the session's records (report.consumer). */
@@ -103,6 +110,9 @@ void ahead_sample(void *data, void *p, int stage);
 /* Everything that waited for the kernel's symbols gets them (after the last record too). */
 void settle_kernel(struct report *rep);
 void final_comms__exit(struct report *rep);
+/* perf's thread__is_filtered, and the --dsos and --symbols filters of a sample's address */
+bool thread_filtered(struct report *rep, const struct thread *t);
+bool symbol_filtered(struct report *rep, const struct addr_location *al);
 /* The comm object entries keep for a thread named str (see final_comms). */
 const struct comm *final_comm(struct report *rep, const char *str);
 /*
@@ -119,7 +129,23 @@ struct report_args {
 	bool stdio, show_nr, quiet, header, header_only, show_info, stats, children, inverted;
 	bool show_inline, dump_raw, progress, threads, full_source_path, tasks, mmaps;
 	const char *pretty;
+	int branch_stack;	/* -b: 2 and more; --no-branch-stack: 0; neither: 1 */
+	bool stitch_lbr, mem_mode;
 };
+
+/*
+ * report_modes.c: branch mode, taken when the file has branch stacks (or -b), and memory
+ * mode (--mem-mode): the sort keys checked against the mode, its default order (-1 to go
+ * on, or the status to exit with); a sample's branches, or the sample by its weight, into
+ * the histogram (on the reading thread, t its thread); branch mode's statistics.
+ */
+int report__setup_modes(struct report *rep, const struct report_args *a);
+int report_branch_sample(struct report *rep, struct event_ctx *ctx, struct thread *t);
+int report_mem_sample(struct report *rep, struct event_ctx *ctx, struct thread *t);
+/* --stitch-lbr: not done with LBR call graphs (true, said so); else perf's warning */
+bool report__stitch_lbr_unsupported(const struct report *rep, const struct report_args *a);
+void branch_stats__count(struct branch_stats *st, const struct hist_branch *b);
+void branch_stats__fprintf(const struct branch_stats *st, FILE *fp);
 
 /* report_options.c: the command line into rep and a. -1 to go on, or the status to exit with. */
 int report__parse(struct report *rep, struct report_args *a, int argc, const char **argv);

@@ -60,7 +60,7 @@ static bool parallel_eligible(const struct report *rep)
 	if (!passes__eligible(&rep->session, true))
 		return false;
 	if (rep->chains || rep->unwinder || rep->need_parent || rep->exclude_other ||
-	    rep->hide_unresolved || rep->sample_values)
+	    rep->hide_unresolved || rep->sample_values || rep->sort.branch || rep->sort.mem)
 		return false;
 	if (rep->comms.nr || rep->dsos.nr || rep->symbols.nr || rep->pids.nr || rep->tids.nr ||
 	    rep->time.nr || rep->cpus.cpus)

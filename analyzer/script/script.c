@@ -500,9 +500,28 @@ static const struct evsel *find_event(struct script *s, const char *which, const
 	return NULL;
 }
 
+/*
+ * Whether an event's callchains come with LBR call stacks, which perf's --stitch-lbr
+ * stitches (thread__resolve_callchain); elsewhere it changes nothing.
+ */
+static bool lbr_call_stacks(const struct script *s)
+{
+	for (size_t i = 0; i < s->session.nr_evsels; i++) {
+		const struct perf_event_attr *attr = &s->session.evsels[i].attr;
+
+		if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+		    (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+		    (attr->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK))
+			return true;
+	}
+	return false;
+}
+
 /* The file, and the fields checked against its events: 0, or the exit status. */
 static int script_open(struct script *s, const struct script_cmd *c)
 {
+	const char *what;
+
 	if (perf_session__open(&s->session, c->input)) {
 		cpu_list__exit(&s->cpus);
 		dlfilter__delete(s->dlfilter, s);
@@ -517,8 +536,10 @@ static int script_open(struct script *s, const struct script_cmd *c)
 		return 256 - ENOENT;
 	}
 	s->discarding = s->switch_on != NULL;
-	if (s->show_round_events && s->session.is_dir) {
-		fprintf(stderr, "analyze script: --show-round-events on a data directory is not supported yet\n");
+	what = s->show_round_events && s->session.is_dir ? "--show-round-events on a data directory"
+	       : c->stitch_lbr && lbr_call_stacks(s) ? "--stitch-lbr with LBR call stacks" : NULL;
+	if (what) {
+		fprintf(stderr, "analyze script: %s is not supported yet\n", what);
 		cpu_list__exit(&s->cpus);
 		dlfilter__delete(s->dlfilter, s);
 		perf_session__close(&s->session);

@@ -223,3 +223,57 @@ Test(hist, sorted_order_is_the_trees_order)
 		}
 	}
 }
+
+/* One branch of flags into a branch-mode histogram (as report_branch.c adds them). */
+static void add_branch(struct hists *hists, struct thread *t, u64 flags)
+{
+	struct hist_branch b = { .from = 0x1000, .to = 0x2000, .flags = flags };
+	struct hist_entry proto = { .thread = thread__get(t), .comm = t->comm, .ip = b.to,
+				    .level = '.', .socket = -1, .period = 1 };
+
+	proto.branch = &b;
+	hists__add(hists, &proto, CC_NO_CHAIN, 0);
+	thread__put(proto.thread);	/* unless the entry took it */
+}
+
+/*
+ * perf's mispredict key says only equal or not (never < 0): its first tree misses an equal
+ * entry and makes a second one. Predicted (N), mispredicted (Y), neither, then N again: the
+ * tree's rotation puts Y at the root and the first N to its left, out of the second N's way.
+ * cycles is a true order: equal cycles are one entry.
+ */
+Test(hist, branch_keys_find_entries_as_perf_tree)
+{
+	struct symsrc_config cfg = { 0 };
+	struct sort_list sort;
+	struct hists hists;
+	struct machine m;
+	struct thread *t;
+	char bad[64];
+	const u64 predicted = 2, mispred = 1, cycles_7 = 7 << 4;
+
+	cr_assert_eq(sort_list__parse(&sort, "mispredict", bad, sizeof(bad)), 0);
+	sort.branch = true;
+	machine__init(&m, &cfg);
+	t = machine__findnew_thread(&m, 1, 1);
+	hists__init(&hists, &sort);
+	add_branch(&hists, t, predicted);
+	add_branch(&hists, t, mispred);
+	add_branch(&hists, t, 0);
+	add_branch(&hists, t, predicted);
+	cr_assert_eq(hists.nr, 4);
+	hists__exit(&hists);
+
+	cr_assert_eq(sort_list__parse(&sort, "cycles", bad, sizeof(bad)), 0);
+	sort.branch = true;
+	hists__init(&hists, &sort);
+	add_branch(&hists, t, cycles_7 | predicted);
+	add_branch(&hists, t, mispred);
+	add_branch(&hists, t, cycles_7 | mispred);
+	cr_assert_eq(hists.nr, 2);
+	cr_assert_eq(hists.entries[0].period, 2);
+	cr_assert_eq(BRANCH_PREDICTED(hists.entries[0].branch->flags), 1);	/* the first's */
+	hists__exit(&hists);
+	thread__put(t);
+	machine__exit(&m);
+}
