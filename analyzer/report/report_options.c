@@ -21,13 +21,25 @@ static int parse_call_graph(const char *arg, void *data)
 	return callchain_param__parse(param, arg ? arg : "graph,0.5,caller,function,percent");
 }
 
-/* --samples: perf keeps them for its TUI's browser, which --stdio has not: a number, unused */
+/* --no-call-graph: perf's report_parse_callchain_opt unset, no call graphs */
+static int unset_call_graph(const char *arg, void *data)
+{
+	(void)arg;
+	return callchain_param__parse(data, "none");
+}
+
+/*
+ * --samples: perf keeps them for its TUI's browser, which --stdio has not: a number, unused
+ * (--no-samples: its OPT_INTEGER set to 0)
+ */
 static int parse_samples(const char *arg, void *data)
 {
 	char *end;
 
 	(void)data;
-	if (!arg || (strtol(arg, &end, 0), *end) || !*arg) {
+	if (!arg)
+		return 0;
+	if ((strtol(arg, &end, 0), *end) || !*arg) {
 		fprintf(stderr, " Error: option `samples' expects a numerical value\n");
 		return -1;
 	}
@@ -119,10 +131,13 @@ static int report__parse_sort(struct report *rep, const struct report_args *a,
 /* The command line into rep and a. -1 to go on, or the status to exit with. */
 int report__parse(struct report *rep, struct report_args *a, int argc, const char **argv)
 {
-	struct option_callback call_graph_cb = { parse_call_graph, &rep->cc_param };
+	struct option_callback call_graph_cb = { parse_call_graph, &rep->cc_param, unset_call_graph };
 	struct option_callback percent_limit_cb = { parse_percent_limit, rep };
 	struct option_callback percentage_cb = { parse_percentage, &rep->popts.percent_relative };
-	struct option_callback samples_cb = { parse_samples, NULL };
+	struct option_callback samples_cb = { parse_samples, NULL, parse_samples };
+	struct option_callback parent_cb = { options__string, &a->parent };
+	struct option_callback symfs_cb = { options__string, &a->symfs };
+	struct option_callback max_stack_cb = { options__string, &a->max_stack, options__max_stack_unset };
 	struct option_callback itrace_cb = { itrace_opts__option, &rep->itrace_opts };
 	const struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &a->input, "file", "input file name" },
@@ -140,7 +155,7 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 		{ 0, "symbol-filter", OPT_STRING, &rep->popts.symbol_filter, "filter", "only show symbols that (partially) match with this filter" },
 		{ 0, "percent-limit", OPT_CALLBACK, &percent_limit_cb, "percent", "Don't show entries under that percent" },
 		{ 0, "percentage", OPT_CALLBACK, &percentage_cb, "relative|absolute", "how to display percentage of filtered entries" },
-		{ 'p', "parent", OPT_STRING, &a->parent, "regex", "regex filter to identify parent, see: '--sort parent'" },
+		{ 'p', "parent", OPT_CALLBACK, &parent_cb, "regex", "regex filter to identify parent, see: '--sort parent'" },
 		{ 'x', "exclude-other", OPT_BOOL, &rep->exclude_other, NULL, "Only display entries with parent-match" },
 		{ 'U', "hide-unresolved", OPT_BOOL, &rep->hide_unresolved, NULL, "Only display entries resolved to a symbol" },
 		{ 'n', "show-nr-samples", OPT_BOOL, &a->show_nr, NULL, "Show a column with the number of samples" },
@@ -158,7 +173,7 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 		{ 0, "samples", OPT_CALLBACK, &samples_cb, "n", "Number of samples to save per histogram entry for individual browsing (the TUI's: no effect on the text)" },
 		{ 0, "ns", OPT_NOOP, NULL, NULL, "Show times in nanosecs (of the time sort key, which analyze has not: no effect)" },
 		{ 0, "skip-empty", OPT_BOOL, &rep->skip_empty, NULL, "Do not display empty (or dummy) events in the output" },
-		{ 0, "symfs", OPT_STRING, &a->symfs, "directory", "Look for files with symbols relative to this directory" },
+		{ 0, "symfs", OPT_CALLBACK, &symfs_cb, "directory", "Look for files with symbols relative to this directory" },
 		OPT_REFUSE('k', "vmlinux", REFUSED_NOT_YET),
 		{ 'f', "force", OPT_NOOP, NULL, NULL, "don't complain, do it (analyze reads files of any owner)" },
 		{ 0, "prefix", OPT_STRING, &a->prefix, "prefix", "Add prefix to source file path names in programs (with --prefix-strip; annotate's: no effect on the text)" },
@@ -166,7 +181,7 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 		{ 0, "kallsyms", OPT_STRING, &a->kallsyms, "file", "kallsyms pathname" },
 		{ 0, "children", OPT_BOOL, &a->children, NULL, "Accumulate callchains of children and show total overhead as well. Enabled by default, use --no-children to disable." },
 		{ 'g', "call-graph", OPT_CALLBACK, &call_graph_cb, "print_type,threshold[,print_limit],order,sort_key[,branch],value", "Display call graph (stack chain/backtrace): print_type: graph, flat, fractal, folded or none; threshold: minimum call graph inclusion threshold (default 0.5); print_limit: maximum number of call graph entry; order: callee or caller (default callee); sort_key: function or address; value: percent, period or count", true },
-		{ 0, "max-stack", OPT_STRING, &a->max_stack, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
+		{ 0, "max-stack", OPT_CALLBACK, &max_stack_cb, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
 		{ 'G', "inverted", OPT_BOOL, &a->inverted, NULL, "alias for inverted call graph" },
 		{ 'D', "dump-raw-trace", OPT_BOOL, &a->dump_raw, NULL, "dump raw trace in ASCII" },
 		{ 0, "inline", OPT_BOOL, &a->show_inline, NULL, "Show inline function" },

@@ -94,11 +94,14 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 {
 	struct option_callback fields_cb = { parse_fields, &s->f };
 	struct option_callback itrace_cb = { itrace_opts__option, &s->itrace_opts };
-	struct option_callback insn_trace_cb = { parse_insn_trace, s };
-	struct option_callback call_trace_cb = { parse_call_trace, s };
-	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, s };
+	/* perf 6.1's --no-insn-trace, --no-call-trace, --no-call-ret-trace: as without "no-" */
+	struct option_callback insn_trace_cb = { parse_insn_trace, s, parse_insn_trace };
+	struct option_callback call_trace_cb = { parse_call_trace, s, parse_call_trace };
+	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, s, parse_call_ret_trace };
 	struct option_callback dlarg_cb = { parse_dlarg, c };
-	struct option_callback addr_range_cb = { parse_addr_range, &c->addr_range };
+	struct option_callback addr_range_cb = { parse_addr_range, &c->addr_range, parse_addr_range };
+	struct option_callback symfs_cb = { options__string, &c->symfs };
+	struct option_callback max_stack_cb = { options__string, &c->max_stack, options__max_stack_unset };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &c->input, "file", "input file name" },
 		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period,addr,flags,callindent,insn,insnlen,synth,srcline,misc,brstack,brstacksym,brstackoff,weight,ins_lat,data_src,phys_addr,data_page_size,code_page_size,bpf-output" },
@@ -126,8 +129,8 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		{ 0, "time", OPT_STRING, &c->time_str, "str", "Time span of interest (start,stop)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &c->hide_callgraph, NULL, "When printing symbols do not display call chain" },
 		{ 0, "stop-bt", OPT_STRING, &c->stop_bt, "symbol[,symbol...]", "Stop display of callgraph at these symbols" },
-		{ 0, "max-stack", OPT_STRING, &c->max_stack, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
-		{ 0, "symfs", OPT_STRING, &c->symfs, "directory", "Look for files with symbols relative to this directory" },
+		{ 0, "max-stack", OPT_CALLBACK, &max_stack_cb, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
+		{ 0, "symfs", OPT_CALLBACK, &symfs_cb, "directory", "Look for files with symbols relative to this directory" },
 		{ 'S', "symbols", OPT_STRING, &c->symbols, "symbol[,symbol...]", "only consider these symbols" },
 		{ 0, "kallsyms", OPT_STRING, &c->kallsyms, "file", "kallsyms pathname" },
 		OPT_REFUSE('k', "vmlinux", REFUSED_NOT_YET),
