@@ -90,6 +90,7 @@ expect sysw streaming --sort sym
 expect sysw streaming --comms perf
 expect dir_sysw streaming --no-children
 expect sysw streaming --no-children --stats
+expect twoev streaming --no-children --switch-on task-clock
 # samples of threads perf record never saw start: pass 1 notes where they make them
 expect gen_unannounced parallel --no-children
 # given up, and read again the streaming way

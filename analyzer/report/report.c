@@ -6,6 +6,7 @@
 #include "analyzer/commands.h"
 #include "analyzer/report/report_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,8 @@ static int report__preamble(struct report *rep, const struct report_args *a)
 	bool body = !a->stats && !a->header_only;
 	int ret;
 
+	if (evswitch__init(&rep->evswitch, &rep->session, a->switch_on, a->switch_off))
+		return 256 - ENOENT;	/* perf's -ENOENT, before the header */
 	if (a->header_only)
 		header__fprintf(&rep->session, stdout, a->show_info);
 	else if (!a->stats && !a->quiet)

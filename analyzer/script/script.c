@@ -127,22 +127,6 @@ static bool graph_shows(struct script *s, struct thread *t, const struct evsel *
 	return true;
 }
 
-/* --switch-on, --switch-off: perf's evswitch__discard */
-static bool switch_discards(struct script *s, const struct evsel *evsel)
-{
-	if (s->switch_on && s->discarding) {
-		if (evsel != s->switch_on)
-			return true;
-		s->discarding = false;
-		return !s->show_on_off;
-	}
-	if (s->switch_off && !s->discarding && evsel == s->switch_off) {
-		s->discarding = true;
-		return !s->show_on_off;
-	}
-	return false;
-}
-
 static int process_sample(struct script *s, struct event_ctx *ctx)
 {
 	const struct perf_sample *sample = &ctx->sample;
@@ -181,7 +165,7 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		return 0;
 	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
 	if (script_thread_filtered(s, t) || symbol_filtered(s, t, sample) ||
-	    !graph_shows(s, t, evsel, sample) || switch_discards(s, evsel) ||
+	    !graph_shows(s, t, evsel, sample) || evswitch__discard(&s->evswitch, evsel) ||
 	    dlfilter_drops(s, ctx, t, false)) {
 		thread__put(t);
 		return s->dlfilter_failed;
@@ -486,20 +470,6 @@ static int script_parse_time(struct script *s, const char *str)
 	return 0;
 }
 
-/* --switch-on/--switch-off's event, by name (perf's evswitch__init), or NULL said so */
-static const struct evsel *find_event(struct script *s, const char *which, const char *name)
-{
-	for (size_t i = 0; i < s->session.nr_evsels; i++) {
-		const char *ev = evsel__name(&s->session.evsels[i]);
-
-		if (ev && !strcmp(ev, name))
-			return &s->session.evsels[i];
-	}
-	fprintf(stderr, "ERROR: switch-%s event not found (%s)\n"
-		"HINT:  use 'perf evlist' to see the available event names\n", which, name);
-	return NULL;
-}
-
 /* The file, and the fields checked against its events: 0, or the exit status. */
 static int script_open(struct script *s, const struct script_cmd *c)
 {
@@ -509,14 +479,12 @@ static int script_open(struct script *s, const struct script_cmd *c)
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
-	if ((c->switch_on && !(s->switch_on = find_event(s, "on", c->switch_on))) ||
-	    (c->switch_off && !(s->switch_off = find_event(s, "off", c->switch_off)))) {
+	if (evswitch__init(&s->evswitch, &s->session, c->switch_on, c->switch_off)) {
 		cpu_list__exit(&s->cpus);
 		dlfilter__delete(s->dlfilter, s);
 		perf_session__close(&s->session);
 		return 256 - ENOENT;
 	}
-	s->discarding = s->switch_on != NULL;
 	if (s->show_round_events && s->session.is_dir) {
 		fprintf(stderr, "analyze script: --show-round-events on a data directory is not supported yet\n");
 		cpu_list__exit(&s->cpus);
