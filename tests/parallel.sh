@@ -137,6 +137,7 @@ done
 expect twoev parallel -F sw:comm,tid,event,period
 expect sysw streaming -C 1
 expect sysw streaming --tid 24033
+expect twoev streaming -d
 expect tracepoint streaming
 expect sysw_g streaming
 expect gen_lost streaming --show-lost-events

@@ -127,6 +127,21 @@ static bool graph_shows(struct script *s, struct thread *t, const struct evsel *
 	return true;
 }
 
+/* -d: the sample's time against the one before (perf's debug_mode), in --time's ranges */
+static void check_order(struct script *s, const struct event_ctx *ctx)
+{
+	u64 time = ctx->sample.time;
+
+	if (time_filter__skip(&s->time, time))
+		return;
+	if (time < s->last_time) {
+		fprintf(stderr, "Samples misordered, previous: %" PRIu64 " this: %" PRIu64 "\n",
+			s->last_time, time);
+		s->nr_misordered++;
+	}
+	s->last_time = time;
+}
+
 static int process_sample(struct script *s, struct event_ctx *ctx)
 {
 	const struct perf_sample *sample = &ctx->sample;
@@ -159,6 +174,10 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		s->use_callchain = true;
 	if (dlfilter_drops(s, ctx, NULL, true))
 		return s->dlfilter_failed;
+	if (s->debug_mode) {
+		check_order(s, ctx);
+		return 0;
+	}
 	callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 		    sample->callchain;
 	if (!script_keeps_sample(&s->consumer, ctx))
@@ -625,6 +644,8 @@ static int script_end(struct script *s, const struct script_cmd *c, int ret)
 		if (s->nr_itrace_errors)	/* events_stats__auxtrace_error_warn */
 			fprintf(stderr, "Warning:\n%u instruction trace errors\n",
 				s->nr_itrace_errors);
+		if (s->debug_mode)
+			fprintf(stderr, "Misordered timestamps: %" PRIu64 "\n", s->nr_misordered);
 	}
 	return ret;
 }

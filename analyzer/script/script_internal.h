@@ -85,6 +85,9 @@ struct script {
 	struct name_list graph_functions;
 	struct hashmap graph_in;
 	struct evswitch evswitch;	/* --switch-on, --switch-off */
+	/* -d: samples only checked for their order (perf's debug_mode), nothing printed */
+	bool debug_mode;
+	u64 last_time, nr_misordered;
 	struct symbol_filter symbols;	/* --dsos, -S: the sample's ip resolved on this thread */
 	struct cpu_list cpus;	/* -C */
 	/*
