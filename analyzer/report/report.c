@@ -502,8 +502,11 @@ static int report__output(struct report *rep, const struct report_args *a)
 			if (rep->time_str)
 				printf(" (time slices: %s)", rep->time_str);
 			putchar('\n');
-			printf("# Event count (approx.): %llu\n#\n",
+			printf("# Event count (approx.): %llu\n",
 			       (unsigned long long)(rel ? kept.shown_period : h->total_period));
+			if (rep->socket_filter > -1)
+				printf("# Processor Socket: %d\n", rep->socket_filter);
+			printf("#\n");
 		}
 		hists__fprintf(h, &rep->popts, stdout);
 		printf("\n\n");

@@ -41,6 +41,7 @@ struct report {
 	const char *time_str;
 	struct cpu_list cpus;
 	struct evswitch evswitch;	/* --switch-on, --switch-off: between the two, as perf */
+	int socket_filter;	/* --socket-filter's socket, or -1 */
 	bool stats_mode;
 	bool stats_tool;	/* --stats itself, not -D: perf's stats_setup tool */
 	bool print_features;	/* pipe mode with --header: features as their records arrive */

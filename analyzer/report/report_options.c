@@ -46,6 +46,23 @@ static int parse_samples(const char *arg, void *data)
 	return 0;
 }
 
+/*
+ * --socket-filter: perf's OPT_INTEGER (strtol in base 10, to the end; a negative number: no
+ * filter; --no-socket-filter: 0, a filter)
+ */
+static int parse_socket_filter(const char *arg, void *data)
+{
+	char *end;
+	long v = 0;
+
+	if (arg && (v = strtol(arg, &end, 10), *end)) {
+		fprintf(stderr, " Error: option `socket-filter' expects a numerical value\n");
+		return -1;
+	}
+	*(int *)data = (int)v;
+	return 0;
+}
+
 /* --percentage: perf's parse_filter_percentage takes the two words whole */
 static int parse_percentage(const char *arg, void *data)
 {
@@ -122,9 +139,17 @@ static int report__parse_sort(struct report *rep, const struct report_args *a,
 	if (a->parent && !sort_list__has(&rep->sort, SORT_PARENT) && rep->sort.nr < MAX_SORT_KEYS)
 		rep->sort.keys[rep->sort.nr++] = SORT_PARENT;
 	ret = a->fields ? report__parse_fields(rep, a, opts) : -1;
-	/* perf's sort__has_parent: a sort key's, not -F's (its parent column is then [other]) */
-	for (int i = 0; i < (a->fields ? rep->fields.nr_sort_keys : rep->sort.nr); i++)
+	/*
+	 * perf's sort__has_parent: a sort key's, not -F's (its parent column is then [other]);
+	 * its final collapse, which filters by socket, likewise: for a comm key (analyze's only
+	 * key that collapses)
+	 */
+	for (int i = 0; i < (a->fields ? rep->fields.nr_sort_keys : rep->sort.nr); i++) {
 		rep->need_parent |= rep->sort.keys[i] == SORT_PARENT;
+		rep->popts.socket_filter |= rep->sort.keys[i] == SORT_COMM;
+	}
+	rep->popts.socket_filter &= rep->socket_filter > -1;
+	rep->popts.socket = rep->socket_filter;
 	return ret;
 }
 
@@ -135,6 +160,8 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 	struct option_callback percent_limit_cb = { parse_percent_limit, rep };
 	struct option_callback percentage_cb = { parse_percentage, &rep->popts.percent_relative };
 	struct option_callback samples_cb = { parse_samples, NULL, parse_samples };
+	struct option_callback socket_cb = { parse_socket_filter, &rep->socket_filter,
+					     parse_socket_filter };
 	struct option_callback parent_cb = { options__string, &a->parent };
 	struct option_callback symfs_cb = { options__string, &a->symfs };
 	struct option_callback max_stack_cb = { options__string, &a->max_stack, options__max_stack_unset };
@@ -152,6 +179,7 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 		{ 0, "time", OPT_STRING, &rep->time_str, "str", "Time span of interest (start,stop)" },
 		{ 'd', "dsos", OPT_STRING, &a->dsos, "dso[,dso...]", "only consider symbols in these dsos" },
 		{ 'S', "symbols", OPT_STRING, &a->symbols, "symbol[,symbol...]", "only consider these symbols" },
+		{ 0, "socket-filter", OPT_CALLBACK, &socket_cb, "n", "only show processor socket that match with this filter" },
 		{ 0, "symbol-filter", OPT_STRING, &rep->popts.symbol_filter, "filter", "only show symbols that (partially) match with this filter" },
 		{ 0, "percent-limit", OPT_CALLBACK, &percent_limit_cb, "percent", "Don't show entries under that percent" },
 		{ 0, "percentage", OPT_CALLBACK, &percentage_cb, "relative|absolute", "how to display percentage of filtered entries" },
@@ -216,7 +244,6 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 		OPT_REFUSE(0, "raw-trace", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-cpu-utilization", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-ref-call-graph", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "socket-filter", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "stdio-color", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "stitch-lbr", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "time-quantum", REFUSED_NOT_YET),
@@ -226,6 +253,7 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 	int nr_args, ret;
 
 	rep->max_stack = options__max_stack();
+	rep->socket_filter = -1;
 	nr_args = parse_options(argc, argv, opts, report_usage);
 	if (nr_args < 0)
 		return 129;
