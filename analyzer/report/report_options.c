@@ -63,6 +63,36 @@ static int parse_socket_filter(const char *arg, void *data)
 	return 0;
 }
 
+/*
+ * --percent-type: annotate's (perf report --stdio shows no annotation: no effect), checked
+ * as perf's annotate_parse_percent_type: local or global, and period or hits, joined by a
+ * '-' in either order
+ */
+static bool is_word(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && !strncmp(s, word, len);
+}
+
+static int parse_percent_type(const char *arg, void *data)
+{
+	const char *dash = strchr(arg, '-'), *rest;
+	size_t len, rest_len;
+
+	(void)data;
+	if (!dash)
+		return -1;
+	len = (size_t)(dash - arg);
+	rest = dash + 1;
+	rest_len = strlen(rest);
+	if ((is_word(arg, len, "local") || is_word(arg, len, "global")) &&
+	    (is_word(rest, rest_len, "period") || is_word(rest, rest_len, "hits")))
+		return 0;
+	if ((is_word(arg, len, "period") || is_word(arg, len, "hits")) &&
+	    (is_word(rest, rest_len, "local") || is_word(rest, rest_len, "global")))
+		return 0;
+	return -1;
+}
+
 /* --percentage: perf's parse_filter_percentage takes the two words whole */
 static int parse_percentage(const char *arg, void *data)
 {
@@ -160,6 +190,7 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 	struct option_callback percent_limit_cb = { parse_percent_limit, rep };
 	struct option_callback percentage_cb = { parse_percentage, &rep->popts.percent_relative };
 	struct option_callback samples_cb = { parse_samples, NULL, parse_samples };
+	struct option_callback percent_type_cb = { parse_percent_type, NULL };
 	struct option_callback socket_cb = { parse_socket_filter, &rep->socket_filter,
 					     parse_socket_filter };
 	struct option_callback parent_cb = { options__string, &a->parent };
@@ -208,6 +239,7 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 		{ 0, "objdump", OPT_NOOP_ARG, NULL, "path", "objdump binary to use for disassembly and annotations (annotate's: no effect on the text)" },
 		{ 0, "asm-raw", OPT_NOOP, NULL, NULL, "Display raw encoding of assembly instructions (default) (annotate's: no effect on the text)" },
 		{ 0, "source", OPT_NOOP, NULL, NULL, "Interleave source code with assembly code (default) (annotate's: no effect on the text)" },
+		{ 0, "percent-type", OPT_CALLBACK, &percent_type_cb, "local-period", "Set percent type local/global-period/hits (annotate's: no effect on the text)" },
 		{ 0, "ignore-vmlinux", OPT_NOOP, NULL, NULL, "don't load vmlinux even if found (analyze reads no vmlinux: kernel symbols come from kallsyms)" },
 		{ 0, "prefix", OPT_STRING, &a->prefix, "prefix", "Add prefix to source file path names in programs (with --prefix-strip; annotate's: no effect on the text)" },
 		{ 0, "prefix-strip", OPT_STRING, &a->prefix_strip, "N", "Strip first N entries of source file path name in programs (with --prefix)" },
@@ -240,7 +272,6 @@ int report__parse(struct report *rep, struct report_args *a, int argc, const cha
 		OPT_REFUSE(0, "hierarchy", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "ignore-callees", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "mem-mode", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "percent-type", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "raw-trace", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-cpu-utilization", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "show-ref-call-graph", REFUSED_NOT_YET),
