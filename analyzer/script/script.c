@@ -542,6 +542,8 @@ static void script_setup(struct script *s, struct script_cmd *c, const struct an
 	for (int t = 0; t < SCRIPT_TYPES && !s->lines; t++)
 		if (s->f.fields[t] & SF_SRCLINE)
 			s->lines = inlines__new(&s->machine.symsrc);
+	if (s->lines)
+		inlines__set_full_path(s->lines, c->full_source_path);
 	name_list__parse(&s->comms, c->comms);
 	name_list__parse(&s->pids, c->pids);
 	name_list__parse(&s->tids, c->tids);
