@@ -94,6 +94,7 @@ expect sysw_g streaming
 expect sysw streaming --sort sym
 expect sysw streaming --comms perf
 expect sysw streaming --no-children --stats
+expect twoev streaming --no-children --switch-on task-clock
 # samples of threads perf record never saw start: pass 1 notes where they make them
 expect gen_unannounced parallel --no-children
 # given up, and read again the streaming way
@@ -146,6 +147,7 @@ done
 expect twoev parallel -F sw:comm,tid,event,period
 expect sysw streaming -C 1
 expect sysw streaming --tid 24033
+expect twoev streaming -d
 expect tracepoint streaming
 expect sysw_g streaming
 expect dir_sysw streaming

@@ -105,7 +105,7 @@ static int set_value(const struct option *o, const char *arg, bool negated)
 	case OPT_CALLBACK: {
 		const struct option_callback *cb = o->value;
 
-		return cb->fn(negated ? NULL : arg, cb->data);
+		return negated ? cb->unset(NULL, cb->data) : cb->fn(arg, cb->data);
 	}
 	case OPT_BOOL:
 		*(bool *)o->value = !negated;
@@ -224,9 +224,10 @@ static int parse_long(const char *usage, const struct option *opts, int argc, co
 
 	if (!o && !pair[0] && len > 3 && strncmp(arg, "no-", 3) == 0) {
 		o = find_long(opts, arg + 3, len - 3, pair);
-		if (o && takes_arg(o) && !o->optional_arg)
-			o = NULL;
 		negated = o != NULL || pair[0];
+		/* perf takes --no-NAME=value (to refuse the value) for a whole NAME only */
+		if (eq && negated && !(o && strlen(o->long_name) == len - 3))
+			o = pair[0] = NULL;
 	}
 	if (pair[0]) {
 		fprintf(stderr, " Error: Ambiguous option: %s (could be --%s%s or --%s%s)\n\n", arg,
@@ -238,6 +239,12 @@ static int parse_long(const char *usage, const struct option *opts, int argc, co
 		return fail(usage, opts, "unknown option `%s'", arg);
 	if (o->type == OPT_REFUSED)
 		return refused(o, arg);
+	if (negated && eq)
+		return fail_option(usage, opts, arg, false, "option `no-%s' takes no value",
+				   o->long_name);
+	if (negated && o->type == OPT_CALLBACK && !((struct option_callback *)o->value)->unset)
+		return fail_option(usage, opts, arg, false, "option `no-%s' isn't available",
+				   o->long_name);
 	if (takes_arg(o) && !negated) {
 		const char *value = eq ? eq + 1 : NULL;
 
@@ -366,6 +373,19 @@ char *options__symsrc(struct symsrc_config *symsrc, const char *buildid_dir, con
 	symsrc->debug_dir = getenv("ANALYZE_DEBUG_DIR");
 	symsrc->cache = cache;
 	return symfs_cache;
+}
+
+int options__string(const char *arg, void *data)
+{
+	*(const char **)data = arg;
+	return 0;
+}
+
+int options__max_stack_unset(const char *arg, void *data)
+{
+	(void)arg;
+	*(const char **)data = "0";
+	return 0;
 }
 
 u32 options__max_stack(void)

@@ -1,7 +1,8 @@
 /*
  * options: command-line parsing with perf's conventions: long options by any unambiguous
  * prefix, `--opt=value` or `--opt value`, short options `-x value` or `-xvalue`, `--no-opt`
- * for booleans, `--` ends options. Errors are printed as perf prints them.
+ * for every option (a value option's: unset), `--` ends options. Errors are printed as perf
+ * prints them.
  */
 #ifndef ANALYZER_OPTIONS_H
 #define ANALYZER_OPTIONS_H
@@ -23,11 +24,14 @@ enum option_type {
 /*
  * OPT_CALLBACK: value points to one of these; fn sees each value as it is parsed (an option
  * given several times: every one, in order). A non-zero return stops parsing: fn printed why,
- * parse_options adds the usage.
+ * parse_options adds the usage. unset does what perf's callback does for --no-OPT (it is
+ * called with arg NULL); without one, --no-OPT is refused with perf's "isn't available":
+ * perf 6.1 crashes on those (its callback takes the NULL value as a string).
  */
 struct option_callback {
 	int (*fn)(const char *arg, void *data);
 	void *data;
+	int (*unset)(const char *arg, void *data);
 };
 
 struct option {
@@ -82,6 +86,10 @@ extern void (*options__input_hook)(const char *input);
 int options__jobs(const char *jobs, const char *usage, const struct option *opts);
 /* perf's sysctl__max_stack, the default of --max-stack: kernel.perf_event_max_stack, else 127 */
 u32 options__max_stack(void);
+/* An OPT_CALLBACK's fn that stores the value in the const char * data points to */
+int options__string(const char *arg, void *data);
+/* --no-max-stack: perf's OPT_INTEGER set to 0; data: the const char * of --max-stack's value */
+int options__max_stack_unset(const char *arg, void *data);
 
 struct symsrc_config;
 struct symcache;

@@ -472,6 +472,8 @@ struct hists_print_opts {
 	const char *field_sep;	/* -t: NULL, or perf's separator output */
 	bool percent_relative;	/* --percentage relative: of the samples not filtered out */
 	const char *symbol_filter;	/* --symbol-filter: only symbols whose names have it */
+	bool socket_filter;	/* --socket-filter (with a comm key): only this socket's entries */
+	int socket;
 	bool show_header;
 	bool has_dso_filter;	/* perf widens [unknown] dso columns only without --dsos */
 	double percent_limit;

@@ -70,12 +70,13 @@ struct widths {
 };
 
 /*
- * Whether an entry is shown: not filtered, and with --symbol-filter a symbol whose name has
- * the string (perf's hists__filter_entry_by_symbol, applied to the entries, after the run).
+ * Whether an entry is shown: not filtered, of --socket-filter's socket (its first sample's),
+ * and with --symbol-filter a symbol whose name has the string (perf's
+ * hists__filter_entry_by_socket and _by_symbol, applied to the entries, after the run).
  */
 static bool entry_shown(const struct hists_print_opts *opts, const struct hist_entry *he)
 {
-	if (he->filtered)
+	if (he->filtered || (opts->socket_filter && he->socket != opts->socket))
 		return false;
 	return !opts->symbol_filter ||
 	       (he->sym && strstr(symbol__name(he->symtab, he->sym), opts->symbol_filter));

@@ -258,7 +258,8 @@ static int bad_option(const struct option *opts, const char *what)
 /* The options into rec; the workload's argv after them. 0, or -1 after perf's usage error. */
 static int parse_args(struct recording *rec, struct record_options *o, int argc, const char **argv)
 {
-	struct option_callback ev = { opt_event, o }, th = { opt_threads, o }, zs = { opt_zstd, o };
+	struct option_callback ev = { opt_event, o }, th = { opt_threads, o, opt_threads };
+	struct option_callback zs = { opt_zstd, o, opt_zstd };
 	const struct option opts[] = {
 		{ 'e', "event", OPT_CALLBACK, &ev, "event", "event selector. use 'perf list' to list available events" },
 		{ 'a', "all-cpus", OPT_BOOL, &o->a, NULL, "system-wide collection from all CPUs" },

@@ -6,6 +6,7 @@
 #include "analyzer/commands.h"
 #include "analyzer/report/report_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,8 @@ static int report__preamble(struct report *rep, const struct report_args *a)
 	bool body = !a->stats && !a->header_only;
 	int ret;
 
+	if (evswitch__init(&rep->evswitch, &rep->session, a->switch_on, a->switch_off))
+		return 256 - ENOENT;	/* perf's -ENOENT, before the header */
 	if (a->header_only)
 		header__fprintf(&rep->session, stdout, a->show_info);
 	else if (!a->stats && !a->quiet)
@@ -554,12 +557,15 @@ static int report__output(struct report *rep, const struct report_args *a)
 				printf(" (time slices: %s)", rep->time_str);
 			putchar('\n');
 			if (rep->sort.mem)	/* perf's period there is the weight */
-				printf("# Total weight : %llu\n# Sort order   : %s\n#\n",
+				printf("# Total weight : %llu\n# Sort order   : %s\n",
 				       (unsigned long long)(rel ? kept.shown_period : h->total_period),
 				       report__mem_sort_order(a));
 			else
-				printf("# Event count (approx.): %llu\n#\n",
+				printf("# Event count (approx.): %llu\n",
 				       (unsigned long long)(rel ? kept.shown_period : h->total_period));
+			if (rep->socket_filter > -1)
+				printf("# Processor Socket: %d\n", rep->socket_filter);
+			printf("#\n");
 		}
 		hists__fprintf(h, &rep->popts, stdout);
 		printf("\n\n");

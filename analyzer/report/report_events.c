@@ -298,8 +298,10 @@ static int process_sample(struct report *rep, struct event_ctx *ctx)
 	struct addr_location al;
 	struct thread *t;
 
-	if (time_filter__skip(&rep->time, s->time) || !cpu_list__has(&rep->cpus, s->cpu))
-		return 0;	/* perf drops it before resolving it: counted nowhere */
+	/* perf drops them before resolving them: counted nowhere (-C's after the switch's) */
+	if (time_filter__skip(&rep->time, s->time) ||
+	    evswitch__discard(&rep->evswitch, ctx->evsel) || !cpu_list__has(&rep->cpus, s->cpu))
+		return 0;
 	/*
 	 * A chain's kernel frames are looked up now, with the kernel's symbols in (and its map's
 	 * bounds fixed): what waited for them is resolved first.

@@ -14,6 +14,7 @@
 #include "analyzer/itrace/itrace.h"
 #include "analyzer/cli/cpu_list.h"
 #include "analyzer/cli/name_list.h"
+#include "analyzer/cli/evswitch.h"
 #include "analyzer/cli/time_filter.h"
 #include "analyzer/output/dump.h"
 #include "lib/containers/hashmap.h"
@@ -45,6 +46,8 @@ struct report {
 	struct time_filter time;
 	const char *time_str;
 	struct cpu_list cpus;
+	struct evswitch evswitch;	/* --switch-on, --switch-off: between the two, as perf */
+	int socket_filter;	/* --socket-filter's socket, or -1 */
 	bool stats_mode;
 	bool stats_tool;	/* --stats itself, not -D: perf's stats_setup tool */
 	bool print_features;	/* pipe mode with --header: features as their records arrive */
@@ -126,6 +129,7 @@ int report__run_parallel(struct report *rep);
 struct report_args {
 	const char *input, *sort_str, *comms, *dsos, *symbols, *pids, *tids, *symfs;
 	const char *kallsyms, *max_stack, *parent, *jobs, *fields, *cpus, *prefix, *prefix_strip;
+	const char *switch_on, *switch_off;
 	bool stdio, show_nr, quiet, header, header_only, show_info, stats, children, inverted;
 	bool show_inline, dump_raw, progress, threads, full_source_path, tasks, mmaps;
 	const char *pretty;

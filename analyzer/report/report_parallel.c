@@ -63,7 +63,7 @@ static bool parallel_eligible(const struct report *rep)
 	    rep->hide_unresolved || rep->sample_values || rep->sort.branch || rep->sort.mem)
 		return false;
 	if (rep->comms.nr || rep->dsos.nr || rep->symbols.nr || rep->pids.nr || rep->tids.nr ||
-	    rep->time.nr || rep->cpus.cpus)
+	    rep->time.nr || rep->cpus.cpus || rep->evswitch.on || rep->evswitch.off)
 		return false;
 	return !lookups_can_fail(&rep->sort);
 }

@@ -127,20 +127,19 @@ static bool graph_shows(struct script *s, struct thread *t, const struct evsel *
 	return true;
 }
 
-/* --switch-on, --switch-off: perf's evswitch__discard */
-static bool switch_discards(struct script *s, const struct evsel *evsel)
+/* -d: the sample's time against the one before (perf's debug_mode), in --time's ranges */
+static void check_order(struct script *s, const struct event_ctx *ctx)
 {
-	if (s->switch_on && s->discarding) {
-		if (evsel != s->switch_on)
-			return true;
-		s->discarding = false;
-		return !s->show_on_off;
+	u64 time = ctx->sample.time;
+
+	if (time_filter__skip(&s->time, time))
+		return;
+	if (time < s->last_time) {
+		fprintf(stderr, "Samples misordered, previous: %" PRIu64 " this: %" PRIu64 "\n",
+			s->last_time, time);
+		s->nr_misordered++;
 	}
-	if (s->switch_off && !s->discarding && evsel == s->switch_off) {
-		s->discarding = true;
-		return !s->show_on_off;
-	}
-	return false;
+	s->last_time = time;
 }
 
 static int process_sample(struct script *s, struct event_ctx *ctx)
@@ -175,13 +174,17 @@ static int process_sample(struct script *s, struct event_ctx *ctx)
 		s->use_callchain = true;
 	if (dlfilter_drops(s, ctx, NULL, true))
 		return s->dlfilter_failed;
+	if (s->debug_mode) {
+		check_order(s, ctx);
+		return 0;
+	}
 	callchain = s->use_callchain && (evsel->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 		    sample->callchain;
 	if (!script_keeps_sample(&s->consumer, ctx))
 		return 0;
 	t = machine__findnew_thread(&s->machine, (s32)sample->pid, (s32)sample->tid);
 	if (script_thread_filtered(s, t) || symbol_filtered(s, t, sample) ||
-	    !graph_shows(s, t, evsel, sample) || switch_discards(s, evsel) ||
+	    !graph_shows(s, t, evsel, sample) || evswitch__discard(&s->evswitch, evsel) ||
 	    dlfilter_drops(s, ctx, t, false)) {
 		thread__put(t);
 		return s->dlfilter_failed;
@@ -486,20 +489,6 @@ static int script_parse_time(struct script *s, const char *str)
 	return 0;
 }
 
-/* --switch-on/--switch-off's event, by name (perf's evswitch__init), or NULL said so */
-static const struct evsel *find_event(struct script *s, const char *which, const char *name)
-{
-	for (size_t i = 0; i < s->session.nr_evsels; i++) {
-		const char *ev = evsel__name(&s->session.evsels[i]);
-
-		if (ev && !strcmp(ev, name))
-			return &s->session.evsels[i];
-	}
-	fprintf(stderr, "ERROR: switch-%s event not found (%s)\n"
-		"HINT:  use 'perf evlist' to see the available event names\n", which, name);
-	return NULL;
-}
-
 /*
  * Whether an event's callchains come with LBR call stacks, which perf's --stitch-lbr
  * stitches (thread__resolve_callchain); elsewhere it changes nothing.
@@ -516,7 +505,6 @@ static bool lbr_call_stacks(const struct script *s)
 	}
 	return false;
 }
-
 /* The file, and the fields checked against its events: 0, or the exit status. */
 static int script_open(struct script *s, const struct script_cmd *c)
 {
@@ -528,14 +516,12 @@ static int script_open(struct script *s, const struct script_cmd *c)
 		fprintf(stderr, "analyze: %s\n", error_get());
 		return 1;
 	}
-	if ((c->switch_on && !(s->switch_on = find_event(s, "on", c->switch_on))) ||
-	    (c->switch_off && !(s->switch_off = find_event(s, "off", c->switch_off)))) {
+	if (evswitch__init(&s->evswitch, &s->session, c->switch_on, c->switch_off)) {
 		cpu_list__exit(&s->cpus);
 		dlfilter__delete(s->dlfilter, s);
 		perf_session__close(&s->session);
 		return 256 - ENOENT;
 	}
-	s->discarding = s->switch_on != NULL;
 	what = s->show_round_events && s->session.is_dir ? "--show-round-events on a data directory"
 	       : c->stitch_lbr && lbr_call_stacks(s) ? "--stitch-lbr with LBR call stacks" : NULL;
 	if (what) {
@@ -576,6 +562,8 @@ static void script_setup(struct script *s, struct script_cmd *c, const struct an
 	for (int t = 0; t < SCRIPT_TYPES && !s->lines; t++)
 		if (s->f.fields[t] & SF_SRCLINE)
 			s->lines = inlines__new(&s->machine.symsrc);
+	if (s->lines)
+		inlines__set_full_path(s->lines, c->full_source_path);
 	name_list__parse(&s->comms, c->comms);
 	name_list__parse(&s->pids, c->pids);
 	name_list__parse(&s->tids, c->tids);
@@ -678,6 +666,8 @@ static int script_end(struct script *s, const struct script_cmd *c, int ret)
 		if (s->nr_itrace_errors)	/* events_stats__auxtrace_error_warn */
 			fprintf(stderr, "Warning:\n%u instruction trace errors\n",
 				s->nr_itrace_errors);
+		if (s->debug_mode)
+			fprintf(stderr, "Misordered timestamps: %" PRIu64 "\n", s->nr_misordered);
 	}
 	return ret;
 }

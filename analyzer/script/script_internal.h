@@ -10,6 +10,7 @@
 #include "analyzer/script/script.h"
 
 #include "analyzer/cli/cpu_list.h"
+#include "analyzer/cli/evswitch.h"
 #include "analyzer/cli/name_list.h"
 #include "analyzer/cli/symbol_filter.h"
 #include "analyzer/cli/time_filter.h"
@@ -83,9 +84,10 @@ struct script {
 	   depth (value: depth << 1 | 1; none: not in one) */
 	struct name_list graph_functions;
 	struct hashmap graph_in;
-	/* --switch-on, --switch-off: samples from one event's to the other's (perf's evswitch) */
-	const struct evsel *switch_on, *switch_off;
-	bool discarding, show_on_off;	/* not now; the two events' own samples shown */
+	struct evswitch evswitch;	/* --switch-on, --switch-off */
+	/* -d: samples only checked for their order (perf's debug_mode), nothing printed */
+	bool debug_mode;
+	u64 last_time, nr_misordered;
 	struct symbol_filter symbols;	/* --dsos, -S: the sample's ip resolved on this thread */
 	struct cpu_list cpus;	/* -C */
 	/*

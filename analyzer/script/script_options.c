@@ -94,11 +94,14 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 {
 	struct option_callback fields_cb = { parse_fields, &s->f };
 	struct option_callback itrace_cb = { itrace_opts__option, &s->itrace_opts };
-	struct option_callback insn_trace_cb = { parse_insn_trace, s };
-	struct option_callback call_trace_cb = { parse_call_trace, s };
-	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, s };
+	/* perf 6.1's --no-insn-trace, --no-call-trace, --no-call-ret-trace: as without "no-" */
+	struct option_callback insn_trace_cb = { parse_insn_trace, s, parse_insn_trace };
+	struct option_callback call_trace_cb = { parse_call_trace, s, parse_call_trace };
+	struct option_callback call_ret_trace_cb = { parse_call_ret_trace, s, parse_call_ret_trace };
 	struct option_callback dlarg_cb = { parse_dlarg, c };
-	struct option_callback addr_range_cb = { parse_addr_range, &c->addr_range };
+	struct option_callback addr_range_cb = { parse_addr_range, &c->addr_range, parse_addr_range };
+	struct option_callback symfs_cb = { options__string, &c->symfs };
+	struct option_callback max_stack_cb = { options__string, &c->max_stack, options__max_stack_unset };
 	struct option opts[] = {
 		{ 'i', "input", OPT_STRING, &c->input, "file", "input file name" },
 		{ 'F', "fields", OPT_CALLBACK, &fields_cb, "str", "comma separated output fields prepend with 'type:'. +field to add and -field to remove. Valid types: hw,sw,trace,raw,break. Fields: comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period,addr,flags,callindent,insn,insnlen,synth,srcline,misc,brstack,brstacksym,brstackoff,weight,ins_lat,data_src,phys_addr,data_page_size,code_page_size,bpf-output" },
@@ -109,6 +112,9 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		{ 0, "dsos", OPT_STRING, &c->dsos, "dso[,dso...]", "only consider symbols in these DSOs" },
 		{ 0, "addr-range", OPT_CALLBACK, &addr_range_cb, "n", "Use with -S to list traced records within address range" },
 		{ 0, "ns", OPT_BOOL, &c->ns, NULL, "Use 9 decimal places when displaying time" },
+		{ 'd', "debug-mode", OPT_BOOL, &s->debug_mode, NULL, "do various checks like samples ordering and lost events" },
+		{ 'f', "force", OPT_NOOP, NULL, NULL, "don't complain, do it (analyze reads files of any owner)" },
+		{ 'a', "all-cpus", OPT_NOOP, NULL, NULL, "system-wide collection from all CPUs (perf script record's, with a script: no effect on the text)" },
 		{ 0, "reltime", OPT_BOOL, &c->reltime, NULL, "Show time stamps relative to start" },
 		{ 0, "deltatime", OPT_BOOL, &c->deltatime, NULL, "Show time stamps relative to previous event" },
 		{ 0, "show-task-events", OPT_BOOL, &c->task_events, NULL, "Show the fork/comm/exit events" },
@@ -127,13 +133,14 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		{ 0, "time", OPT_STRING, &c->time_str, "str", "Time span of interest (start,stop)" },
 		{ 'G', "hide-call-graph", OPT_BOOL, &c->hide_callgraph, NULL, "When printing symbols do not display call chain" },
 		{ 0, "stop-bt", OPT_STRING, &c->stop_bt, "symbol[,symbol...]", "Stop display of callgraph at these symbols" },
-		{ 0, "max-stack", OPT_STRING, &c->max_stack, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
-		{ 0, "symfs", OPT_STRING, &c->symfs, "directory", "Look for files with symbols relative to this directory" },
+		{ 0, "max-stack", OPT_CALLBACK, &max_stack_cb, "n", "Set the maximum stack depth when parsing the callchain, anything beyond the specified depth will be ignored. Default: kernel.perf_event_max_stack or 127" },
+		{ 0, "symfs", OPT_CALLBACK, &symfs_cb, "directory", "Look for files with symbols relative to this directory" },
 		{ 'S', "symbols", OPT_STRING, &c->symbols, "symbol[,symbol...]", "only consider these symbols" },
 		{ 0, "kallsyms", OPT_STRING, &c->kallsyms, "file", "kallsyms pathname" },
 		OPT_REFUSE('k', "vmlinux", REFUSED_NOT_YET),
 		{ 'j', "jobs", OPT_STRING, &c->jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
 		{ 0, "inline", OPT_BOOL, &c->show_inline, NULL, "Show inline function" },
+		{ 0, "full-source-path", OPT_BOOL, &c->full_source_path, NULL, "Show full source file name path for source lines" },
 		{ 0, "itrace", OPT_CALLBACK, &itrace_cb, "opts", "Instruction Tracing options: i[period] synthesize instructions events, b branches, c calls (only), r returns (only), x transactions, e errors, s<N> skip initial events; default ce (Intel BTS decoded)", false, true },
 		{ 0, "no-itrace", OPT_BOOL, &s->itrace_opts.dont_decode, NULL, "do not decode AUX-area traces", false, false },
 		{ 0, "insn-trace", OPT_CALLBACK, &insn_trace_cb, NULL, "Decode instructions from itrace", false, true },
@@ -141,7 +148,7 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		{ 0, "call-ret-trace", OPT_CALLBACK, &call_ret_trace_cb, NULL, "Show call and return trace from itrace", false, true },
 		{ 0, "switch-on", OPT_STRING, &c->switch_on, "event", "Consider events after the ocurrence of this event" },
 		{ 0, "switch-off", OPT_STRING, &c->switch_off, "event", "Stop considering events after the ocurrence of this event" },
-		{ 0, "show-on-off-events", OPT_BOOL, &s->show_on_off, NULL, "Show the on/off switch events, used with --switch-on and --switch-off" },
+		{ 0, "show-on-off-events", OPT_BOOL, &s->evswitch.show_on_off, NULL, "Show the on/off switch events, used with --switch-on and --switch-off" },
 		{ 0, "graph-function", OPT_STRING, &c->graph_function, "symbol[,symbol...]", "Only print symbols and callees with --call-trace/--call-ret-trace" },
 		{ 0, "dlfilter", OPT_STRING, &c->dlfilter, "file", "filter .so file name" },
 		{ 0, "dlarg", OPT_CALLBACK, &dlarg_cb, "argument", "filter argument" },
@@ -151,14 +158,10 @@ int script_parse_options(struct script *s, struct script_cmd *c, int argc,
 		OPT_REFUSE('g', "gen-script", REFUSED_SCRIPTING),
 		OPT_REFUSE('l', "list", REFUSED_SCRIPTING),
 		OPT_REFUSE('s', "script", REFUSED_SCRIPTING),
-		OPT_REFUSE('a', "all-cpus", REFUSED_NOT_YET),
-		OPT_REFUSE('d', "debug-mode", REFUSED_NOT_YET),
-		OPT_REFUSE('f', "force", REFUSED_NOT_YET),
 		OPT_REFUSE('v', "verbose", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "demangle", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "demangle-kernel", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "dump-unsorted-raw-trace", REFUSED_NOT_YET),
-		OPT_REFUSE(0, "full-source-path", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "guest-code", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "guestkallsyms", REFUSED_NOT_YET),
 		OPT_REFUSE(0, "guestmodules", REFUSED_NOT_YET),

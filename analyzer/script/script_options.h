@@ -23,7 +23,8 @@ struct script_cmd {
 		*max_stack, *dlfilter, *dsos, *symbols, *stop_bt,
 		*graph_function, *switch_on, *switch_off;
 	bool ns, reltime, deltatime, header, header_only, show_info, per_event_dump,
-	     hide_callgraph, dump_raw, show_inline, progress, list_dlfilters, stitch_lbr;
+	     hide_callgraph, dump_raw, show_inline, progress, list_dlfilters, stitch_lbr,
+	     full_source_path;
 	bool task_events, mmap_events, switch_events, lost_events, namespace_events,
 	     cgroup_events, round_events;	/* --show-*-events */
 	const char **dlargv;	/* --dlarg, each in turn */

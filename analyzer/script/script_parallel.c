@@ -101,7 +101,8 @@ static bool eligible(const struct script *s)
 		return false;
 	if (s->reltime || s->deltatime || s->event_dumps || s->stop_bt.nr || s->graph_functions.nr)
 		return false;	/* times from line to line, files, callchains cut */
-	if (s->show_events || s->show_round_events || s->switch_on || s->switch_off)
+	if (s->show_events || s->show_round_events || s->evswitch.on || s->evswitch.off ||
+	    s->debug_mode)
 		return false;
 	for (size_t i = 0; i < s->session.nr_evsels; i++) {
 		const struct perf_event_attr *attr = &s->session.evsels[i].attr;
