@@ -2,7 +2,7 @@
 # Targets: all run test asan refcheck fuzz bench install clean deps format.
 
 PKGS     := libelf libdw libzstd libxxhash libtraceevent
-# capstone's headers only: analyzer/itrace/itrace.c loads the library when it first disassembles
+# capstone's headers only: lib/capstone.c loads the library when it first disassembles
 CFLAGS_ONLY_PKGS := capstone
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
             libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev libiberty-dev chromium \
