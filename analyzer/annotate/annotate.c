@@ -19,6 +19,7 @@
 #include "analyzer/hist/sample_frames.h"
 #include "lib/containers/hashmap.h"
 #include "lib/error.h"
+#include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
 #include "readers/session.h"
@@ -79,12 +80,17 @@ static int process_sample(struct annotate *a, struct event_ctx *ctx)
 	struct ann_sym *s;
 	u64 off;
 
-	a->nr_samples++;
 	machine__resolve_map(&a->machine, t, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK,
 			     sample->ip, &al);
 	if (al.map)
 		machine__resolve_symbol(&a->machine, &al);
-	if (al.sym && (!a->sym_filter || !strcmp(a->sym_filter, symbol__name(al.symtab, al.sym)))) {
+	/* perf's evsel__add_sample: with a symbol asked for, the others' samples are dropped */
+	if (a->sym_filter && (!al.sym || strcmp(a->sym_filter, symbol__name(al.symtab, al.sym)))) {
+		thread__put(t);
+		return 0;
+	}
+	a->nr_samples++;
+	if (al.sym) {
 		s = sym_of(a, &al, (u32)ctx->evsel->idx);
 		off = al.addr - al.sym->start;
 		if (off < s->hist.size) {
@@ -204,7 +210,8 @@ static int print_annotations(struct annotate *a, const struct ann_print_opts *op
 
 int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 {
-	const char *input = NULL, *symfs = NULL, *symbol = NULL;
+	const char *input = NULL, *symfs = NULL, *symbol = NULL, *jobs = NULL;
+	struct workqueue *wq;
 	bool stdio = false, progress = true;
 	struct ann_print_opts popts = { 0 };
 	struct option opts[] = {
@@ -213,6 +220,7 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 		{ 's', "symbol", OPT_STRING, &symbol, "symbol", "symbol to annotate" },
 		{ 0, "stdio", OPT_BOOL, &stdio, NULL, "Use the stdio interface" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
+		{ 'j', "jobs", OPT_STRING, &jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
 		OPT_PROGRESS(&progress),
 		OPT_END_MARK,
 	};
@@ -220,7 +228,7 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 	struct symsrc_config symsrc = { 0 };
 	struct dso_loader loader;
 	char *symfs_cache;
-	int nr_args, ret;
+	int nr_args, nr_jobs, ret;
 
 	nr_args = parse_options(argc, argv, opts, annotate_usage);
 	if (nr_args < 0)
@@ -229,6 +237,9 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 		usage_with_options(annotate_usage, opts);
 		return 129;
 	}
+	nr_jobs = options__jobs(jobs, annotate_usage, opts);
+	if (nr_jobs < 0)
+		return 129;
 	a.sym_filter = nr_args ? argv[0] : symbol;
 	if (!input)
 		input = "perf.data";
@@ -238,16 +249,18 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 		return 1;
 	}
 	symfs_cache = options__symsrc(&symsrc, cfg->buildid_dir, symfs, NULL, cfg->symcache);
-	sample_frames__init_machine(&a.machine, &a.session, &symsrc, &loader, NULL);
+	/* -j N: N threads in all, this one included; the others load symbol tables */
+	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
+	a.session.wq = wq;
+	sample_frames__init_machine(&a.machine, &a.session, &symsrc, &loader, wq);
 	hashmap_init(&a.by_sym);
 	ret = perf_session__process(&a.session, &a.consumer);
 	session_warn_data_files(&a.session, stderr);
 	if (ret) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
-	} else if (!a.nr_samples) {
-		fprintf(stderr, "The %s data has no samples!\n", a.session.path);
-		ret = 1;
+	} else if (!a.nr_samples) {	/* perf says so, and exits with 0 */
+		fprintf(stderr, "Error:\nThe %s data has no samples!\n", a.session.path);
 	} else {
 		ret = print_annotations(&a, &popts);
 	}
@@ -258,6 +271,8 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 	}
 	free(a.syms);
 	hashmap_exit(&a.by_sym);
+	if (wq)
+		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */
 	machine__exit(&a.machine);
 	dso_loader__exit(&loader);
 	free(symfs_cache);
