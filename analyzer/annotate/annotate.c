@@ -14,6 +14,7 @@
 
 #include "analyzer/annotate/annotate.h"
 #include "analyzer/annotate/disasm.h"
+#include "analyzer/cli/name_list.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/session_warn.h"
 #include "analyzer/hist/sample_frames.h"
@@ -42,6 +43,8 @@ struct annotate {
 	struct perf_session session;
 	struct machine machine;
 	const char *sym_filter;	/* -s or the argument: only this symbol */
+	struct name_list dsos;	/* -d: only these dsos' symbols */
+	u64 *event_period;	/* by evsel: the samples kept, for the percentages */
 	struct hashmap by_sym;	/* (symbol, evsel) -> index + 1 in syms */
 	struct ann_sym *syms;
 	size_t nr_syms, alloc_syms;
@@ -89,7 +92,14 @@ static int process_sample(struct annotate *a, struct event_ctx *ctx)
 		thread__put(t);
 		return 0;
 	}
+	/* -d: perf filters the others out (al.filtered) before its histogram counts them */
+	if (a->dsos.nr && (!al.dso || (!name_list__has(&a->dsos, al.dso->short_name) &&
+				       !name_list__has(&a->dsos, al.dso->long_name)))) {
+		thread__put(t);
+		return 0;
+	}
 	a->nr_samples++;
+	a->event_period[ctx->evsel->idx] += sample->period;
 	if (al.sym) {
 		s = sym_of(a, &al, (u32)ctx->evsel->idx);
 		off = al.addr - al.sym->start;
@@ -168,7 +178,7 @@ static struct ann_file *file_of(struct annotate *a, struct hashmap *files, struc
 	return f;
 }
 
-static int print_annotations(struct annotate *a, const struct ann_print_opts *opts)
+static int print_annotations(struct annotate *a, struct ann_print_opts *opts, double limit)
 {
 	struct disasm *d = disasm__new();
 	struct hashmap files, printed;
@@ -187,11 +197,18 @@ static int print_annotations(struct annotate *a, const struct ann_print_opts *op
 
 		if (hashmap_find(&printed, (u64)(uintptr_t)s->sym))
 			continue;
+		opts->event_period = a->event_period[s->evsel];
+		/* --percent-limit: of the event's period (perf's hists__total_period) */
+		if (limit > 0 && (!opts->event_period ||
+				  100.0 * (double)s->hist.total_period / (double)opts->event_period <
+					  limit))
+			continue;
 		f = file_of(a, &files, s->dso);
 		if (!f)
 			continue;
 		hashmap_insert(&printed, (u64)(uintptr_t)s->sym, (void *)1);
-		ann_print(stdout, f, d, s->sym->start, &s->hist, s->dso->short_name,
+		ann_print(stdout, f, d, s->sym->start, &s->hist,
+			  opts->full_path ? s->dso->long_name : s->dso->short_name,
 			  a->session.evsels[s->evsel].name, opts);
 	}
 	for (size_t i = 0; i < a->nr_syms; i++) {
@@ -210,14 +227,25 @@ static int print_annotations(struct annotate *a, const struct ann_print_opts *op
 
 int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 {
-	const char *input = NULL, *symfs = NULL, *symbol = NULL, *jobs = NULL;
+	const char *input = NULL, *symfs = NULL, *symbol = NULL, *jobs = NULL, *dsos = NULL;
+	const char *percent_type = NULL, *limit = NULL;
 	struct workqueue *wq;
-	bool stdio = false, progress = true;
+	bool stdio = false, progress = true, quiet = false, skip_missing = false, source = true;
 	struct ann_print_opts popts = { 0 };
 	struct option opts[] = {
+		{ 'd', "dsos", OPT_STRING, &dsos, "dso[,dso...]", "only consider symbols in these dsos" },
+		{ 'f', "force", OPT_NOOP, NULL, NULL, "don't complain, do it (analyze reads files of any owner)" },
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
 		{ 'n', "show-nr-samples", OPT_BOOL, &popts.show_nr_samples, NULL, "Show a column with the number of samples" },
+		{ 'P', "full-paths", OPT_BOOL, &popts.full_path, NULL, "Don't shorten the displayed pathnames" },
+		{ 'q', "quiet", OPT_BOOL, &quiet, NULL, "do now show any warnings or messages" },
 		{ 's', "symbol", OPT_STRING, &symbol, "symbol", "symbol to annotate" },
+		{ 0, "objdump", OPT_NOOP_ARG, NULL, "path", "objdump binary to use for disassembly and annotations (not used: capstone disassembles)" },
+		{ 0, "percent-limit", OPT_STRING, &limit, "percent", "Don't show entries under that percent" },
+		{ 0, "percent-type", OPT_STRING, &percent_type, "local-period", "Set percent type local/global-period/hits" },
+		{ 0, "show-total-period", OPT_BOOL, &popts.show_total_period, NULL, "Show a column with the sum of periods" },
+		{ 0, "skip-missing", OPT_BOOL, &skip_missing, NULL, "Skip symbols that cannot be annotated (always, with --stdio)" },
+		{ 0, "source", OPT_BOOL, &source, NULL, "Interleave source code with assembly code (default; the source's text: not yet)" },
 		{ 0, "stdio", OPT_BOOL, &stdio, NULL, "Use the stdio interface" },
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
 		{ 'j', "jobs", OPT_STRING, &jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
@@ -240,7 +268,17 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 	nr_jobs = options__jobs(jobs, annotate_usage, opts);
 	if (nr_jobs < 0)
 		return 129;
+	if (percent_type) {
+		int t = ann_percent__parse(percent_type);
+
+		if (t < 0) {
+			usage_with_options(annotate_usage, opts);
+			return 129;
+		}
+		popts.percent_type = (enum ann_percent)t;
+	}
 	a.sym_filter = nr_args ? argv[0] : symbol;
+	name_list__parse(&a.dsos, dsos);
 	if (!input)
 		input = "perf.data";
 	signal(SIGPIPE, SIG_IGN);
@@ -253,16 +291,18 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 	wq = nr_jobs > 1 ? workqueue__new(nr_jobs - 1) : NULL;
 	a.session.wq = wq;
 	sample_frames__init_machine(&a.machine, &a.session, &symsrc, &loader, wq);
+	a.event_period = xcalloc(a.session.nr_evsels + 1, sizeof(u64));
 	hashmap_init(&a.by_sym);
 	ret = perf_session__process(&a.session, &a.consumer);
-	session_warn_data_files(&a.session, stderr);
+	if (!quiet)
+		session_warn_data_files(&a.session, stderr);
 	if (ret) {
 		fprintf(stderr, "analyze: %s\n", error_get());
 		ret = 1;
 	} else if (!a.nr_samples) {	/* perf says so, and exits with 0 */
 		fprintf(stderr, "Error:\nThe %s data has no samples!\n", a.session.path);
 	} else {
-		ret = print_annotations(&a, &popts);
+		ret = print_annotations(&a, &popts, limit ? strtof(limit, NULL) : 0);
 	}
 	for (size_t i = 0; i < a.nr_syms; i++) {
 		free(a.syms[i].hist.period);
@@ -270,6 +310,8 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 		dso__put(a.syms[i].dso);
 	}
 	free(a.syms);
+	free(a.event_period);
+	name_list__free(&a.dsos);
 	hashmap_exit(&a.by_sym);
 	if (wq)
 		workqueue__destroy(wq);	/* symbol tables still loading refer to dsos */

@@ -27,9 +27,19 @@ struct ann_hist {
 	u64 total_period, total_nr;
 };
 
+enum ann_percent { PERCENT_LOCAL_PERIOD, PERCENT_GLOBAL_PERIOD, PERCENT_LOCAL_HITS,
+		   PERCENT_GLOBAL_HITS };
+
 struct ann_print_opts {
 	bool show_nr_samples;	/* -n */
+	bool show_total_period;	/* --show-total-period */
+	bool full_path;		/* -P: the dso's path in the header */
+	enum ann_percent percent_type;
+	u64 event_period;	/* the event's, what global-period divides by */
 };
+
+/* perf's annotate_parse_percent_type: "local-period" and the like, either order; -1: bad */
+int ann_percent__parse(const char *str);
 
 /*
  * Print the annotation of the symbol [start, start + size) (in the dso's symbol address

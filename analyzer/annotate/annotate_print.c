@@ -230,9 +230,61 @@ static void objdump_lines(struct ann_lines *l, struct ann_file *f, struct disasm
 	}
 }
 
+static const char *const percent_names[] = { "local period", "global period", "local hits",
+					     "global hits" };
+
+int ann_percent__parse(const char *str)
+{
+	const char *dash = strchr(str, '-');
+	size_t len = dash ? (size_t)(dash - str) : 0;
+	int scope = -1, kind = -1;
+
+	if (!dash)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		const char *w = i ? dash + 1 : str;
+		size_t n = i ? strlen(dash + 1) : len;
+
+		if (n == 5 && !strncmp(w, "local", 5) && scope < 0)
+			scope = 0;
+		else if (n == 6 && !strncmp(w, "global", 6) && scope < 0)
+			scope = 1;
+		else if (n == 6 && !strncmp(w, "period", 6) && kind < 0)
+			kind = 0;
+		else if (n == 4 && !strncmp(w, "hits", 4) && kind < 0)
+			kind = 2;
+		else
+			return -1;
+	}
+	return scope < 0 || kind < 0 ? -1 : scope + kind;
+}
+
+/* perf's calc_percent and annotation_data__percent */
+static double percent(const struct ann_hist *h, const struct ann_print_opts *opts, u64 period,
+		      u64 nr)
+{
+	u64 total;
+
+	switch (opts->percent_type) {
+	case PERCENT_GLOBAL_PERIOD:
+		total = opts->event_period;
+		return total ? 100.0 * (double)period / (double)total : 0.0;
+	case PERCENT_LOCAL_HITS:
+		total = h->total_nr;
+		return total ? 100.0 * (double)nr / (double)total : 0.0;
+	case PERCENT_GLOBAL_HITS:	/* perf 6.1's annotate leaves the hists' count of samples
+					   not filtered (what it divides by) at 0: it prints 0.00 */
+		return 0.0;
+	default:
+		total = h->total_period;
+		return total ? 100.0 * (double)period / (double)total : 0.0;
+	}
+}
+
 static void print_lines(FILE *out, const struct ann_lines *l, u64 start, const struct ann_hist *h,
 			const struct ann_print_opts *opts)
 {
+	int width = opts->show_total_period ? 12 : 8;
 	char bf[32];
 	int addr_width = 0;
 
@@ -248,9 +300,10 @@ static void print_lines(FILE *out, const struct ann_lines *l, u64 start, const s
 
 		if (al->offset < 0) {
 			if (!*al->text)
-				fprintf(out, " %8s:\n", " ");
+				fprintf(out, " %*s:\n", width, " ");
 			else
-				fprintf(out, " %8s: %-*d %s\n", " ", addr_width, al->line_nr, al->text);
+				fprintf(out, " %*s: %-*d %s\n", width, " ", addr_width, al->line_nr,
+					al->text);
 			continue;
 		}
 		/* perf's calc_percent: the samples up to the next instruction */
@@ -263,11 +316,12 @@ static void print_lines(FILE *out, const struct ann_lines *l, u64 start, const s
 			period += h->period[o];
 			nr += h->nr[o];
 		}
-		if (opts->show_nr_samples)
+		if (opts->show_total_period)
+			fprintf(out, " %11llu", (unsigned long long)period);
+		else if (opts->show_nr_samples)
 			fprintf(out, " %7llu", (unsigned long long)nr);
 		else
-			fprintf(out, " %7.2f", h->total_period ? 100.0 * (double)period /
-								 (double)h->total_period : 0.0);
+			fprintf(out, " %7.2f", percent(h, opts, period, nr));
 		fprintf(out, " :   %*llx:%s\n", addr_width,
 			(unsigned long long)(start + (u64)al->offset), al->text);
 	}
@@ -286,9 +340,12 @@ int ann_print(FILE *out, struct ann_file *f, struct disasm *d, u64 start, const 
 	objdump_lines(&l, f, d, sec, vstart,
 		      vstart + h->size < sec->addr + sec->size ? vstart + h->size
 							       : sec->addr + sec->size);
-	len = fprintf(out, " %-8.8s|\tSource code & Disassembly of %s for %s (%llu samples, "
-		      "percent: local period)\n", opts->show_nr_samples ? "Samples" : "Percent",
-		      dso_name, event, (unsigned long long)h->total_nr);
+	len = fprintf(out, " %-*.*s|\tSource code & Disassembly of %s for %s (%llu samples, "
+		      "percent: %s)\n", opts->show_total_period ? 12 : 8,
+		      opts->show_total_period ? 12 : 8,
+		      opts->show_total_period ? "Period" :
+		      opts->show_nr_samples ? "Samples" : "Percent", dso_name, event,
+		      (unsigned long long)h->total_nr, percent_names[opts->percent_type]);
 	for (int i = 0; i < len + 4; i++)	/* perf: its printf's count, and "----" */
 		fputc('-', out);
 	fputc('\n', out);
