@@ -22,6 +22,7 @@
 #include "lib/error.h"
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
+#include "machine/inline.h"
 #include "machine/machine.h"
 #include "readers/session.h"
 #include "symtab/symtab.h"
@@ -198,6 +199,7 @@ static int print_annotations(struct annotate *a, struct ann_print_opts *opts, do
 		if (hashmap_find(&printed, (u64)(uintptr_t)s->sym))
 			continue;
 		opts->event_period = a->event_period[s->evsel];
+		opts->dso = s->dso;
 		/* --percent-limit: of the event's period (perf's hists__total_period) */
 		if (limit > 0 && (!opts->event_period ||
 				  100.0 * (double)s->hist.total_period / (double)opts->event_period <
@@ -240,6 +242,8 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 		{ 'P', "full-paths", OPT_BOOL, &popts.full_path, NULL, "Don't shorten the displayed pathnames" },
 		{ 'q', "quiet", OPT_BOOL, &quiet, NULL, "do now show any warnings or messages" },
 		{ 's', "symbol", OPT_STRING, &symbol, "symbol", "symbol to annotate" },
+		{ 'l', "print-line", OPT_BOOL, &popts.print_line, NULL, "print matching source lines (may be slow)" },
+		{ 0, "asm-raw", OPT_BOOL, &popts.asm_raw, NULL, "Display raw encoding of assembly instructions (default)" },
 		{ 0, "objdump", OPT_NOOP_ARG, NULL, "path", "objdump binary to use for disassembly and annotations (not used: capstone disassembles)" },
 		{ 0, "percent-limit", OPT_STRING, &limit, "percent", "Don't show entries under that percent" },
 		{ 0, "percent-type", OPT_STRING, &percent_type, "local-period", "Set percent type local/global-period/hits" },
@@ -302,7 +306,13 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 	} else if (!a.nr_samples) {	/* perf says so, and exits with 0 */
 		fprintf(stderr, "Error:\nThe %s data has no samples!\n", a.session.path);
 	} else {
+		if (popts.print_line) {
+			popts.inlines = inlines__new(&a.machine.symsrc);
+			inlines__set_full_path(popts.inlines, popts.full_path);
+		}
 		ret = print_annotations(&a, &popts, limit ? strtof(limit, NULL) : 0);
+		inlines__delete(popts.inlines);
+		free(popts.prev_path);
 	}
 	for (size_t i = 0; i < a.nr_syms; i++) {
 		free(a.syms[i].hist.period);

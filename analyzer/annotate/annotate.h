@@ -12,6 +12,8 @@
 #include "lib/compiler.h"
 
 struct disasm;
+struct dso;
+struct inlines;
 
 /* The code of one dso's file, mapped once, with what names its addresses. */
 struct ann_file;
@@ -35,7 +37,12 @@ struct ann_print_opts {
 	bool show_total_period;	/* --show-total-period */
 	bool full_path;		/* -P: the dso's path in the header */
 	enum ann_percent percent_type;
+	bool asm_raw;		/* --asm-raw: the instructions' bytes */
+	bool print_line;	/* -l: the srclines over 0.5 % and their summary */
+	struct inlines *inlines;	/* -l: where srclines come from */
+	struct dso *dso;	/* the symbol's */
 	u64 event_period;	/* the event's, what global-period divides by */
+	char *prev_path;	/* -l: the last srcline printed (perf's static prev_line) */
 };
 
 /* perf's annotate_parse_percent_type: "local-period" and the like, either order; -1: bad */
@@ -47,6 +54,6 @@ int ann_percent__parse(const char *str);
  * -1 when the code is not in the file.
  */
 int ann_print(FILE *out, struct ann_file *f, struct disasm *d, u64 start, const struct ann_hist *h,
-	      const char *dso_name, const char *event, const struct ann_print_opts *opts);
+	      const char *dso_name, const char *event, struct ann_print_opts *opts);
 
 #endif

@@ -19,6 +19,8 @@
 #include "analyzer/annotate/labels.h"
 #include "analyzer/annotate/srcline.h"
 #include "lib/xalloc.h"
+#include "machine/dso.h"
+#include "machine/inline.h"
 
 struct ann_section {
 	u64 addr, size, offset;
@@ -143,6 +145,9 @@ struct ann_line {
 	s64 offset;	/* from the symbol's start, -1 for a line that is no instruction */
 	int line_nr;
 	char *text;	/* an instruction's after its address, as perf cuts it */
+	u64 period, nr;	/* an instruction's samples (to the next instruction) */
+	double percent;
+	char *path;	/* -l: its srcline, when its percent is over 0.5 */
 };
 
 struct ann_lines {
@@ -157,6 +162,9 @@ static void add_line(struct ann_lines *l, s64 offset, const char *text)
 	l->v[l->nr].offset = offset;
 	l->v[l->nr].line_nr = l->lineno++;
 	l->v[l->nr].text = xstrdup(text);
+	l->v[l->nr].period = l->v[l->nr].nr = 0;
+	l->v[l->nr].percent = 0;
+	l->v[l->nr].path = NULL;
 	l->nr++;
 }
 
@@ -187,19 +195,40 @@ static void source_lines(struct ann_lines *l, struct ann_file *f, u64 addr)
 	add_line(l, -1, buf);
 }
 
-/* The instruction's text as perf keeps it: objdump's "ADDR:\tTEXT" trimmed, tabs expanded
- * (to 8 columns from the address), what follows "ADDR:" */
-static void insn_line(struct ann_lines *l, s64 offset, u64 addr, const char *text)
-{
-	char buf[1100];
-	int n = snprintf(buf, sizeof(buf), "%llx:", (unsigned long long)addr);
+/* The bytes objdump shows on a line (--asm-raw: its x86 insn_width) */
+#define RAW_PER_LINE 7
 
-	snprintf(buf, sizeof(buf), "%*s%s", 8 - n % 8, "", text);
+/*
+ * An instruction line as perf keeps it: objdump's "ADDR:\tBYTES\tTEXT" trimmed, its tabs
+ * expanded (8 columns from the address), what follows "ADDR:". raw: the bytes, n of them
+ * (at most RAW_PER_LINE; text NULL for a line of the bytes that did not fit), else none.
+ */
+static void insn_line(struct ann_lines *l, s64 offset, u64 addr, const u8 *raw, size_t n,
+		      const char *text)
+{
+	char buf[1200];
+	int col = snprintf(buf, sizeof(buf), "%llx:", (unsigned long long)addr), len = 0;
+
+	len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%*s", 8 - col % 8, "");
+	col += 8 - col % 8;
+	if (raw) {
+		for (size_t i = 0; i < n; i++)
+			len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%02x ", raw[i]);
+		for (size_t i = n; text && i < RAW_PER_LINE; i++)
+			len += snprintf(buf + len, sizeof(buf) - (size_t)len, "   ");
+		col += RAW_PER_LINE * 3;
+		if (text)
+			len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%*s", 8 - col % 8, "");
+	}
+	if (text)
+		snprintf(buf + len, sizeof(buf) - (size_t)len, "%s", text);
+	for (len = (int)strlen(buf); len > 0 && buf[len - 1] == ' '; len--)
+		buf[len - 1] = '\0';	/* perf's strim */
 	add_line(l, offset, buf);
 }
 
 static void objdump_lines(struct ann_lines *l, struct ann_file *f, struct disasm *d,
-			  const struct ann_section *sec, u64 start, u64 end)
+			  const struct ann_section *sec, u64 start, u64 end, bool raw)
 {
 	const u8 *code = f->map + sec->offset;
 	char text[1024], label[960];
@@ -225,7 +254,17 @@ static void objdump_lines(struct ann_lines *l, struct ann_file *f, struct disasm
 		source_lines(l, f, addr);
 		n = disasm__insn(d, code + (addr - sec->addr), sec->addr + sec->size - addr, addr,
 				 &f->labels, sec->index, text, sizeof(text));
-		insn_line(l, (s64)(addr - start), addr, text);
+		if (!raw) {
+			insn_line(l, (s64)(addr - start), addr, NULL, 0, text);
+		} else {	/* the bytes past the first line's on lines of their own */
+			const u8 *bytes = code + (addr - sec->addr);
+
+			insn_line(l, (s64)(addr - start), addr, bytes,
+				  n < RAW_PER_LINE ? n : RAW_PER_LINE, text);
+			for (size_t k = RAW_PER_LINE; k < n; k += RAW_PER_LINE)
+				insn_line(l, (s64)(addr + k - start), addr + k, bytes + k,
+					  n - k < RAW_PER_LINE ? n - k : RAW_PER_LINE, NULL);
+		}
 		addr += n;
 	}
 }
@@ -281,8 +320,88 @@ static double percent(const struct ann_hist *h, const struct ann_print_opts *opt
 	}
 }
 
-static void print_lines(FILE *out, const struct ann_lines *l, u64 start, const struct ann_hist *h,
-			const struct ann_print_opts *opts)
+/* perf's annotation__calc_percent: each instruction's samples, to the next instruction */
+static void line_stats(struct ann_lines *l, const struct ann_hist *h,
+		       const struct ann_print_opts *opts)
+{
+	for (size_t i = 0; i < l->nr; i++) {
+		struct ann_line *al = &l->v[i];
+		u64 end = h->size;
+
+		if (al->offset < 0)
+			continue;
+		for (size_t j = i + 1; j < l->nr; j++)
+			if (l->v[j].offset >= 0) {
+				end = (u64)l->v[j].offset;
+				break;
+			}
+		for (u64 o = (u64)al->offset; o < end && o < h->size; o++) {
+			al->period += h->period[o];
+			al->nr += h->nr[o];
+		}
+		al->percent = percent(h, opts, al->period, al->nr);
+	}
+}
+
+struct summary_line {
+	const char *path;
+	double sum;
+};
+
+/* print_summary's order: the sum, largest first; of equal sums the path, last first */
+static int summary_cmp(const void *pa, const void *pb)
+{
+	const struct summary_line *a = pa, *b = pb;
+
+	if (a->sum != b->sum)
+		return a->sum > b->sum ? -1 : 1;
+	return strcmp(b->path, a->path);
+}
+
+/*
+ * -l: each instruction over 0.5 % gets its srcline (perf's get_srcline: FILE:LINE, else
+ * DSO[ADDR]), and the percentages of each srcline are summed and printed, largest first
+ * (symbol__calc_lines, print_summary).
+ */
+static void line_summary(FILE *out, struct ann_lines *l, u64 start, u64 vstart,
+			 const struct ann_print_opts *opts)
+{
+	struct summary_line *sum = NULL;
+	size_t nr = 0, alloc = 0;
+	char buf[4096];
+
+	for (size_t i = 0; i < l->nr; i++) {
+		struct ann_line *al = &l->v[i];
+		size_t k;
+
+		if (al->offset < 0 || al->percent <= 0.5)
+			continue;
+		if (!inlines__srcline(opts->inlines, opts->dso, start + (u64)al->offset, buf,
+				      sizeof(buf)))
+			snprintf(buf, sizeof(buf), "%s[%llx]", opts->dso->short_name,
+				 (unsigned long long)(vstart + (u64)al->offset));
+		al->path = xstrdup(buf);
+		for (k = 0; k < nr && strcmp(sum[k].path, al->path); k++)
+			;
+		if (k == nr) {
+			ARRAY_GROW(sum, alloc, nr + 1);
+			sum[nr].path = al->path;
+			sum[nr++].sum = 0;
+		}
+		sum[k].sum += al->percent;
+	}
+	qsort(sum, nr, sizeof(*sum), summary_cmp);
+	fprintf(out, "\nSorted summary for file %s\n", opts->dso->long_name);
+	fprintf(out, "----------------------------------------------\n\n");
+	if (!nr)
+		fprintf(out, " Nothing higher than %1.1f%%\n", 0.5);
+	for (size_t k = 0; k < nr; k++)
+		fprintf(out, " %7.2f %s\n", sum[k].sum, sum[k].path);
+	free(sum);
+}
+
+static void print_lines(FILE *out, const struct ann_lines *l, u64 start,
+			struct ann_print_opts *opts)
 {
 	int width = opts->show_total_period ? 12 : 8;
 	char bf[32];
@@ -296,7 +415,6 @@ static void print_lines(FILE *out, const struct ann_lines *l, u64 start, const s
 		}
 	for (size_t i = 0; i < l->nr; i++) {
 		const struct ann_line *al = &l->v[i];
-		u64 period = 0, nr = 0, end = h->size;
 
 		if (al->offset < 0) {
 			if (!*al->text)
@@ -306,29 +424,26 @@ static void print_lines(FILE *out, const struct ann_lines *l, u64 start, const s
 					al->text);
 			continue;
 		}
-		/* perf's calc_percent: the samples up to the next instruction */
-		for (size_t j = i + 1; j < l->nr; j++)
-			if (l->v[j].offset >= 0) {
-				end = (u64)l->v[j].offset;
-				break;
-			}
-		for (u64 o = (u64)al->offset; o < end && o < h->size; o++) {
-			period += h->period[o];
-			nr += h->nr[o];
-		}
 		if (opts->show_total_period)
-			fprintf(out, " %11llu", (unsigned long long)period);
+			fprintf(out, " %11llu", (unsigned long long)al->period);
 		else if (opts->show_nr_samples)
-			fprintf(out, " %7llu", (unsigned long long)nr);
+			fprintf(out, " %7llu", (unsigned long long)al->nr);
 		else
-			fprintf(out, " %7.2f", percent(h, opts, period, nr));
-		fprintf(out, " :   %*llx:%s\n", addr_width,
+			fprintf(out, " %7.2f", al->percent);
+		fprintf(out, " :   %*llx:%s", addr_width,
 			(unsigned long long)(start + (u64)al->offset), al->text);
+		/* a srcline once for a run of the same (perf keeps the last across symbols) */
+		if (al->path && (!opts->prev_path || strcmp(opts->prev_path, al->path))) {
+			fprintf(out, " // %s", al->path);
+			free(opts->prev_path);
+			opts->prev_path = xstrdup(al->path);
+		}
+		fputc('\n', out);
 	}
 }
 
 int ann_print(FILE *out, struct ann_file *f, struct disasm *d, u64 start, const struct ann_hist *h,
-	      const char *dso_name, const char *event, const struct ann_print_opts *opts)
+	      const char *dso_name, const char *event, struct ann_print_opts *opts)
 {
 	u64 vstart = objdump_addr(f, start);
 	const struct ann_section *sec = section_at(f, vstart);
@@ -339,7 +454,11 @@ int ann_print(FILE *out, struct ann_file *f, struct disasm *d, u64 start, const 
 		return -1;
 	objdump_lines(&l, f, d, sec, vstart,
 		      vstart + h->size < sec->addr + sec->size ? vstart + h->size
-							       : sec->addr + sec->size);
+							       : sec->addr + sec->size,
+		      opts->asm_raw);
+	line_stats(&l, h, opts);
+	if (opts->print_line)
+		line_summary(out, &l, start, vstart, opts);
 	len = fprintf(out, " %-*.*s|\tSource code & Disassembly of %s for %s (%llu samples, "
 		      "percent: %s)\n", opts->show_total_period ? 12 : 8,
 		      opts->show_total_period ? 12 : 8,
@@ -349,9 +468,11 @@ int ann_print(FILE *out, struct ann_file *f, struct disasm *d, u64 start, const 
 	for (int i = 0; i < len + 4; i++)	/* perf: its printf's count, and "----" */
 		fputc('-', out);
 	fputc('\n', out);
-	print_lines(out, &l, vstart, h, opts);
-	for (size_t i = 0; i < l.nr; i++)
+	print_lines(out, &l, vstart, opts);
+	for (size_t i = 0; i < l.nr; i++) {
 		free(l.v[i].text);
+		free(l.v[i].path);
+	}
 	free(l.v);
 	return 0;
 }
