@@ -20,6 +20,7 @@
 #include "analyzer/hist/sample_frames.h"
 #include "lib/containers/hashmap.h"
 #include "lib/error.h"
+#include "lib/progress.h"
 #include "lib/workqueue.h"
 #include "lib/xalloc.h"
 #include "machine/inline.h"
@@ -172,7 +173,7 @@ static struct ann_file *file_of(struct annotate *a, struct hashmap *files, struc
 	if (found)
 		return found == (void *)1 ? NULL : found;
 	if (dso->kind == DSO_KIND_USER &&
-	    !symtab__dso_file(&a->machine.symsrc, dso->long_name, dso->build_id,
+	    !symtab__disassemble_file(&a->machine.symsrc, dso->long_name, dso->build_id,
 			      dso->build_id_size, path, sizeof(path)))
 		f = ann_file__open(path);
 	hashmap_insert(files, (u64)(uintptr_t)dso, f ? (void *)f : (void *)1);
@@ -235,23 +236,40 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 	bool stdio = false, progress = true, quiet = false, skip_missing = false, source = true;
 	struct ann_print_opts popts = { 0 };
 	struct option opts[] = {
-		{ 'd', "dsos", OPT_STRING, &dsos, "dso[,dso...]", "only consider symbols in these dsos" },
-		{ 'f', "force", OPT_NOOP, NULL, NULL, "don't complain, do it (analyze reads files of any owner)" },
+		/* perf's order (which two an ambiguous prefix names), then analyze's own */
 		{ 'i', "input", OPT_STRING, &input, "file", "input file name" },
-		{ 'n', "show-nr-samples", OPT_BOOL, &popts.show_nr_samples, NULL, "Show a column with the number of samples" },
-		{ 'P', "full-paths", OPT_BOOL, &popts.full_path, NULL, "Don't shorten the displayed pathnames" },
-		{ 'q', "quiet", OPT_BOOL, &quiet, NULL, "do now show any warnings or messages" },
+		{ 'd', "dsos", OPT_STRING, &dsos, "dso[,dso...]", "only consider symbols in these dsos" },
 		{ 's', "symbol", OPT_STRING, &symbol, "symbol", "symbol to annotate" },
-		{ 'l', "print-line", OPT_BOOL, &popts.print_line, NULL, "print matching source lines (may be slow)" },
-		{ 0, "asm-raw", OPT_BOOL, &popts.asm_raw, NULL, "Display raw encoding of assembly instructions (default)" },
-		{ 0, "objdump", OPT_NOOP_ARG, NULL, "path", "objdump binary to use for disassembly and annotations (not used: capstone disassembles)" },
-		{ 0, "percent-limit", OPT_STRING, &limit, "percent", "Don't show entries under that percent" },
-		{ 0, "percent-type", OPT_STRING, &percent_type, "local-period", "Set percent type local/global-period/hits" },
-		{ 0, "show-total-period", OPT_BOOL, &popts.show_total_period, NULL, "Show a column with the sum of periods" },
-		{ 0, "skip-missing", OPT_BOOL, &skip_missing, NULL, "Skip symbols that cannot be annotated (always, with --stdio)" },
-		{ 0, "source", OPT_BOOL, &source, NULL, "Interleave source code with assembly code (default; the source's text: not yet)" },
+		{ 'f', "force", OPT_NOOP, NULL, NULL, "don't complain, do it (analyze reads files of any owner)" },
+		OPT_REFUSE('v', "verbose", REFUSED_NOT_YET),
+		{ 'q', "quiet", OPT_BOOL, &quiet, NULL, "do now show any warnings or messages" },
+		OPT_REFUSE('D', "dump-raw-trace", REFUSED_NOT_YET),
+		OPT_REFUSE(0, "tui", REFUSED_UI),
 		{ 0, "stdio", OPT_BOOL, &stdio, NULL, "Use the stdio interface" },
+		OPT_REFUSE(0, "stdio2", REFUSED_NOT_YET),
+		OPT_REFUSE(0, "ignore-vmlinux", REFUSED_NOT_YET),
+		OPT_REFUSE('k', "vmlinux", REFUSED_NOT_YET),
+		OPT_REFUSE('m', "modules", REFUSED_NOT_YET),
+		{ 'l', "print-line", OPT_BOOL, &popts.print_line, NULL, "print matching source lines (may be slow)" },
+		{ 'P', "full-paths", OPT_BOOL, &popts.full_path, NULL, "Don't shorten the displayed pathnames" },
+		OPT_REFUSE('C', "cpu", REFUSED_NOT_YET),
 		{ 0, "symfs", OPT_STRING, &symfs, "directory", "Look for files with symbols relative to this directory" },
+		{ 0, "source", OPT_BOOL, &source, NULL, "Interleave source code with assembly code (default; the source's text: not yet)" },
+		{ 0, "asm-raw", OPT_BOOL, &popts.asm_raw, NULL, "Display raw encoding of assembly instructions (default)" },
+		OPT_REFUSE('M', "disassembler-style", REFUSED_NOT_YET),
+		{ 0, "objdump", OPT_NOOP_ARG, NULL, "path", "objdump binary to use for disassembly and annotations (not used: capstone disassembles)" },
+		OPT_REFUSE(0, "prefix", REFUSED_NOT_YET),
+		OPT_REFUSE(0, "prefix-strip", REFUSED_NOT_YET),
+		{ 0, "skip-missing", OPT_BOOL, &skip_missing, NULL, "Skip symbols that cannot be annotated (always, with --stdio)" },
+		OPT_REFUSE(0, "group", REFUSED_NOT_YET),
+		OPT_REFUSE(0, "demangle", REFUSED_NOT_YET),
+		OPT_REFUSE(0, "demangle-kernel", REFUSED_NOT_YET),
+		{ 0, "show-total-period", OPT_BOOL, &popts.show_total_period, NULL, "Show a column with the sum of periods" },
+		{ 'n', "show-nr-samples", OPT_BOOL, &popts.show_nr_samples, NULL, "Show a column with the number of samples" },
+		OPT_REFUSE(0, "stdio-color", REFUSED_NOT_YET),
+		{ 0, "percent-type", OPT_STRING, &percent_type, "local-period", "Set percent type local/global-period/hits" },
+		{ 0, "percent-limit", OPT_STRING, &limit, "percent", "Don't show entries under that percent" },
+		OPT_REFUSE(0, "itrace", REFUSED_NOT_YET),
 		{ 'j', "jobs", OPT_STRING, &jobs, "n", "threads in all for reading and loading symbols (default: online CPUs)" },
 		OPT_PROGRESS(&progress),
 		OPT_END_MARK,
@@ -297,7 +315,10 @@ int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg)
 	sample_frames__init_machine(&a.machine, &a.session, &symsrc, &loader, wq);
 	a.event_period = xcalloc(a.session.nr_evsels + 1, sizeof(u64));
 	hashmap_init(&a.by_sym);
+	progress_init("analyze annotate", !progress, false);
+	progress_phase("reading", perf_session__data_bytes(&a.session));
 	ret = perf_session__process(&a.session, &a.consumer);
+	progress_done();
 	if (!quiet)
 		session_warn_data_files(&a.session, stderr);
 	if (ret) {
