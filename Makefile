@@ -51,7 +51,7 @@ TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswa
 .PHONY: all run test checks asan refcheck bench install clean deps format unit golden check-bad tools \
         fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers check-progress \
         check-parallel \
-        check-help man check-man check-symcache
+        check-help man check-man check-symcache check-annotate-spelling
 all: $(BIN) tools man
 
 # The version: git's description of the commit built (a clean clone's CI has git), written to
@@ -139,7 +139,7 @@ checks: all $(UNIT_BIN)
 	$(Q)$(MAKE) --no-print-directory check-layers unit
 	$(Q)$(MAKE) --no-print-directory -j2 --output-sync=target golden check-bad check-sweep
 	$(Q)$(MAKE) --no-print-directory check-fuzz check-flamegraph check-record check-progress \
-	  check-parallel check-symcache check-man check-help check-options
+	  check-parallel check-symcache check-man check-help check-options check-annotate-spelling
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
@@ -167,6 +167,11 @@ check-help: $(BIN) man
 # perf's options, each in the manual's table, taken with a test or refused with a reason
 check-options: $(BIN)
 	$(TEST_ENV) tests/options.sh
+
+# annotate's disassembler against objdump -d over the fixtures' binaries, libc and ld.so:
+# the lines that differ, counted (tests/annotate-spelling.sh; skipped without objdump)
+check-annotate-spelling: tools
+	DISASM=$(abspath $(O)/tools/disasm-text) tests/annotate-spelling.sh
 
 # the progress line under a pseudo-terminal: drawn, cleared, never in the output
 check-progress: $(BIN)

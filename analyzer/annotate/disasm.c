@@ -77,17 +77,14 @@ static bool in_group(const cs_insn *insn, u8 group)
 	return false;
 }
 
-static const char *const string_insns[] = { "stos", "movs", "lods", "scas", "cmps", "ins",
-					    "outs" };
-
-/* stos, movs...: objdump shows their implicit segments (%es:(%rdi), %ds:(%rsi)) */
-static bool string_insn(const char *base)
+/* movs, cmps, stos, lods, scas, ins, outs (one-byte opcodes): objdump shows their implicit
+ * segments (%es:(%rdi), %ds:(%rsi)) and stos's register */
+static bool string_insn(const cs_x86 *x)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(string_insns); i++)
-		if (!strncmp(base, string_insns[i], strlen(string_insns[i])) &&
-		    strlen(base) <= strlen(string_insns[i]) + 1)
-			return true;
-	return false;
+	u8 op = x->opcode[0];
+
+	return !x->opcode[1] && ((op >= 0xa4 && op <= 0xa7) || (op >= 0xaa && op <= 0xaf) ||
+				 (op >= 0x6c && op <= 0x6f));
 }
 
 /* Whether the ModRM (and SIB) encode a displacement (objdump prints a zero one then). */
@@ -162,13 +159,27 @@ static void mem_operand(struct out *o, struct operand_ctx *c, const cs_x86_op *o
 	out_add(o, ")");
 }
 
-static void operand(struct out *o, struct operand_ctx *c, const cs_x86_op *op)
+/*
+ * An x87 %st(0): objdump writes the register a ModRM names "%st(0)", the implied top of the
+ * stack "%st" (dc and de forms name theirs second, the others first)
+ */
+static const char *st0_name(const struct operand_ctx *c, u8 i)
+{
+	const cs_x86 *x = &c->insn->detail->x86;
+	u8 modrm_op = x->opcode[0] == 0xdc || x->opcode[0] == 0xde ? 1 : 0;
+
+	return x->op_count == 1 || i == modrm_op ? "st(0)" : "st";
+}
+
+static void operand(struct out *o, struct operand_ctx *c, const cs_x86_op *op, u8 i)
 {
 	u64 mask;
 
 	switch (op->type) {
 	case X86_OP_REG:
-		out_add(o, "%s%%%s", c->branch ? "*" : "", c->d->cs->reg_name(c->d->handle, op->reg));
+		out_add(o, "%s%%%s", c->branch ? "*" : "",
+			op->reg == X86_REG_ST0 ? st0_name(c, i) :
+						 c->d->cs->reg_name(c->d->handle, op->reg));
 		break;
 	case X86_OP_IMM:
 		if (c->branch) {
@@ -176,6 +187,8 @@ static void operand(struct out *o, struct operand_ctx *c, const cs_x86_op *op)
 			break;
 		}
 		mask = op->size >= 1 && op->size < 8 ? (1ull << (op->size * 8)) - 1 : ~0ull;
+		if (c->insn->detail->x86.opcode[0] == 0xc6 && c->insn->detail->x86.modrm == 0xf8)
+			mask = 0xff;	/* xabort's imm8, which capstone sizes as 8 bytes */
 		out_add(o, "$0x%llx", (unsigned long long)((u64)op->imm & mask));
 		break;
 	case X86_OP_MEM:
@@ -194,13 +207,29 @@ static bool implicit(const struct operand_ctx *c, u8 i)
 	return x->operands[i].type == X86_OP_IMM && (x->opcode[0] == 0xd0 || x->opcode[0] == 0xd1);
 }
 
+/* An x87 instruction on one %st(i) */
+static bool st_alone(const cs_x86 *x)
+{
+	return x->op_count == 1 && x->modrm >= 0xc0 && x->operands[0].type == X86_OP_REG &&
+	       x->operands[0].reg >= X86_REG_ST0 && x->operands[0].reg <= X86_REG_ST7;
+}
+
 static void operands(struct out *o, struct operand_ctx *c)
 {
 	const cs_x86 *x = &c->insn->detail->x86;
 	/* xchg's one-byte form (90+r): objdump puts the accumulator first, capstone last */
 	bool swap = x->op_count == 2 && x->opcode[0] >= 0x91 && x->opcode[0] <= 0x97;
 	bool first = true;
+	u8 op0 = x->opcode[0];
 
+	/* stos: capstone leaves out the accumulator objdump shows */
+	if (c->string && (op0 == 0xaa || op0 == 0xab)) {
+		out_add(o, "%%%s,", op0 == 0xaa ? "al" : x->rex & 8 ? "rax" :
+				     x->prefix[2] == X86_PREFIX_OPSIZE ? "ax" : "eax");
+	}
+	/* x87 register forms with one operand: objdump names %st too */
+	if (st_alone(x) && (op0 == 0xdc || op0 == 0xde))
+		out_add(o, "%%st,");
 	for (u8 k = 0; k < x->op_count; k++) {
 		u8 i = swap ? (u8)(x->op_count - 1 - k) : k;
 
@@ -209,8 +238,10 @@ static void operands(struct out *o, struct operand_ctx *c)
 		if (!first)
 			out_add(o, ",");
 		first = false;
-		operand(o, c, &x->operands[i]);
+		operand(o, c, &x->operands[i], i);
 	}
+	if (st_alone(x) && (op0 == 0xd8 || op0 == 0xda || op0 == 0xdb || op0 == 0xdf))
+		out_add(o, ",%%st");
 }
 
 static bool gpr64_operand(const struct operand_ctx *c)
@@ -246,6 +277,12 @@ static void mnemonic(struct out *o, const struct operand_ctx *c)
 		has_reg |= x->operands[i].type == X86_OP_REG;
 		nr_ops += !implicit(c, i);
 	}
+	if (c->string && (x->opcode[0] == 0xaa || x->opcode[0] == 0xab))
+		has_reg = true;	/* stos: the accumulator objdump adds */
+	if (c->string && has_reg) {	/* stos, lods, scas with a register: no suffix */
+		name = c->base;
+		name_len = base_len - 1;
+	}
 	strip = name && base_len == name_len + 1 && !strncmp(c->base, name, name_len) &&
 		strchr("bwlq", c->base[name_len]) &&
 		(has_reg || !x->op_count || c->branch || in_group(insn, X86_GRP_RET) ||
@@ -265,12 +302,15 @@ static void mnemonic(struct out *o, const struct operand_ctx *c)
 		unsigned int seg = x->operands[i].type == X86_OP_MEM ? x->operands[i].mem.segment
 								     : X86_REG_INVALID;
 
-		if (c->branch && seg == X86_REG_DS)
+		if (c->branch && seg == X86_REG_DS && x->operands[i].type == X86_OP_MEM)
 			out_add(o, "notrack ");
 		else if (seg == X86_REG_CS || seg == X86_REG_DS || seg == X86_REG_SS ||
 			 (seg == X86_REG_ES && !c->string))
 			out_add(o, "%s ", c->d->cs->reg_name(c->d->handle, seg));
 	}
+	if (c->branch && x->prefix[1] == X86_PREFIX_DS && x->op_count == 1 &&
+	    x->operands[0].type == X86_OP_REG)
+		out_add(o, "notrack ");
 	if (x->prefix[0] == X86_PREFIX_LOCK)
 		out_add(o, "lock ");
 	else if (x->prefix[0] == X86_PREFIX_REP && c->string)
@@ -280,14 +320,65 @@ static void mnemonic(struct out *o, const struct operand_ctx *c)
 		out_add(o, "repnz ");
 	else if (x->prefix[0] == X86_PREFIX_REPNE && (c->branch || in_group(insn, X86_GRP_RET)))
 		out_add(o, "bnd ");
-	else if (x->prefix[0] == X86_PREFIX_REP && in_group(insn, X86_GRP_RET))
+	else if ((x->prefix[0] == X86_PREFIX_REP || insn->bytes[0] == 0xf3) &&
+		 in_group(insn, X86_GRP_RET))
 		out_add(o, "repz ");
-	if (!strcmp(c->base, "movd") && gpr64_operand(c))
+	if (x->opcode[0] == 0x9b && !x->op_count)
+		out_add(o, "fwait");	/* capstone: "wait" */
+	else if (!strcmp(c->base, "movd") && gpr64_operand(c))
 		out_add(o, "movq");	/* REX.W: objdump names the 64-bit form */
 	else
 		out_add(o, "%.*s", (int)(strip ? name_len : base_len), c->base);
 	if (nr_ops)
 		out_add(o, "%*s", o->len - start < 6 ? (int)(6 - (o->len - start)) + 1 : 1, "");
+}
+
+/*
+ * The length of a VEX or EVEX instruction capstone 4 cannot decode (AVX-512 and its mask
+ * instructions: kmovd, vpcmpeqb into %k0...), or 0: objdump decodes it, and with its length
+ * the next instruction starts where objdump's does.
+ */
+static size_t vex_length(const u8 *code, size_t len)
+{
+	size_t i = 0, map, n;
+	u8 opcode, modrm, mod, rm;
+
+	if (len < 4)
+		return 0;
+	if (code[0] == 0x62) {	/* EVEX: 62 P0 P1 P2 */
+		map = code[1] & 3;
+		i = 4;
+	} else if (code[0] == 0xc4) {	/* VEX3: c4 P0 P1 */
+		map = code[1] & 0x1f;
+		i = 3;
+	} else if (code[0] == 0xc5) {	/* VEX2: c5 P0, map 0F */
+		map = 1;
+		i = 2;
+	} else {
+		return 0;
+	}
+	if (i + 2 > len || map < 1 || map > 3)
+		return 0;
+	opcode = code[i];
+	modrm = code[i + 1];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	n = i + 2;
+	if (mod != 3 && rm == 4) {	/* SIB */
+		if (n >= len)
+			return 0;
+		if (mod == 0 && (code[n] & 7) == 5)
+			n += 4;
+		n++;
+	}
+	if (mod == 1)
+		n += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		n += 4;
+	if (map == 3 || (map == 1 && ((opcode >= 0x70 && opcode <= 0x73) || opcode == 0xc2 ||
+				      (opcode >= 0xc4 && opcode <= 0xc6))))
+		n += 1;	/* an imm8 */
+	return n <= len ? n : 0;
 }
 
 size_t disasm__insn(struct disasm *d, const u8 *code, size_t len, u64 addr,
@@ -301,14 +392,16 @@ size_t disasm__insn(struct disasm *d, const u8 *code, size_t len, u64 addr,
 	if (size)
 		*buf = '\0';
 	if (!d->cs->disasm(d->handle, code, len, addr, 1, &d->insn)) {
+		size_t n = vex_length(code, len);
+
 		out_add(&o, "(bad)");
-		return 1;
+		return n ? n : 1;
 	}
 	c.insn = d->insn;
 	base = strrchr(c.insn->mnemonic, ' ');	/* capstone's own prefixes: "rep stosq" */
 	c.base = base ? base + 1 : c.insn->mnemonic;
 	c.branch = in_group(c.insn, X86_GRP_JUMP) || in_group(c.insn, X86_GRP_CALL);
-	c.string = string_insn(c.base);
+	c.string = string_insn(&c.insn->detail->x86);
 	if (c.insn->size == 2 && code[0] == 0x66 && code[1] == 0x90) {
 		out_add(&o, "xchg   %%ax,%%ax");	/* objdump's name of the 2-byte nop */
 	} else {

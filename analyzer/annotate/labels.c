@@ -17,7 +17,10 @@
 struct raw_label {
 	struct label l;
 	u64 size;
+	size_t bare_len;	/* of the name without its version (what bfd compares) */
+	size_t index;		/* in the order read: glibc's qsort keeps it among equals */
 	bool function, object, local, global;
+	bool synthetic;
 };
 
 struct builder {
@@ -50,6 +53,7 @@ static struct raw_label *add(struct builder *b)
 {
 	ARRAY_GROW(b->v, b->alloc, b->nr + 1);
 	memset(&b->v[b->nr], 0, sizeof(b->v[0]));
+	b->v[b->nr].index = b->nr;
 	return &b->v[b->nr++];
 }
 
@@ -177,6 +181,7 @@ static void read_symbols(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_S
 		r = add(b);
 		r->l.addr = sym.st_value;
 		r->l.name = (const char *)(uintptr_t)pool_add(b, name, hidden ? "@" : "@@", ver);
+		r->bare_len = strlen(name);
 		r->l.section = sym.st_shndx < SHN_LORESERVE ? sym.st_shndx : 0;
 		r->size = sym.st_size;
 		r->function = type == STT_FUNC || type == STT_GNU_IFUNC;
@@ -221,17 +226,29 @@ static void read_relocs(struct builder *b, Elf *elf)
 			GElf_Sym sym;
 			bool hidden = false;
 
-			if (!gelf_getrela(d, (int)i, &rela) || !GELF_R_SYM(rela.r_info) ||
-			    !gelf_getsym(syms, (int)GELF_R_SYM(rela.r_info), &sym))
+			if (!gelf_getrela(d, (int)i, &rela))
 				continue;
-			name = elf_strptr(elf, dsh.sh_link, sym.st_name);
+			/* no symbol: bfd's absolute section symbol, which names nothing */
+			memset(&sym, 0, sizeof(sym));
+			sym.st_shndx = SHN_ABS;
+			name = "*ABS*";
+			if (GELF_R_SYM(rela.r_info)) {
+				if (!gelf_getsym(syms, (int)GELF_R_SYM(rela.r_info), &sym))
+					continue;
+				name = elf_strptr(elf, dsh.sh_link, sym.st_name);
+			}
 			if (!name || !*name)
 				continue;
-			ver = dyn_version(elf, &v, GELF_R_SYM(rela.r_info), sym.st_shndx == SHN_UNDEF,
-					  &hidden);
+			ver = GELF_R_SYM(rela.r_info) ?
+				      dyn_version(elf, &v, GELF_R_SYM(rela.r_info),
+						  sym.st_shndx == SHN_UNDEF, &hidden) : NULL;
 			ARRAY_GROW(b->relocs, b->relocs_alloc, b->nr_relocs + 1);
 			r = &b->relocs[b->nr_relocs++];
 			r->addr = rela.r_offset;
+			r->addend = rela.r_addend;
+			r->value = sym.st_value;
+			r->abs = sym.st_shndx == SHN_ABS;
+			r->undef = sym.st_shndx == SHN_UNDEF;
 			r->plain = pool_add(b, name, NULL, NULL);
 			r->name = ver ? pool_add(b, name, hidden ? "@" : "@@", ver) : r->plain;
 		}
@@ -275,7 +292,7 @@ static void read_plt(struct builder *b, Elf *elf)
 			const u8 *e = (const u8 *)d->d_buf + off;
 			const struct reloc_label *rel;
 			struct raw_label *r;
-			char *target;
+			char *target, addend[40];
 			s32 disp;
 			u64 i = 0, got;
 
@@ -290,10 +307,17 @@ static void read_plt(struct builder *b, Elf *elf)
 			rel = find_reloc(b->relocs, b->nr_relocs, got);
 			if (!rel)
 				continue;
+			/* bfd: the symbol's name, "+0x" and a nonzero addend, "@plt" */
+			if (rel->addend)
+				snprintf(addend, sizeof(addend), "+0x%llx@plt",
+					 (unsigned long long)rel->addend);
 			target = xstrdup(b->pool + rel->plain);	/* the pool moves as it grows */
 			r = add(b);
 			r->l.addr = sh.sh_addr + off;
-			r->l.name = (const char *)(uintptr_t)pool_add(b, target, "@", "plt");
+			r->l.name = (const char *)(uintptr_t)pool_add(b, target, "",
+								     rel->addend ? addend : "@plt");
+			r->bare_len = strlen(b->pool + (uintptr_t)r->l.name);
+			r->synthetic = true;
 			free(target);
 			r->l.section = (u32)elf_ndxscn(s);
 			r->global = true;
@@ -316,6 +340,7 @@ static int compare(const void *pa, const void *pb)
 	const struct raw_label *a = pa, *b = pb;
 	const char *an = pool + (uintptr_t)a->l.name, *bn = pool + (uintptr_t)b->l.name;
 	bool af, bf;
+	int c;
 
 	if (a->l.addr != b->l.addr)
 		return a->l.addr < b->l.addr ? -1 : 1;
@@ -339,7 +364,12 @@ static int compare(const void *pa, const void *pb)
 		return a->size > b->size ? -1 : 1;
 	if ((an[0] == '.') != (bn[0] == '.'))
 		return an[0] == '.' ? 1 : -1;
-	return strcmp(an, bn);
+	c = memcmp(an, bn, a->bare_len < b->bare_len ? a->bare_len : b->bare_len);
+	if (c)
+		return c;
+	if (a->bare_len != b->bare_len)
+		return a->bare_len < b->bare_len ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
 }
 
 int labels__load(struct labels *l, const char *path)
@@ -364,7 +394,6 @@ int labels__load(struct labels *l, const char *path)
 	scn = section_of_type(elf, SHT_SYMTAB, &sh);
 	if (scn)
 		read_symbols(&b, elf, scn, &sh, false);
-	l->symtab = b.nr > 0;
 	if (!b.nr && (scn = section_of_type(elf, SHT_DYNSYM, &sh)))
 		read_symbols(&b, elf, scn, &sh, true);
 	read_relocs(&b, elf);
@@ -377,6 +406,7 @@ int labels__load(struct labels *l, const char *path)
 	l->v = xmalloc((b.nr ? b.nr : 1) * sizeof(*l->v));
 	for (size_t i = 0; i < b.nr; i++) {
 		l->v[i] = b.v[i].l;
+		l->v[i].synthetic = b.v[i].synthetic;
 		l->v[i].name = b.pool + (uintptr_t)b.v[i].l.name;
 	}
 	l->nr = b.nr;
@@ -426,10 +456,22 @@ void labels__format(const struct labels *l, u64 addr, u32 sec, char *buf, size_t
 	const struct label *lb = labels__find(l, addr, sec);
 	const struct reloc_label *r;
 
-	if (l->symtab && (!lb || lb->addr != addr) &&
-	    (r = find_reloc(l->relocs, l->nr_relocs, addr)))
-		snprintf(buf, size, "%s", l->pool + r->name);
-	else if (!lb)
+	/*
+	 * find_symbol_for_address: not at a symbol (nor a synthetic one's range), an address
+	 * with a dynamic relocation of a symbol (not an absolute one) is named by that symbol,
+	 * with the offset from its value unless it is undefined
+	 */
+	if (lb && lb->addr != addr && !lb->synthetic &&
+	    (r = find_reloc(l->relocs, l->nr_relocs, addr)) && !r->abs) {
+		if (r->undef || r->value == addr)
+			snprintf(buf, size, "%s", l->pool + r->name);
+		else if (r->value > addr)
+			snprintf(buf, size, "%s-0x%llx", l->pool + r->name,
+				 (unsigned long long)(r->value - addr));
+		else
+			snprintf(buf, size, "%s+0x%llx", l->pool + r->name,
+				 (unsigned long long)(addr - r->value));
+	} else if (!lb)
 		snprintf(buf, size, "%s", "");
 	else if (lb->addr == addr)
 		snprintf(buf, size, "%s", lb->name);

@@ -18,20 +18,23 @@ struct label {
 	u64 addr;
 	const char *name;
 	u32 section;	/* ELF section index, 0 for synthetic and absolute ones */
+	bool synthetic;	/* a PLT entry's name@plt */
 };
 
 /* A dynamic relocation's symbol: names are offsets into the pool. */
 struct reloc_label {
 	u64 addr;
+	s64 addend;
+	u64 value;	/* its symbol's */
 	size_t name;	/* with its version */
 	size_t plain;
+	bool abs, undef;	/* its symbol's section: none (or absolute), undefined */
 };
 
 struct labels {
 	struct label *v;
 	size_t nr;
 	struct reloc_label *relocs;	/* by address */
-	bool symtab;	/* the labels are .symtab's: objdump names GOT slots by relocs then */
 	size_t nr_relocs;
 	char *pool;
 };
