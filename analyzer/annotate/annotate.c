@@ -2,8 +2,7 @@
  * annotate: `analyze annotate` (perf annotate --stdio 6.1). Reads the samples, counts them by
  * symbol and by address in it, then prints each sampled symbol in perf's order (the samples'
  * period, most first, as perf's histogram sorted by dso,symbol orders them), disassembled
- * from its dso's file (annotate_print.c). A symbol is printed once, for the first event that
- * has it (perf frees a symbol's annotation once printed).
+ * from its dso's file (annotate_print.c), once for each event that has samples in it.
  */
 #include "analyzer/commands.h"
 
@@ -183,7 +182,7 @@ static struct ann_file *file_of(struct annotate *a, struct hashmap *files, struc
 static int print_annotations(struct annotate *a, struct ann_print_opts *opts, double limit)
 {
 	struct disasm *d = disasm__new();
-	struct hashmap files, printed;
+	struct hashmap files;
 	int ret = 0;
 
 	if (!d) {
@@ -191,14 +190,11 @@ static int print_annotations(struct annotate *a, struct ann_print_opts *opts, do
 		return 1;
 	}
 	hashmap_init(&files);
-	hashmap_init(&printed);
 	qsort(a->syms, a->nr_syms, sizeof(*a->syms), by_period);
 	for (size_t i = 0; i < a->nr_syms; i++) {
 		struct ann_sym *s = &a->syms[i];
 		struct ann_file *f;
 
-		if (hashmap_find(&printed, (u64)(uintptr_t)s->sym))
-			continue;
 		opts->event_period = a->event_period[s->evsel];
 		opts->dso = s->dso;
 		/* --percent-limit: of the event's period (perf's hists__total_period) */
@@ -209,7 +205,6 @@ static int print_annotations(struct annotate *a, struct ann_print_opts *opts, do
 		f = file_of(a, &files, s->dso);
 		if (!f)
 			continue;
-		hashmap_insert(&printed, (u64)(uintptr_t)s->sym, (void *)1);
 		ann_print(stdout, f, d, s->sym->start, &s->hist,
 			  opts->full_path ? s->dso->long_name : s->dso->short_name,
 			  a->session.evsels[s->evsel].name, opts);
@@ -223,7 +218,6 @@ static int print_annotations(struct annotate *a, struct ann_print_opts *opts, do
 		}
 	}
 	hashmap_exit(&files);
-	hashmap_exit(&printed);
 	disasm__delete(d);
 	return ret;
 }

@@ -245,7 +245,8 @@ static void objdump_lines(struct ann_lines *l, struct ann_file *f, struct disasm
 		size_t n;
 
 		if (addr == start || (name = labels__at(&f->labels, addr, sec->index))) {
-			labels__format(&f->labels, addr, sec->index, label, sizeof(label));
+			labels__format_in(&f->labels, addr, sec->index, sec->name, sec->addr, label,
+					  sizeof(label));
 			add_line(l, -1, "");
 			snprintf(text, sizeof(text), "%016llx <%s>:", (unsigned long long)addr,
 				 label);

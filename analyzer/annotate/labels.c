@@ -481,6 +481,34 @@ void labels__format(const struct labels *l, u64 addr, u32 sec, char *buf, size_t
 		snprintf(buf, size, "%s+0x%llx", lb->name, (unsigned long long)(addr - lb->addr));
 }
 
+void labels__format_in(const struct labels *l, u64 addr, u32 sec, const char *sec_name,
+		       u64 sec_addr, char *buf, size_t size)
+{
+	const struct label *before = NULL, *after = NULL;
+
+	/* require_sec: the last label of the section at or before addr, else its first after */
+	for (size_t i = 0; i < l->nr; i++) {
+		if (l->v[i].section != sec)
+			continue;
+		if (l->v[i].addr <= addr) {
+			if (!before || l->v[i].addr > before->addr)
+				before = &l->v[i];
+		} else if (!after) {
+			after = &l->v[i];
+		}
+	}
+	if (before && before->addr == addr)
+		snprintf(buf, size, "%s", before->name);
+	else if (before)
+		snprintf(buf, size, "%s+0x%llx", before->name, (unsigned long long)(addr - before->addr));
+	else if (after)
+		snprintf(buf, size, "%s-0x%llx", after->name, (unsigned long long)(after->addr - addr));
+	else if (addr > sec_addr)	/* no symbol: the section's name */
+		snprintf(buf, size, "%s+0x%llx", sec_name, (unsigned long long)(addr - sec_addr));
+	else
+		snprintf(buf, size, "%s", sec_name);
+}
+
 const char *labels__at(const struct labels *l, u64 addr, u32 sec)
 {
 	const struct label *lb = labels__find(l, addr, sec);

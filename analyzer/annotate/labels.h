@@ -49,6 +49,13 @@ void labels__exit(struct labels *l);
 const struct label *labels__find(const struct labels *l, u64 addr, u32 sec);
 /* "sym" or "sym+0xoff" of addr into buf (objdump's objdump_print_addr_with_sym). */
 void labels__format(const struct labels *l, u64 addr, u32 sec, char *buf, size_t size);
+/*
+ * The name of the `ADDR <sym>:` line objdump starts a disassembly with (its require_sec):
+ * a label of section sec only, before addr or else after it; without any, the section's
+ * name (sec_name, at sec_addr) and the offset.
+ */
+void labels__format_in(const struct labels *l, u64 addr, u32 sec, const char *sec_name,
+		       u64 sec_addr, char *buf, size_t size);
 /* Whether a label starts at addr (objdump prints `ADDR <sym>:` there): its name or NULL. */
 const char *labels__at(const struct labels *l, u64 addr, u32 sec);
 

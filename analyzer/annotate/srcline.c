@@ -9,6 +9,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,8 @@
 
 struct srcline {
 	int fd;
-	Dwarf *dbg;
+	Elf *elf;
+	Dwarf *dbg;	/* NULL: no DWARF, the function lines come from .symtab */
 	char *prev_func;
 	int prev_line;
 	unsigned int prev_disc;
@@ -30,18 +32,22 @@ struct srcline *srcline__new(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct srcline *s;
-	Dwarf *dbg;
+	Elf *elf;
 
 	if (fd < 0)
 		return NULL;
-	dbg = dwarf_begin(fd, DWARF_C_READ);
-	if (!dbg) {
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
 		close(fd);
 		return NULL;
 	}
 	s = xcalloc(1, sizeof(*s));
 	s->fd = fd;
-	s->dbg = dbg;
+	s->elf = elf;
+	s->dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	srcline__reset(s);
 	return s;
 }
@@ -50,7 +56,9 @@ void srcline__delete(struct srcline *s)
 {
 	if (!s)
 		return;
-	dwarf_end(s->dbg);
+	if (s->dbg)
+		dwarf_end(s->dbg);
+	elf_end(s->elf);
 	close(s->fd);
 	free(s->prev_func);
 	free(s);
@@ -62,6 +70,60 @@ void srcline__reset(struct srcline *s)
 	s->prev_func = NULL;
 	s->prev_line = -1;
 	s->prev_disc = 0;
+}
+
+/*
+ * bfd's _bfd_elf_find_function, for an address without a DWARF function: the .symtab symbol
+ * of its section that starts last at or before it and holds it (_bfd_elf_maybe_function_sym:
+ * not data, not a section or file; a size of 0 counts as 1; annobin's hidden local labels
+ * left out). objdump gives bfd its .symtab only: a file without one names nothing so.
+ */
+static const char *elf_function(Elf *elf, u64 addr)
+{
+	const char *best = NULL;
+	u64 best_addr = 0, sec_lo = 0, sec_hi = 0;
+	size_t sec_ndx = 0;
+
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && addr >= sh.sh_addr &&
+		    addr < sh.sh_addr + sh.sh_size && sh.sh_type != SHT_NOBITS) {
+			sec_ndx = elf_ndxscn(scn);
+			sec_lo = sh.sh_addr;
+			sec_hi = sh.sh_addr + sh.sh_size;
+			break;
+		}
+	}
+	for (Elf_Scn *scn = NULL; sec_ndx && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || sh.sh_type != SHT_SYMTAB ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			int type;
+			u64 size;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				break;
+			type = GELF_ST_TYPE(sym.st_info);
+			size = sym.st_size ? sym.st_size : 1;
+			if (type == STT_OBJECT || type == STT_TLS || type == STT_SECTION ||
+			    type == STT_FILE || sym.st_shndx != sec_ndx || sym.st_value > addr ||
+			    addr >= sym.st_value + size || sym.st_value < sec_lo ||
+			    sym.st_value >= sec_hi || (best && sym.st_value <= best_addr))
+				continue;
+			if (!sym.st_size && GELF_ST_BIND(sym.st_info) == STB_LOCAL &&
+			    type == STT_NOTYPE && GELF_ST_VISIBILITY(sym.st_other) == STV_HIDDEN)
+				continue;
+			best = elf_strptr(elf, sh.sh_link, sym.st_name);
+			best_addr = sym.st_value;
+		}
+	}
+	return best;
 }
 
 /* The name of the innermost function at addr in cu, or NULL. */
@@ -84,11 +146,32 @@ static const char *innermost_function(Dwarf_Die *cu, u64 addr)
 	return name;
 }
 
+/*
+ * A line for addr in a unit whose ranges do not hold it (top-level asm, crt1's _start): bfd
+ * reads every unit's line table; the first unit with a row for addr, in cu.
+ */
+static Dwarf_Line *line_outside_units(struct srcline *s, u64 addr, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (!dwarf_nextcu(s->dbg, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Line *row;
+		Dwarf_Addr row_addr;
+
+		if (dwarf_offdie(s->dbg, off + hsize, cu) && (row = dwarf_getsrc_die(cu, addr)) &&
+		    !dwarf_lineaddr(row, &row_addr) && row_addr <= addr)
+			return row;
+		off = next;
+	}
+	return NULL;
+}
+
 void srcline__at(struct srcline *s, u64 addr, const char **func, const char **file,
 		 unsigned int *line, unsigned int *discriminator)
 {
 	Dwarf_Die cu;
-	Dwarf_Line *row;
+	Dwarf_Line *row = NULL;
 	const char *name = NULL, *src = NULL;
 	int lineno = 0;
 	unsigned int disc = 0;
@@ -97,10 +180,14 @@ void srcline__at(struct srcline *s, u64 addr, const char **func, const char **fi
 	*file = NULL;
 	*line = 0;
 	*discriminator = 0;
-	if (!dwarf_addrdie(s->dbg, addr, &cu))
-		return;
-	name = innermost_function(&cu, addr);
-	row = dwarf_getsrc_die(&cu, addr);
+	if (s->dbg && dwarf_addrdie(s->dbg, addr, &cu)) {
+		name = innermost_function(&cu, addr);
+		row = dwarf_getsrc_die(&cu, addr);
+	} else if (s->dbg) {
+		row = line_outside_units(s, addr, &cu);
+	}
+	if (!name)
+		name = elf_function(s->elf, addr);
 	if (row) {
 		src = dwarf_linesrc(row, NULL, NULL);
 		if (dwarf_lineno(row, &lineno))

@@ -15,7 +15,7 @@
 
 struct srcline;
 
-/* NULL when the file has no DWARF. */
+/* NULL when the file is no ELF file. */
 struct srcline *srcline__new(const char *path);
 void srcline__delete(struct srcline *s);
 /* Forget what was printed last: objdump starts afresh with every run. */
