@@ -257,6 +257,7 @@ bench:
 	bench/scaling.sh
 	bench/dwarf.sh
 	bench/symbols.sh
+	bench/annotate.sh
 
 install: $(BIN) $(MAN_PAGES)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze

@@ -17,10 +17,20 @@
 
 #include "lib/xalloc.h"
 
+/* A .symtab symbol bfd may name code by (see elf_function). */
+struct elf_func {
+	u64 start, end;
+	u32 section;
+	const char *name;
+};
+
 struct srcline {
 	int fd;
 	Elf *elf;
 	Dwarf *dbg;	/* NULL: no DWARF, the function lines come from .symtab */
+	struct elf_func *funcs;	/* .symtab's, by address, once needed */
+	size_t nr_funcs;
+	bool funcs_read;
 	char *prev_func;
 	int prev_line;
 	unsigned int prev_disc;
@@ -58,6 +68,7 @@ void srcline__delete(struct srcline *s)
 		return;
 	if (s->dbg)
 		dwarf_end(s->dbg);
+	free(s->funcs);
 	elf_end(s->elf);
 	close(s->fd);
 	free(s->prev_func);
@@ -72,30 +83,24 @@ void srcline__reset(struct srcline *s)
 	s->prev_disc = 0;
 }
 
-/*
- * bfd's _bfd_elf_find_function, for an address without a DWARF function: the .symtab symbol
- * of its section that starts last at or before it and holds it (_bfd_elf_maybe_function_sym:
- * not data, not a section or file; a size of 0 counts as 1; annobin's hidden local labels
- * left out). objdump gives bfd its .symtab only: a file without one names nothing so.
- */
-static const char *elf_function(Elf *elf, u64 addr)
+static int elf_func_cmp(const void *pa, const void *pb)
 {
-	const char *best = NULL;
-	u64 best_addr = 0, sec_lo = 0, sec_hi = 0;
-	size_t sec_ndx = 0;
+	const struct elf_func *a = pa, *b = pb;
 
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
 
-		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && addr >= sh.sh_addr &&
-		    addr < sh.sh_addr + sh.sh_size && sh.sh_type != SHT_NOBITS) {
-			sec_ndx = elf_ndxscn(scn);
-			sec_lo = sh.sh_addr;
-			sec_hi = sh.sh_addr + sh.sh_size;
-			break;
-		}
-	}
-	for (Elf_Scn *scn = NULL; sec_ndx && (scn = elf_nextscn(elf, scn));) {
+/*
+ * The candidates of _bfd_elf_maybe_function_sym in .symtab, by address: not data, not a
+ * section or file; a size of 0 counts as 1; annobin's hidden local labels left out. objdump
+ * gives bfd its .symtab only: a file without one names nothing so. Read once.
+ */
+static void read_elf_funcs(struct srcline *s)
+{
+	size_t alloc = 0;
+
+	s->funcs_read = true;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(s->elf, scn));) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 
@@ -105,25 +110,64 @@ static const char *elf_function(Elf *elf, u64 addr)
 		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			int type;
-			u64 size;
 
 			if (!gelf_getsym(d, (int)i, &sym))
 				break;
 			type = GELF_ST_TYPE(sym.st_info);
-			size = sym.st_size ? sym.st_size : 1;
 			if (type == STT_OBJECT || type == STT_TLS || type == STT_SECTION ||
-			    type == STT_FILE || sym.st_shndx != sec_ndx || sym.st_value > addr ||
-			    addr >= sym.st_value + size || sym.st_value < sec_lo ||
-			    sym.st_value >= sec_hi || (best && sym.st_value <= best_addr))
+			    type == STT_FILE || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_shndx >= SHN_LORESERVE)
 				continue;
 			if (!sym.st_size && GELF_ST_BIND(sym.st_info) == STB_LOCAL &&
 			    type == STT_NOTYPE && GELF_ST_VISIBILITY(sym.st_other) == STV_HIDDEN)
 				continue;
-			best = elf_strptr(elf, sh.sh_link, sym.st_name);
-			best_addr = sym.st_value;
+			ARRAY_GROW(s->funcs, alloc, s->nr_funcs + 1);
+			s->funcs[s->nr_funcs++] = (struct elf_func){
+				sym.st_value, sym.st_value + (sym.st_size ? sym.st_size : 1),
+				sym.st_shndx, elf_strptr(s->elf, sh.sh_link, sym.st_name) };
 		}
 	}
-	return best;
+	if (s->nr_funcs)
+		qsort(s->funcs, s->nr_funcs, sizeof(*s->funcs), elf_func_cmp);
+}
+
+/*
+ * bfd's _bfd_elf_find_function, for an address without a DWARF function: of the symbols of
+ * its section at or before it, the one starting last, if it holds it
+ */
+static const char *elf_function(struct srcline *s, u64 addr)
+{
+	size_t lo = 0, hi;
+	u32 sec = 0;
+
+	if (!s->funcs_read)
+		read_elf_funcs(s);
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(s->elf, scn));) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS &&
+		    addr >= sh.sh_addr && addr < sh.sh_addr + sh.sh_size) {
+			sec = (u32)elf_ndxscn(scn);
+			break;
+		}
+	}
+	hi = s->nr_funcs;
+	while (lo < hi) {	/* the first symbol starting after addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->funcs[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct elf_func *f = &s->funcs[i];
+
+		if (f->section != sec)
+			continue;
+		return addr < f->end ? f->name : NULL;
+	}
+	return NULL;
 }
 
 /* The name of the innermost function at addr in cu, or NULL. */
@@ -187,7 +231,7 @@ void srcline__at(struct srcline *s, u64 addr, const char **func, const char **fi
 		row = line_outside_units(s, addr, &cu);
 	}
 	if (!name)
-		name = elf_function(s->elf, addr);
+		name = elf_function(s, addr);
 	if (row) {
 		src = dwarf_linesrc(row, NULL, NULL);
 		if (dwarf_lineno(row, &lineno))
