@@ -190,7 +190,8 @@ static int print_annotations(struct annotate *a, struct ann_print_opts *opts, do
 		return 1;
 	}
 	hashmap_init(&files);
-	qsort(a->syms, a->nr_syms, sizeof(*a->syms), by_period);
+	if (a->nr_syms)	/* (qsort takes no NULL) */
+		qsort(a->syms, a->nr_syms, sizeof(*a->syms), by_period);
 	for (size_t i = 0; i < a->nr_syms; i++) {
 		struct ann_sym *s = &a->syms[i];
 		struct ann_file *f;

@@ -391,7 +391,8 @@ static void line_summary(FILE *out, struct ann_lines *l, u64 start, u64 vstart,
 		}
 		sum[k].sum += al->percent;
 	}
-	qsort(sum, nr, sizeof(*sum), summary_cmp);
+	if (nr)
+		qsort(sum, nr, sizeof(*sum), summary_cmp);
 	fprintf(out, "\nSorted summary for file %s\n", opts->dso->long_name);
 	fprintf(out, "----------------------------------------------\n\n");
 	if (!nr)

@@ -253,7 +253,8 @@ static void read_relocs(struct builder *b, Elf *elf)
 			r->name = ver ? pool_add(b, name, hidden ? "@" : "@@", ver) : r->plain;
 		}
 	}
-	qsort(b->relocs, b->nr_relocs, sizeof(*b->relocs), reloc_cmp);
+	if (b->nr_relocs)
+		qsort(b->relocs, b->nr_relocs, sizeof(*b->relocs), reloc_cmp);
 }
 
 static const struct reloc_label *find_reloc(const struct reloc_label *v, size_t nr, u64 addr)
@@ -402,7 +403,8 @@ int labels__load(struct labels *l, const char *path)
 	close(fd);
 
 	pool = b.pool;
-	qsort(b.v, b.nr, sizeof(*b.v), compare);
+	if (b.nr)
+		qsort(b.v, b.nr, sizeof(*b.v), compare);
 	l->v = xmalloc((b.nr ? b.nr : 1) * sizeof(*l->v));
 	for (size_t i = 0; i < b.nr; i++) {
 		l->v[i] = b.v[i].l;
