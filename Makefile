@@ -2,7 +2,7 @@
 # Targets: all run test asan refcheck fuzz bench install clean deps format.
 
 PKGS     := libelf libdw libzstd libxxhash libtraceevent
-# capstone's headers only: analyzer/itrace/itrace.c loads the library when it first disassembles
+# capstone's headers only: lib/capstone.c loads the library when it first disassembles
 CFLAGS_ONLY_PKGS := capstone
 DEB_PKGS := build-essential pkg-config libelf-dev libdw-dev libzstd-dev libxxhash-dev \
             libcapstone-dev libtraceevent-dev libcriterion-dev libipt-dev libiberty-dev chromium \
@@ -51,7 +51,7 @@ TEST_ENV := ANALYZE=$(abspath $(BIN)) BYTESWAP=$(abspath $(O)/tools/perf-byteswa
 .PHONY: all run test checks asan-checks refcheck-checks asan refcheck bench install clean deps format unit golden check-bad tools \
         fuzz fuzz-build check-fuzz check-sweep check-flamegraph check-record check-layers check-progress \
         check-parallel \
-        check-help man check-man check-symcache
+        check-help man check-man check-symcache check-annotate-spelling
 all: $(BIN) tools man
 
 # The version: git's description of the commit built (a clean clone's CI has git), written to
@@ -139,7 +139,7 @@ checks: all $(UNIT_BIN)
 	$(Q)$(MAKE) --no-print-directory check-layers unit
 	$(Q)$(MAKE) --no-print-directory -j2 --output-sync=target golden check-bad check-sweep
 	$(Q)$(MAKE) --no-print-directory check-fuzz check-flamegraph check-record check-progress \
-	  check-parallel check-symcache check-man check-help check-options
+	  check-parallel check-symcache check-man check-help check-options check-annotate-spelling
 
 # The checking builds run what exercises their checks. ASan: all but the manual's checks
 # (documents, rendered and linted: no code of ours runs). refcheck (references held at
@@ -182,6 +182,11 @@ check-help: $(BIN) man
 # perf's options, each in the manual's table, taken with a test or refused with a reason
 check-options: $(BIN)
 	$(TEST_ENV) tests/options.sh
+
+# annotate's disassembler against objdump -d over the fixtures' binaries, libc and ld.so:
+# the lines that differ, counted (tests/annotate-spelling.sh; skipped without objdump)
+check-annotate-spelling: tools
+	DISASM=$(abspath $(O)/tools/disasm-text) tests/annotate-spelling.sh
 
 # the progress line under a pseudo-terminal: drawn, cleared, never in the output
 check-progress: $(BIN)
@@ -268,6 +273,7 @@ bench:
 	bench/dwarf.sh
 	bench/symbols.sh
 	bench/report_keys.sh
+	bench/annotate.sh
 
 install: $(BIN) $(MAN_PAGES)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/analyze

@@ -21,6 +21,7 @@ struct analyze_config {
 
 int cmd_report(int argc, const char **argv, const struct analyze_config *cfg);
 int cmd_script(int argc, const char **argv, const struct analyze_config *cfg);
+int cmd_annotate(int argc, const char **argv, const struct analyze_config *cfg);
 int cmd_flamegraph(int argc, const char **argv, const struct analyze_config *cfg);
 int cmd_record(int argc, const char **argv, const struct analyze_config *cfg);
 int cmd_tasks(int argc, const char **argv);

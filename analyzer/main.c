@@ -24,6 +24,7 @@ static const char usage[] =
 	"  report   perf report --stdio: histograms of samples by comm, dso, symbol...\n"
 	"  tasks    perf report --tasks: the tree of recorded tasks (--mmaps: with their maps)\n"
 	"  script   perf script: every sample, one line each (with its callchain under it)\n"
+	"  annotate perf annotate --stdio: each sampled symbol's instructions with their samples\n"
 	"  flamegraph  a flame graph of the samples: one self-contained interactive SVG\n"
 	"  record   perf record: sample a command, processes or the whole system into perf.data\n"
 	"  symbol-cache  the persistent symbol index: where it is, its size; --clear empties it\n"
@@ -141,6 +142,8 @@ static int run(int argc, const char **argv, const struct analyze_config *cfg)
 		return cmd_report(argc - 1, argv + 1, cfg);
 	if (strcmp(argv[0], "script") == 0)
 		return cmd_script(argc - 1, argv + 1, cfg);
+	if (strcmp(argv[0], "annotate") == 0)
+		return cmd_annotate(argc - 1, argv + 1, cfg);
 	if (strcmp(argv[0], "flamegraph") == 0)
 		return cmd_flamegraph(argc - 1, argv + 1, cfg);
 	if (strcmp(argv[0], "record") == 0)

@@ -122,6 +122,12 @@ int symtab__load_dso(struct symtab *st, const struct symsrc_config *cfg, enum ds
  */
 int symtab__dso_file(const struct symsrc_config *cfg, const char *long_name, const u8 *build_id,
 		     size_t build_id_size, char *buf, size_t size);
+/*
+ * The file perf annotate disassembles (annotate.c dso__disassemble_filename): the build-id
+ * cache entry under symfs, else symfs + long_name. 0 with the path in buf, or -1.
+ */
+int symtab__disassemble_file(const struct symsrc_config *cfg, const char *long_name,
+			     const u8 *build_id, size_t build_id_size, char *buf, size_t size);
 
 /* The kernel map after loading, as perf's map__fixup_start()/map__fixup_end() leave it. */
 struct kernel_map_bounds {

@@ -236,18 +236,34 @@ static int build_id_cache_file(const struct symsrc_config *cfg, const struct dso
 	return snprintf(buf, size, "%s/%s", link, base) < (int)size ? 0 : -1;
 }
 
-int symtab__dso_file(const struct symsrc_config *cfg, const char *long_name, const u8 *build_id,
-		     size_t build_id_size, char *buf, size_t size)
+/* symtab__dso_file and symtab__disassemble_file: in_symfs, the cache entry under symfs */
+static int dso_file(const struct symsrc_config *cfg, const char *long_name, const u8 *build_id,
+		    size_t build_id_size, bool in_symfs, char *buf, size_t size)
 {
 	struct dso_id id = { .long_name = long_name, .bid_size = MIN(build_id_size, BUILD_ID_MAX) };
+	char entry[PATH_BUF];
 
 	if (id.bid_size)
 		memcpy(id.bid, build_id, id.bid_size);
-	if (!build_id_cache_file(cfg, &id, false, buf, size) && symtab_is_regular_file(buf))
+	if (!build_id_cache_file(cfg, &id, false, entry, sizeof(entry)) &&
+	    snprintf(buf, size, "%s%s", in_symfs && cfg->symfs ? cfg->symfs : "", entry) < (int)size &&
+	    symtab_is_regular_file(buf))
 		return 0;
 	if (snprintf(buf, size, "%s%s", cfg->symfs ? cfg->symfs : "", long_name) >= (int)size)
 		return -1;
 	return symtab_is_regular_file(buf) ? 0 : -1;
+}
+
+int symtab__dso_file(const struct symsrc_config *cfg, const char *long_name, const u8 *build_id,
+		     size_t build_id_size, char *buf, size_t size)
+{
+	return dso_file(cfg, long_name, build_id, build_id_size, false, buf, size);
+}
+
+int symtab__disassemble_file(const struct symsrc_config *cfg, const char *long_name,
+			     const u8 *build_id, size_t build_id_size, char *buf, size_t size)
+{
+	return dso_file(cfg, long_name, build_id, build_id_size, true, buf, size);
 }
 
 /* perf's filename__read_debuglink: the string at the start of .gnu_debuglink. */

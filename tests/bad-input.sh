@@ -80,6 +80,7 @@ cmd_args() {	# FILE: the arguments of $CMD's run on FILE, in ARGS
 	case $CMD in
 	header) ARGS=(--buildid-dir "$WORK/none" report -i "$1" --header-only -I) ;;
 	tasks) ARGS=(tasks -i "$1" --mmaps) ;;
+	annotate) ARGS=(--buildid-dir tests/fixtures/buildid-cache annotate --stdio -i "$1") ;;
 	script) ARGS=(--buildid-dir "$WORK/none" script -i "$1" --kallsyms /dev/null
 		--show-task-events --show-mmap-events) ;;
 	*) ARGS=(--buildid-dir "$WORK/none" report -i "$1" --kallsyms /dev/null) ;;
@@ -801,6 +802,32 @@ relabelled "AUXTRACE count 2^62" 16 18 8 $((1 << 62))
 relabelled "CPU_PMU_CAPS count 0xffffffff" 26 28 4 0xffffffff
 relabelled "HYBRID_TOPOLOGY count 0xffffffff" 26 30 4 0xffffffff
 LIMITED=0
+
+# 16. analyze annotate reads the same records: cut short anywhere, one error line; a binary
+#     whose code is garbage is disassembled as objdump would ("(bad)"), without a crash.
+CMD=annotate
+data_off=$(u64_at "$SRC" 40)
+for ((cut = 0; cut < $(stat -c %s "$SRC"); cut += 4999)); do
+	[ "$cut" -lt "$data_off" ] && [ "$cut" -gt 200 ] && continue
+	head -c "$cut" "$SRC" >"$WORK/a.data"
+	expect_error "truncated at $cut" "$WORK/a.data"
+done
+CMD=report
+cp -R tests/fixtures/buildid-cache "$WORK/badcache"
+for elf in "$WORK"/badcache/tmp/analyze-fixtures/burn/*/elf; do
+	# .text (readelf: its file offset and size) overwritten with 0xff
+	read -r off size < <(readelf -SW "$elf" | awk '$2 == ".text" { print $5, $6 }')
+	off=$((16#$off)) size=$((16#$size))
+	head -c "$size" /dev/zero | tr '\0' '\377' | dd of="$elf" bs=1 seek="$off" conv=notrunc status=none
+done
+run_timed "$WORK/out" "$WORK/err" --buildid-dir "$WORK/badcache" annotate -i "$SRC" --stdio burn_half
+st=$?
+if [ $st -eq 0 ] && grep -q '(bad)' "$WORK/out"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL annotate: a binary of garbage: status $st"; head -3 "$WORK/err" | sed 's/^/    /'
+	fail=$((fail + 1))
+fi
 
 runner_stop || fail=$((fail + 1))
 echo "bad-input: $pass passed, $fail failed"

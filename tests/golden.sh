@@ -8,7 +8,9 @@
 # its expected output from perf's). A case whose perf arguments start with `script` is
 # `perf script`: analyze runs it as `analyze script` with the arguments after that word. A case
 # whose arguments start with `flamegraph` is `analyze flamegraph` with the arguments after that
-# word (--folded): make-fixtures.sh folded perf script's output into its expected output.
+# word (--folded): make-fixtures.sh folded perf script's output into its expected output. One
+# whose arguments start with `annotate` is `perf annotate` (without --kallsyms, which it lacks)
+# and `analyze annotate` with the arguments after that word.
 # Cases listed in tests/fixtures/PENDING need work not done yet (the file says which): they
 # are run and counted, but do not fail the suite. GOLDEN_ONLY="name ..." runs those fixtures only.
 # --dlfilter cases load the filters tests/fixtures/build-dlfilters.sh builds here against
@@ -76,6 +78,11 @@ run_case() {
 		# shellcheck disable=SC2086
 		run_analyze "$out" "$out.err" --buildid-dir "$CACHE" script -i "$data" \
 			--kallsyms "$dir/kallsyms" ${args#script}
+		;;
+	" annotate "*)	# perf annotate 6.1 has no --kallsyms
+		# shellcheck disable=SC2086
+		run_analyze "$out" "$out.err" --buildid-dir "$CACHE" annotate -i "$data" \
+			${args#annotate}
 		;;
 	" flamegraph "*)
 		# shellcheck disable=SC2086

@@ -15,7 +15,7 @@ bad() { echo "FAIL help: $*"; fail=$((fail + 1)); }
 
 mkdir -p "$WORK/man/man1"
 cp "$MAN_DIR"/*.1 "$WORK/man/man1/" 2>/dev/null
-for cmd in report script tasks flamegraph record symbol-cache; do
+for cmd in report script tasks flamegraph annotate record symbol-cache; do
 	"$ANALYZE" $cmd -h >"$WORK/out" 2>"$WORK/err"
 	st=$?
 	[ $st -eq 129 ] && [ ! -s "$WORK/out" ] && grep -q "^ Usage: analyze $cmd " "$WORK/err" &&

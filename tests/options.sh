@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# perf's options against analyze's: every option perf 6.1's report and script list in their
-# usage (kept in tests/fixtures/perf-help/, made by make.sh there) has a row in the table of
+# perf's options against analyze's: every option perf 6.1's report, script and annotate list in
+# their usage (kept in tests/fixtures/perf-help/, made by make.sh there) has a row in the table of
 # perf's options in analyze's manual (analyzer/CMD/analyze-CMD.1.scd), which says what analyze
 # does with it, and analyze does that:
 #  - taken: analyze's usage lists it, with perf's short letter, and the test the row names
@@ -49,9 +49,10 @@ find_test() {	# CMD LONG SHORT
 		while read -r name args; do
 			[ -z "$name" ] && continue
 			case "$cmd:$args" in
-			report:script* | report:flamegraph* | report:*--sorted*) continue ;;
+			report:script* | report:flamegraph* | report:annotate* | report:*--sorted*) continue ;;
 			script:script*) args=${args#script} ;;
-			script:*) continue ;;
+			annotate:annotate*) args=${args#annotate} ;;
+			script:* | annotate:*) continue ;;
 			esac
 			set -f
 			# shellcheck disable=SC2086
@@ -86,6 +87,7 @@ covers() {	# CMD LONG SHORT T
 		args=$(awk -v n="${t#*/}" '$1 == n { $1 = ""; print; exit }' "$FIX/${t%%/*}/cases")
 		[ -n "$args" ] || return 1
 		[ "$cmd" = script ] && args=${args# script}
+		[ "$cmd" = annotate ] && args=${args# annotate}
 		set -f
 		# shellcheck disable=SC2086
 		uses "$long" "$short" $args
@@ -151,7 +153,7 @@ table_text() {	# ROWS-FILE
 	echo '; perf-options: end'
 }
 
-for cmd in report script; do
+for cmd in report script annotate; do
 	page=analyzer/$cmd/analyze-$cmd.1.scd
 	derive "$cmd" >"$WORK/rows" 2>"$WORK/problems"
 	if [ -s "$WORK/problems" ]; then

@@ -6,9 +6,7 @@
  */
 #include "analyzer/itrace/itrace.h"
 
-#include <dlfcn.h>
 #include <limits.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,42 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <capstone/capstone.h>
-
 #include "analyzer/itrace/itrace_internal.h"
+#include "lib/capstone.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "machine/machine.h"
 #include "readers/decode/evsel_name.h"
-
-/*
- * capstone, loaded when first needed: linked, its relocated tables cost every command 3 MB of
- * resident memory (analyze record true's whole footprint, twice over).
- */
-static struct {
-	cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);
-	size_t (*disasm)(csh handle, const uint8_t *code, size_t size, uint64_t address,
-			 size_t count, cs_insn **insn);
-	void (*free)(cs_insn *insn, size_t count);
-	cs_err (*close)(csh *handle);
-} cs;
-static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
-
-static void cs_load(void)
-{
-	void *h = dlopen("libcapstone.so.4", RTLD_NOW | RTLD_LOCAL);
-
-	if (!h)
-		h = dlopen("libcapstone.so", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return;
-	*(void **)&cs.open = dlsym(h, "cs_open");
-	*(void **)&cs.disasm = dlsym(h, "cs_disasm");
-	*(void **)&cs.free = dlsym(h, "cs_free");
-	*(void **)&cs.close = dlsym(h, "cs_close");
-	if (!cs.open || !cs.disasm || !cs.free || !cs.close)
-		cs.open = NULL;
-}
 
 /* ---- queues ---- */
 
@@ -255,7 +223,7 @@ void itrace__delete(struct itrace *it)
 	if (!it)
 		return;
 	if (it->capstone)
-		cs.close(&it->capstone);
+		capstone_get()->close(&it->capstone);
 	if (it->ops && it->ops->exit)
 		it->ops->exit(it);
 	code_files_close(it);
@@ -467,21 +435,22 @@ void itrace__drop_buffer(struct itrace *it, const struct itrace_buffer *b)
 int itrace__read_insn(struct itrace *it, s32 tid, u64 ip, u8 *buf, size_t size)
 {
 	ssize_t n = itrace__read_code(it, tid, ip, buf, size);
+	const struct capstone *cs;
 	cs_insn *insn;
 	size_t count;
 	int len = 0;
 
 	if (n <= 0)
 		return 0;
-	pthread_once(&cs_once, cs_load);
-	if (!cs.open)
+	cs = capstone_get();
+	if (!cs)
 		return 0;
-	if (!it->capstone && cs.open(CS_ARCH_X86, CS_MODE_64, &it->capstone) != CS_ERR_OK)
+	if (!it->capstone && cs->open(CS_ARCH_X86, CS_MODE_64, &it->capstone) != CS_ERR_OK)
 		return 0;
-	count = cs.disasm(it->capstone, buf, (size_t)n, ip, 1, &insn);
+	count = cs->disasm(it->capstone, buf, (size_t)n, ip, 1, &insn);
 	if (count) {
 		len = insn[0].size;
-		cs.free(insn, count);
+		cs->free(insn, count);
 	}
 	return len;
 }
