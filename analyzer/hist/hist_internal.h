@@ -111,6 +111,45 @@ struct replay {
 
 /* hist.c */
 const struct object_map *object_map(const struct hists *hists, u32 e);
+/* hist_print.c and hist_render.c: the columns' widths, and one printing of the entries. */
+struct widths {
+	int col[FIELD_NR];
+};
+
+#define RENDER_CHUNK 256	/* a chunk's work: its entries and their callchains */
+#define RENDER_SLOTS 4		/* chunks made and not yet written, at most */
+#define RENDER_MIN 64		/* entries from which a helper prints too */
+
+struct render {
+	const struct hists *hists;
+	const struct hists_print_opts *opts;
+	const u32 *order;
+	size_t nr;
+	const struct widths *w;
+	const struct field_list *columns;
+	int last;	/* the last column shown */
+	u64 total;	/* what percentages are of (perf's hists__total_period) */
+	u64 min_total;	/* and the graphs' threshold: the same before --symbol-filter */
+	size_t line_size;
+	bool graphs;
+	/* render_parallel's, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t next, written, nr_chunks;
+	size_t *starts;		/* chunk c is entries [starts[c], starts[c + 1]) */
+	struct render_slot {
+		char *buf;
+		size_t len;
+		bool ready;
+	} slots[RENDER_SLOTS];
+};
+
+/* Entries [from, to) of r's order printed to fp (hist_print.c). */
+void render_entries(const struct render *r, size_t from, size_t to, struct cc_scratch *scratch,
+		    FILE *fp);
+/* All of them, in chunks on this thread and a helper where printing allows (hist_render.c). */
+void render_run(struct render *r, struct cc_scratch *scratch, FILE *fp);
+
 void hists__collapse(struct hists *hists);
 bool *src_known(const struct hists *hists, enum sort_key key);
 void release_read(uintptr_t lo, uintptr_t hi, uintptr_t *from);
