@@ -59,8 +59,8 @@ $HEADING
 
 Made by bench/report_keys.sh on $(date -u +%Y-%m-%d), $(nproc) CPUs, perf $(perf version | awk '{print $3}'), $(load_note).
 Input: bench/run.sh's recording, $(size_mb "$FILE") MB, $(samples "$FILE") samples. The -F row is the best of ${RUNS}
-runs, perf's and analyze's in turn; perf's srcline (addr2line for every address it meets) ran
-once, analyze's best of ${RUNS}; each run after the input was read into the page cache. The last
+runs, perf's and analyze's in turn; perf's srcline (addr2line for every address it meets, SIGPIPE
+ignored: else perf 6.1 dies of it on this recording, status 141, no output) ran once, analyze's best of ${RUNS}; each run after the input was read into the page cache. The last
 column: the outputs are the same but for perf's random tip line.
 
 | command | perf 6.1 | analyze | faster | memory | same |
