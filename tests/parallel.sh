@@ -129,7 +129,7 @@ done
 for fix in sysw sysw_exit threads twoev gen_churn gen_lost gen_late gen_unannounced; do
 	touch -d '2026-01-01 00:00:00 UTC' "$FIX/$fix/perf.data"	# perf's "captured on", as golden.sh
 	while read -r name args; do
-		case " $args " in *" script "* | *" -D "* | *" --stats "* | *" --header-only "* | *" --tasks "*) continue ;; esac
+		case " $args " in *" script "* | *" annotate "* | *" -D "* | *" --stats "* | *" --header-only "* | *" --tasks "*) continue ;; esac
 		for bytes in 64 4096; do
 			set -f
 			# shellcheck disable=SC2086
