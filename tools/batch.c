@@ -73,6 +73,8 @@ static int run(int argc, const char **argv)
 		ret = cmd_report(argc, argv, &cfg);
 	else if (!strcmp(cmd, "script"))
 		ret = cmd_script(argc, argv, &cfg);
+	else if (!strcmp(cmd, "annotate"))
+		ret = cmd_annotate(argc, argv, &cfg);
 	else if (!strcmp(cmd, "flamegraph"))
 		ret = cmd_flamegraph(argc, argv, &cfg);
 	else if (!strcmp(cmd, "tasks"))
