@@ -245,7 +245,7 @@ static void add_branch(struct hists *hists, struct thread *t, u64 flags)
 Test(hist, branch_keys_find_entries_as_perf_tree)
 {
 	struct symsrc_config cfg = { 0 };
-	struct sort_list sort;
+	struct sort_list sort = { 0 };
 	struct hists hists;
 	struct machine m;
 	struct thread *t;
