@@ -380,6 +380,9 @@ struct hists {
 	struct slab extra_slab;	/* the entries' struct hist_branch or hist_mem, in those modes */
 };
 
+/* A run begins (tools/batch runs many in a process): perf's mispredict column's last answer
+ * forgotten, as a new perf process has it. */
+void hists__branch_run_start(void);
 void hists__init(struct hists *hists, const struct sort_list *sort);
 void hists__exit(struct hists *hists);
 /*

@@ -79,6 +79,11 @@ int hist_end_snprintf(char *buf, size_t size, const struct symbol *sym,
  */
 static const char *mispredict_out = "N/A";
 
+void hists__branch_run_start(void)
+{
+	mispredict_out = "N/A";
+}
+
 int hist_branch__snprintf(char *buf, size_t size, enum sort_key key, const struct hist_entry *he,
 			  int width)
 {

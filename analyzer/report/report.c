@@ -642,6 +642,7 @@ int cmd_report(int argc, const char **argv, const struct analyze_config *cfg)
 				 .branch_stack = 1 };
 	int ret;
 
+	hists__branch_run_start();
 	callchain_param__init(&rep.cc_param);
 	hashmap_init(&rep.maps_versions);
 	hashmap_init(&rep.final_comms);
