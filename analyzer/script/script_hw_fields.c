@@ -6,7 +6,6 @@
  */
 #include "analyzer/script/script_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -144,55 +143,6 @@ void script_print_branches(struct script_printer *pr, const struct line_item *it
 	}
 }
 
-/* the room left after l of sz, never "negative" */
-#define LEFT(sz, l) ((l) < (sz) ? (sz) - (l) : 0)
-
-/* perf's scnprintf: what fits of the text in size bytes, the length written */
-__attribute__((format(printf, 3, 4))) static size_t scn(char *buf, size_t size, const char *fmt,
-							  ...)
-{
-	va_list ap;
-	int n;
-
-	if (!size)
-		return 0;
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n < 0 ? 0 : MIN((size_t)n, size - 1);
-}
-
-/*
- * perf_script__meminfo_scnprintf: "|OP ...|LVL ...|SNP ...|TLB ...|LCK ...|BLK ..." in sz
- * bytes, each part in what is left but the level's, given all sz as perf gives it (out has
- * room for that: twice sz).
- */
-static size_t mem_decode(char *out, size_t sz, u64 d)
-{
-	u64 op = d & 0x1f;	/* perf_mem_data_src's mem_op */
-	size_t i = 0;
-
-	i += scn(out + i, LEFT(sz, i), "|OP ");
-	i += scn(out + i, LEFT(sz, i), "%s",
-		 op & PERF_MEM_OP_NA ? "N/A" : op & PERF_MEM_OP_LOAD ? "LOAD"
-		 : op & PERF_MEM_OP_STORE ? "STORE" : op & PERF_MEM_OP_PFETCH ? "PFETCH"
-		 : op & PERF_MEM_OP_EXEC ? "EXEC" : "No");
-	i += scn(out + i, LEFT(sz, i), "|LVL ");
-	i += data_src__lvl(out + i, sz, d);
-	i += scn(out + i, LEFT(sz, i), "|SNP ");
-	if (LEFT(sz, i))
-		i += data_src__snoop(out + i, sz - i, d);
-	i += scn(out + i, LEFT(sz, i), "|TLB ");
-	if (LEFT(sz, i))
-		i += data_src__tlb(out + i, sz - i, d);
-	i += scn(out + i, LEFT(sz, i), "|LCK ");
-	i += scn(out + i, LEFT(sz, i), "%s", data_src__lock(d));
-	i += scn(out + i, LEFT(sz, i), "|BLK ");
-	if (LEFT(sz, i) > 1)
-		i += data_src__blk(out + i, sz - i, d);
-	return i;
-}
-
 /*
  * data_src__fprintf: "%16llx %s" (at most 99 characters), left-aligned in a column as wide
  * as the widest printed so far.
@@ -202,8 +152,9 @@ static void print_data_src(struct script_printer *pr, u64 data_src)
 	char decode[200], out[100];
 	int len;
 
-	mem_decode(decode, 100, data_src);
-	len = (int)scn(out, sizeof(out), "%16llx %s", (unsigned long long)data_src, decode);
+	data_src__meminfo(decode, 100, data_src);
+	len = snprintf(out, sizeof(out), "%16llx %s", (unsigned long long)data_src, decode);
+	len = MIN(MAX(len, 0), (int)sizeof(out) - 1);	/* scnprintf's */
 	if (len > pr->data_src_width)
 		pr->data_src_width = len;
 	fmt_put_padded(&pr->out, out, (size_t)len, pr->data_src_width, true);

@@ -163,3 +163,34 @@ size_t page_size__name(char *out, size_t sz, u64 size)
 		size /= 1024;
 	return scn(out, sz, "%llu%c", (unsigned long long)size, units[u]);
 }
+
+/*
+ * perf_script__meminfo_scnprintf: "|OP ...|LVL ...|SNP ...|TLB ...|LCK ...|BLK ..." in sz
+ * bytes, each part in what is left but the level's, given all sz as perf gives it (out has
+ * room for that: twice sz).
+ */
+size_t data_src__meminfo(char *out, size_t sz, u64 d)
+{
+	u64 op = d & 0x1f;	/* perf_mem_data_src's mem_op */
+	size_t i = 0;
+
+	i += scn(out + i, LEFT(sz, i), "|OP ");
+	i += scn(out + i, LEFT(sz, i), "%s",
+		 op & PERF_MEM_OP_NA ? "N/A" : op & PERF_MEM_OP_LOAD ? "LOAD"
+		 : op & PERF_MEM_OP_STORE ? "STORE" : op & PERF_MEM_OP_PFETCH ? "PFETCH"
+		 : op & PERF_MEM_OP_EXEC ? "EXEC" : "No");
+	i += scn(out + i, LEFT(sz, i), "|LVL ");
+	i += data_src__lvl(out + i, sz, d);
+	i += scn(out + i, LEFT(sz, i), "|SNP ");
+	if (LEFT(sz, i))
+		i += data_src__snoop(out + i, sz - i, d);
+	i += scn(out + i, LEFT(sz, i), "|TLB ");
+	if (LEFT(sz, i))
+		i += data_src__tlb(out + i, sz - i, d);
+	i += scn(out + i, LEFT(sz, i), "|LCK ");
+	i += scn(out + i, LEFT(sz, i), "%s", data_src__lock(d));
+	i += scn(out + i, LEFT(sz, i), "|BLK ");
+	if (LEFT(sz, i) > 1)
+		i += data_src__blk(out + i, sz - i, d);
+	return i;
+}

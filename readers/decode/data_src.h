@@ -33,6 +33,12 @@ size_t data_src__tlb(char *out, size_t sz, u64 d);
 size_t data_src__blk(char *out, size_t sz, u64 d);
 /* perf_mem__lck_scnprintf's word: "N/A", "Yes" or "No" */
 const char *data_src__lock(u64 d);
+/*
+ * perf_script__meminfo_scnprintf: "|OP ...|LVL ...|SNP ...|TLB ...|LCK ...|BLK ..." in sz
+ * bytes, each part in what is left but the level's, given all sz as perf gives it (out needs
+ * room for that: twice sz).
+ */
+size_t data_src__meminfo(char *out, size_t sz, u64 d);
 /* perf's get_page_size_name of a page size: "4K", "2M"..., "N/A" for 0 */
 size_t page_size__name(char *out, size_t sz, u64 size);
 
