@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	fd = open(argv[1], O_RDONLY);
 	elf_version(EV_CURRENT);
 	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	if (!d || !elf || labels__load(&labels, argv[1])) {
+	if (!d || !elf || labels__load(&labels, elf)) {
 		fprintf(stderr, "disasm-text: cannot read %s (or no capstone)\n", argv[1]);
 		return 1;
 	}

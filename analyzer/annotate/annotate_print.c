@@ -35,6 +35,7 @@ struct ann_phdr {
 struct ann_file {
 	const u8 *map;
 	size_t size;
+	Elf *elf;	/* over map */
 	struct labels labels;
 	struct srcline *src;
 	struct ann_section *secs;
@@ -103,9 +104,10 @@ struct ann_file *ann_file__open(const char *path)
 		f->phdrs = xrealloc(f->phdrs, (f->nr_phdrs + 1) * sizeof(*f->phdrs));
 		f->phdrs[f->nr_phdrs++] = (struct ann_phdr){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
 	}
-	elf_end(elf);
-	labels__load(&f->labels, path);
-	f->src = srcline__new(path);
+	/* the one Elf over the one mapping: labels and source lines read it too */
+	f->elf = elf;
+	labels__load(&f->labels, elf);
+	f->src = srcline__new(elf);
 	return f;
 }
 
@@ -113,9 +115,10 @@ void ann_file__close(struct ann_file *f)
 {
 	if (!f)
 		return;
-	munmap((void *)f->map, f->size);
 	labels__exit(&f->labels);
 	srcline__delete(f->src);
+	elf_end(f->elf);
+	munmap((void *)f->map, f->size);
 	free(f->secs);
 	free(f->phdrs);
 	free(f->names);

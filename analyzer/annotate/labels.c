@@ -4,12 +4,10 @@
  */
 #include "analyzer/annotate/labels.h"
 
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/xalloc.h"
 
@@ -373,25 +371,15 @@ static int compare(const void *pa, const void *pb)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
-int labels__load(struct labels *l, const char *path)
+int labels__load(struct labels *l, Elf *elf)
 {
 	struct builder b = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 
 	memset(l, 0, sizeof(*l));
-	if (fd < 0)
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		return -1;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -1;
-	}
 	scn = section_of_type(elf, SHT_SYMTAB, &sh);
 	if (scn)
 		read_symbols(&b, elf, scn, &sh, false);
@@ -399,8 +387,6 @@ int labels__load(struct labels *l, const char *path)
 		read_symbols(&b, elf, scn, &sh, true);
 	read_relocs(&b, elf);
 	read_plt(&b, elf);
-	elf_end(elf);
-	close(fd);
 
 	pool = b.pool;
 	if (b.nr)

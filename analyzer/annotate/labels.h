@@ -9,6 +9,7 @@
 #ifndef ANALYZER_ANNOTATE_LABELS_H
 #define ANALYZER_ANNOTATE_LABELS_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -39,8 +40,8 @@ struct labels {
 	char *pool;
 };
 
-/* Read path's symbols: 0, or -1 (not an ELF file; labels empty). */
-int labels__load(struct labels *l, const char *path);
+/* Read the ELF file's symbols (the caller's Elf): 0, or -1 (no ELF file; labels empty). */
+int labels__load(struct labels *l, Elf *elf);
 void labels__exit(struct labels *l);
 /*
  * objdump's find_symbol_for_address: the label objdump names addr by (the last one at or

@@ -8,12 +8,10 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/xalloc.h"
 
@@ -25,8 +23,7 @@ struct elf_func {
 };
 
 struct srcline {
-	int fd;
-	Elf *elf;
+	Elf *elf;	/* the caller's */
 	Dwarf *dbg;	/* NULL: no DWARF, the function lines come from .symtab */
 	struct elf_func *funcs;	/* .symtab's, by address, once needed */
 	size_t nr_funcs;
@@ -38,24 +35,13 @@ struct srcline {
 	char file_buf[4096];
 };
 
-struct srcline *srcline__new(const char *path)
+struct srcline *srcline__new(Elf *elf)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct srcline *s;
-	Elf *elf;
 
-	if (fd < 0)
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		return NULL;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return NULL;
-	}
 	s = xcalloc(1, sizeof(*s));
-	s->fd = fd;
 	s->elf = elf;
 	s->dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	srcline__reset(s);
@@ -69,8 +55,6 @@ void srcline__delete(struct srcline *s)
 	if (s->dbg)
 		dwarf_end(s->dbg);
 	free(s->funcs);
-	elf_end(s->elf);
-	close(s->fd);
 	free(s->prev_func);
 	free(s);
 }

@@ -8,6 +8,7 @@
 #ifndef ANALYZER_ANNOTATE_SRCLINE_H
 #define ANALYZER_ANNOTATE_SRCLINE_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,8 +16,8 @@
 
 struct srcline;
 
-/* NULL when the file is no ELF file. */
-struct srcline *srcline__new(const char *path);
+/* Over the caller's Elf (kept until srcline__delete); NULL when it is no ELF file. */
+struct srcline *srcline__new(Elf *elf);
 void srcline__delete(struct srcline *s);
 /* Forget what was printed last: objdump starts afresh with every run. */
 void srcline__reset(struct srcline *s);
